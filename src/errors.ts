@@ -1,0 +1,69 @@
+/**
+ * Every error the service reports, with its HTTP status. One table, used by REST (the error
+ * middleware) and by sockets (`{type: 'error', code, message}`), so both speak the same codes.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_MOVE: 400,
+  INVALID_TOKEN: 400,
+  INVALID_CREDENTIALS: 401,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_A_PLAYER: 403,
+  NOT_YOUR_TURN: 403,
+  NOT_FOUND: 404,
+  GAME_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  DRAW_OFFER_NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  EMAIL_ALREADY_EXISTS: 409,
+  USERNAME_ALREADY_EXISTS: 409,
+  PLAYER_BUSY: 409,
+  GAME_NOT_ACTIVE: 409,
+  GAME_NOT_PENDING: 409,
+  GAME_NOT_FINISHED: 409,
+  DRAW_OFFER_PENDING: 409,
+  DRAW_OFFER_LIMIT: 409,
+  DRAW_OFFER_NOT_PENDING: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_ATTEMPTS: 429,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Field name → messages, as the interface's validation errors carry them. */
+export type ErrorDetails = Record<string, unknown>;
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+    /** Extra top-level members of the error object, e.g. `retryAfter`. */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toJSON() {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export const validationError = (field: string, message: string) =>
+  new AppError('VALIDATION_ERROR', 'Invalid request data', { [field]: [message] });
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -1,0 +1,36 @@
+import express, { type Express, type RequestHandler } from 'express';
+import { errorHandler, notFound } from './errorHandler.ts';
+import { mountRoutes, type Route, type RouteDeps } from './route.ts';
+import type { Logger } from '../logger.ts';
+
+/** The REST API is served under /v1 and, identically, under /api and /api/v1 (DESIGN 2.1). */
+export const API_PREFIXES = ['/v1', '/api/v1', '/api'] as const;
+const BODY_LIMIT = '64kb';
+
+export type HttpAppOptions = {
+  log: Logger;
+  trustProxy: boolean | number | string;
+  routes: Route[];
+  deps: RouteDeps;
+  /** Unversioned, unlimited endpoints: /healthz, /readyz, /metrics, /docs, /v1/openapi.json. */
+  ops: express.Router;
+  /** Runs first for every request (metrics). */
+  before?: RequestHandler[];
+};
+
+export function createHttpApp(o: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', o.trustProxy);
+  app.set('json spaces', 0);
+  app.set('query parser', 'simple');
+  for (const h of o.before ?? []) app.use(h);
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(o.ops);
+  const api = express.Router({ mergeParams: true });
+  mountRoutes(api, o.routes, o.deps);
+  for (const prefix of API_PREFIXES) app.use(prefix, api);
+  app.use(notFound);
+  app.use(errorHandler(o.log));
+  return app;
+}

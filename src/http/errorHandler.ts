@@ -1,0 +1,44 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+/** Unknown route: the envelope, never Express's HTML page. */
+export const notFound: RequestHandler = (req, _res, next) =>
+  next(new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
+
+/**
+ * The one place that turns errors into envelopes. Body-parser's errors (bad JSON, too large,
+ * unsupported charset) become 4xx; anything unexpected is logged and reported as 500.
+ */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const error = toAppError(err);
+    if (error.status >= 500) log.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
+    const retryAfter = error.extra?.retryAfter;
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+    if (res.headersSent) return res.end();
+    res.status(error.status).json({ success: false, error: error.toJSON() });
+  };
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KB');
+    case 'entity.parse.failed':
+      return new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { body: ['must be valid JSON'] });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'request.size.invalid':
+    case 'request.aborted':
+      return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request body', { body: [e.message ?? 'malformed'] });
+  }
+  // Other 4xx raised by Express itself (e.g. a malformed URI) keep their class.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request');
+  }
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}

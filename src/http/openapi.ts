@@ -1,0 +1,97 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ERROR_STATUS } from '../errors.ts';
+import type { Route } from './route.ts';
+
+extendZodWithOpenApi(z);
+
+const ErrorEnvelope = z.object({
+  success: z.literal(false),
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+});
+
+const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
+
+/**
+ * The OpenAPI 3.1 document, generated from the very routes (and zod schemas) that serve and
+ * validate requests, so the two cannot drift.
+ */
+export function buildOpenApi(routes: Route[], serverUrl: string): object {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  for (const r of routes) {
+    if (r.hidden) continue;
+    const path = toOpenApiPath(r.path);
+    const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+    const responses: Record<string, { description: string; content?: object }> = {};
+    const status = r.status ?? 200;
+    responses[String(status)] =
+      status === 204
+        ? { description: 'No content' }
+        : {
+            description: 'Success',
+            content: {
+              'application/json': {
+                schema: z.object({ success: z.literal(true), data: r.response ?? z.unknown() }),
+              },
+            },
+          };
+    const codes = new Set([...(r.errors ?? []), 'VALIDATION_ERROR']);
+    if (r.auth === 'required') codes.add('UNAUTHORIZED');
+    codes.add('RATE_LIMIT_EXCEEDED');
+    for (const code of codes) {
+      const s = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400);
+      const prev = responses[s]?.description;
+      responses[s] = {
+        description: prev ? `${prev}, ${code}` : code,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      };
+    }
+    registry.registerPath({
+      method: r.method,
+      path,
+      summary: r.summary,
+      tags: r.tags,
+      security: r.auth === 'none' ? [] : r.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
+      request: {
+        params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) : undefined,
+        query: r.query instanceof z.ZodObject ? r.query : undefined,
+        body: r.body ? { content: { 'application/json': { schema: r.body } } } : undefined,
+      },
+      responses,
+    });
+  }
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Chess service',
+      version: '1.0.0',
+      description: 'REST API of the realtime chess service. Also served under /api and /api/v1.',
+    },
+    servers: [{ url: `${serverUrl}/v1` }],
+  });
+  return doc;
+}
+
+/** A self-contained reference page (no CDN: the service may run offline). */
+export function renderDocs(doc: any): string {
+  const esc = (s: unknown) => String(s ?? '').replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const rows: string[] = [];
+  for (const [path, ops] of Object.entries<any>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      const statuses = Object.entries<any>(op.responses ?? {})
+        .map(([s, r]) => `<code>${esc(s)}</code> ${esc(r.description)}`)
+        .join('<br>');
+      const auth = op.security?.length === 1 && Object.keys(op.security[0]).length ? 'bearer' : op.security?.length ? 'optional' : 'none';
+      rows.push(
+        `<tr><td><b>${esc(method.toUpperCase())}</b></td><td><code>${esc(path)}</code></td><td>${esc(op.summary)}</td><td>${auth}</td><td>${statuses}</td></tr>`,
+      );
+    }
+  }
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Chess service API</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}</style>
+</head><body><h1>Chess service API</h1>
+<p>Base path <code>/v1</code> (also <code>/api</code> and <code>/api/v1</code>). Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).
+Every response uses the envelope <code>{success, data}</code> or <code>{success: false, error: {code, message, details?}}</code>.</p>
+<table><tr><th>Method</th><th>Path</th><th>Summary</th><th>Auth</th><th>Responses</th></tr>${rows.join('\n')}</table></body></html>`;
+}

@@ -1,0 +1,81 @@
+import express from 'express';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { RequestHandler } from 'express';
+
+export type Probe = () => Promise<void>;
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const observe: RequestHandler = (req, res, next) => {
+    const end = httpDuration.startTimer();
+    res.on('finish', () => {
+      // The matched route pattern keeps the label set small (no ids in labels).
+      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+  return { registry, observe };
+}
+
+/**
+ * Unversioned operational endpoints; none of them is rate limited.
+ * `/readyz` answers 503 while any dependency (database, Redis) does not answer.
+ */
+export function opsRouter(o: {
+  probes: Record<string, Probe>;
+  registry: Registry;
+  openapi: () => object;
+  docsHtml: () => string;
+}): express.Router {
+  const router = express.Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ success: true, data: { status: 'ok' } });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    await Promise.all(
+      Object.entries(o.probes).map(async ([name, probe]) => {
+        try {
+          await withTimeout(probe(), 2000);
+          checks[name] = 'ok';
+        } catch (e) {
+          checks[name] = `down: ${(e as Error).message}`;
+        }
+      }),
+    );
+    const ready = Object.values(checks).every((c) => c === 'ok');
+    if (ready) res.json({ success: true, data: { status: 'ready', checks } });
+    else res.status(503).json({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready', details: checks } });
+  });
+  router.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', o.registry.contentType);
+    res.send(await o.registry.metrics());
+  });
+  const openapi = (_req: express.Request, res: express.Response) => {
+    res.json(o.openapi());
+  };
+  for (const p of ['/v1/openapi.json', '/api/openapi.json', '/api/v1/openapi.json', '/openapi.json']) router.get(p, openapi);
+  router.get('/docs', (_req, res) => {
+    res.type('html').send(o.docsHtml());
+  });
+  return router;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
+  });
+}

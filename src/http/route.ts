@@ -1,0 +1,127 @@
+import type { NextFunction, Request, Response, Router } from 'express';
+import { z } from 'zod';
+import type { AuthUser } from '../context.ts';
+import { AppError } from '../errors.ts';
+
+export type { AuthUser };
+import { objectBody, parseOrThrow } from './validate.ts';
+
+export type AuthMode = 'none' | 'optional' | 'required';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Per-operation rate limits that replace the class limit of their route (DESIGN 2.3). */
+export const OPERATION_LIMITS = { matchmaking: 10, challenge: 5, makeMove: 100, getGame: 60 } as const;
+export type OperationLimit = keyof typeof OPERATION_LIMITS;
+
+export type HandlerContext<B, Q> = {
+  req: Request;
+  res: Response;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  user: AuthUser | undefined;
+};
+
+/** A handler may return plain data (wrapped as `{success: true, data}`) or a full Reply. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> = {
+  method: HttpMethod;
+  /** Express-style path relative to the version prefix, e.g. `/games/:id`. */
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: AuthMode;
+  body?: B;
+  query?: Q;
+  /** Replaces the route's class limit with a per-operation one. */
+  limit?: OperationLimit;
+  /** Success status when the handler returns plain data. */
+  status?: number;
+  /** Documented shape of `data` in the success envelope (OpenAPI only). */
+  response?: z.ZodType;
+  /** Documented error codes (OpenAPI only). */
+  errors?: string[];
+  /** Served but left out of the OpenAPI document (aliases). */
+  hidden?: boolean;
+  handler: (ctx: HandlerContext<z.infer<B>, z.infer<Q>>) => Promise<unknown>;
+};
+
+/** Identity with inference: keeps each route's body and query types attached to its handler. */
+export const route = <B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(r: Route<B, Q>) =>
+  r as unknown as Route;
+
+export type RouteDeps = {
+  /** Verifies a bearer token; throws UNAUTHORIZED when it is invalid, expired or revoked. */
+  authenticate: (token: string) => Promise<AuthUser>;
+  /** Counts the request against its limit, sets the headers, throws RATE_LIMIT_EXCEEDED. */
+  rateLimit: (req: Request, res: Response, r: Route, user: AuthUser | undefined) => Promise<void>;
+};
+
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return m?.[1];
+}
+
+/**
+ * Mounts routes on an Express router. The order per request is fixed: identify the caller
+ * (a valid token keys the rate limit by user) → rate limit → require auth → validate → handle,
+ * so a 401 or 400 still carries the rate-limit headers.
+ */
+export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): void {
+  for (const r of routes) {
+    router[r.method](r.path, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        let user: AuthUser | undefined;
+        let authError: unknown;
+        const token = r.auth === 'none' ? undefined : bearerToken(req.get('authorization'));
+        if (token) {
+          try {
+            user = await deps.authenticate(token);
+          } catch (error) {
+            authError = error;
+          }
+        }
+        await deps.rateLimit(req, res, r, user);
+        if (authError) throw authError;
+        if (r.auth === 'required' && !user) throw new AppError('UNAUTHORIZED', 'Missing or invalid access token');
+        const body = r.body ? parseOrThrow(r.body, objectBody(req.body)) : undefined;
+        const query = r.query ? parseOrThrow(r.query, req.query) : undefined;
+        const result = await r.handler({ req, res, body, query, params: req.params as Record<string, string>, user });
+        send(res, result instanceof Reply ? result : new Reply(r.status ?? 200, { success: true, data: result }));
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
+  // A known path asked with another method: 405 with the methods it does serve.
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const r of routes) {
+    if (!methodsByPath.has(r.path)) methodsByPath.set(r.path, new Set());
+    methodsByPath.get(r.path)!.add(r.method.toUpperCase());
+  }
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, (req, res, next) => {
+      if (req.method === 'OPTIONS' || (req.method === 'HEAD' && methods.has('GET'))) return next();
+      res.setHeader('Allow', [...methods].join(', '));
+      next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here`));
+    });
+  }
+}
+
+function send(res: Response, reply: Reply): void {
+  for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
+  if (reply.body === undefined || reply.status === 204) {
+    res.status(reply.status).end();
+  } else if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) {
+    res.status(reply.status).send(reply.body);
+  } else {
+    res.status(reply.status).json(reply.body);
+  }
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+
+/** Zod issues → the interface's `details`: field name → array of messages. */
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
+  const details: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const field = issue.path.length ? issue.path.join('.') : '_';
+    (details[field] ??= []).push(issue.message);
+  }
+  return details;
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new AppError('VALIDATION_ERROR', 'Invalid request data', issuesToDetails(result.error.issues));
+  return result.data;
+}
+
+/** A JSON body must be an object; anything else (array, string, null) is a shape error. */
+export const objectBody = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? value : {});
+
+/** Query helpers: query strings are strings, these coerce them with the documented bounds. */
+export const pageQuery = {
+  page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1),
+  limit: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(20),
+};
+
+/** Path ids: a malformed uuid is an unknown id (404), never a 400 (DESIGN 2.8). */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);

@@ -1,0 +1,153 @@
+import './polyfills.ts';
+import http from 'node:http';
+import { matchMaker, LocalPresence, LocalDriver, Server, type Presence, type MatchMakerDriver } from '@colyseus/core';
+import { RedisDriver } from '@colyseus/redis-driver';
+import { RedisPresence } from '@colyseus/redis-presence';
+import { WebSocketTransport } from '@colyseus/ws-transport';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { startEmbeddedPostgres } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import { createPool } from './db/pool.ts';
+import { createHttpApp } from './http/app.ts';
+import { buildOpenApi, renderDocs } from './http/openapi.ts';
+import { createMetrics, opsRouter } from './http/ops.ts';
+import { createRateLimit } from './http/rateLimit.ts';
+import { buildRoutes } from './http/routes/index.ts';
+import { limiterFactory } from './limits.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createServices, type Services } from './services/index.ts';
+
+export type RunningService = {
+  /** The port actually bound (PORT=0 picks a free one). */
+  port: number;
+  url: string;
+  ctx: AppContext;
+  services: Services;
+  gameServer: Server;
+  stop: () => Promise<void>;
+};
+
+/**
+ * The composition root of one process: database → migrations → Redis → services → Express side
+ * app and Colyseus on one HTTP server. Without DATABASE_URL a real PostgreSQL is embedded; without
+ * REDIS_URL presence, driver and counters are in memory (a single node).
+ */
+export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres(`${config.dataDir}/pg`, log);
+      cleanup.unshift(embedded.stop);
+      databaseUrl = embedded.url;
+    }
+    const pool = createPool(databaseUrl, 20);
+    cleanup.unshift(() => pool.end());
+    const applied = await migrate(pool);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+
+    const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
+    if (redis) {
+      redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+      cleanup.unshift(() => redis.quit());
+    }
+
+    const ctx: AppContext = { config, log, pool, redis, makeLimiter: limiterFactory(redis) };
+    const services = createServices(ctx);
+    cleanup.unshift(() => services.close());
+
+    const routes = buildRoutes(services);
+    const metrics = createMetrics();
+    let openapiDoc: object | undefined;
+    const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
+    const app = createHttpApp({
+      log,
+      trustProxy: config.trustProxy,
+      routes,
+      deps: { authenticate: services.auth.authenticate, rateLimit: createRateLimit(config.rateLimits, ctx.makeLimiter) },
+      before: [metrics.observe],
+      ops: opsRouter({
+        probes: {
+          database: async () => void (await pool.query('SELECT 1')),
+          ...(redis ? { redis: async () => void (await redis.ping()) } : {}),
+        },
+        registry: metrics.registry,
+        openapi,
+        docsHtml: () => renderDocs(openapi()),
+      }),
+    });
+
+    const httpServer = http.createServer(app);
+    const transport = new WebSocketTransport({ noServer: true, maxPayload: 4 * 1024 });
+    transport.attachToServer(httpServer);
+
+    const gameServer = new Server({
+      transport,
+      presence: createPresence(config),
+      driver: createDriver(config),
+      gracefullyShutdown: false,
+      greet: false,
+      logger: log.child({ component: 'colyseus' }),
+    });
+    restrictMatchmakeRoute();
+
+    await gameServer.listen(config.port, config.host);
+    guardMatchmakeRoute(httpServer);
+    const port = (httpServer.address() as { port: number }).port;
+    log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        // Stop accepting, let rooms flush and dispose, then close connections in reverse order.
+        httpServer.close();
+        await gameServer.gracefullyShutdown(false).catch((err) => log.warn({ err }, 'colyseus shutdown'));
+        httpServer.closeAllConnections();
+        for (const c of cleanup) await c().catch((err) => log.warn({ err }, 'cleanup failed'));
+      })());
+
+    return { port, url: `http://127.0.0.1:${port}`, ctx, services, gameServer, stop };
+  } catch (error) {
+    for (const c of cleanup) await c().catch(() => {});
+    throw error;
+  }
+}
+
+function createPresence(config: Config): Presence {
+  return config.redisUrl ? new RedisPresence(config.redisUrl) : new LocalPresence();
+}
+
+function createDriver(config: Config): MatchMakerDriver {
+  return config.redisUrl ? new RedisDriver(config.redisUrl) : new LocalDriver();
+}
+
+/**
+ * Colyseus auto-mounts `/matchmake/:method/:room` with permissive CORS. Clients may only join a
+ * room they were given (a reserved seat or a known game id) or reconnect; rooms are created by
+ * the server alone. CORS is left to the deployment's proxy.
+ */
+function restrictMatchmakeRoute() {
+  matchMaker.controller.exposedMethods = ['joinById', 'reconnect'];
+  matchMaker.controller.DEFAULT_CORS_HEADERS = {} as typeof matchMaker.controller.DEFAULT_CORS_HEADERS;
+  matchMaker.controller.getCorsHeaders = () => ({});
+}
+
+/**
+ * Colyseus answers a refused matchmake method with a non-standard 5xx status; answer it as the
+ * rest of the API would (404 envelope) before Colyseus's own request listener sees it.
+ */
+function guardMatchmakeRoute(httpServer: http.Server) {
+  const listeners = httpServer.listeners('request') as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
+  httpServer.removeAllListeners('request');
+  httpServer.on('request', (req, res) => {
+    const m = req.url?.match(/^\/matchmake\/([^/?]+)/);
+    if (m && !matchMaker.controller.exposedMethods.includes(m[1])) {
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: `No route for ${req.method} ${req.url}` } }));
+      return;
+    }
+    for (const l of listeners) l.call(httpServer, req, res);
+  });
+}

@@ -1,0 +1,66 @@
+import '../../src/polyfills.ts';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startService, type RunningService } from '../../src/server.ts';
+import { freshDatabase, type TestDatabase } from './database.ts';
+import { MailCatcher } from './smtp.ts';
+
+/**
+ * One real service per test process (Colyseus's matchmaker is a process-wide singleton), booted
+ * on first use: a fresh database, Redis when REDIS_URL is set, a real SMTP server for mail.
+ * Short lifetimes come from the environment, as an operator would set them.
+ */
+export const TEST_ENV = {
+  CHALLENGE_TTL_SECONDS: '2',
+  SEEK_TTL_SECONDS: '2',
+  FIRST_MOVE_SECONDS: '3',
+  DRAW_OFFER_TTL_SECONDS: '2',
+} as const;
+
+type Harness = { service: RunningService; mail: MailCatcher; db: TestDatabase; config: Config };
+let harness: Promise<Harness> | undefined;
+
+export function testService(): Promise<Harness> {
+  return (harness ??= boot());
+}
+
+async function boot(): Promise<Harness> {
+  const db = await freshDatabase();
+  const mail = new MailCatcher();
+  const smtpPort = await mail.start();
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL,
+    DATA_DIR: `.test-data/run-${process.pid}`,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    BCRYPT_COST: '4',
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    PUBLIC_URL: 'http://chess.test',
+    TRUST_PROXY: 'true',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
+    ...TEST_ENV,
+  });
+  if (config.redisUrl) {
+    // Tests own the Redis database named in REDIS_URL: start from an empty one.
+    const { Redis } = await import('ioredis');
+    const r = new Redis(config.redisUrl);
+    await r.flushdb();
+    await r.quit();
+  }
+  const service = await startService(config, createLogger(config.logLevel));
+  return { service, mail, db, config };
+}
+
+export const mochaHooks = {
+  async afterAll() {
+    if (!harness) return;
+    const { service, mail, db } = await harness;
+    await service.stop();
+    await mail.stop();
+    await db.drop();
+  },
+};
