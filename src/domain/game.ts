@@ -1,0 +1,269 @@
+// The rules of one game around ONE chess.js instance. chess.js's pgn(), history() and verbose
+// moves() replay or re-derive the whole game (milliseconds at 100 plies), so everything a move
+// must report (SAN list, movetext, repetition counts, endings) is kept here incrementally.
+
+import { Chess } from 'chess.js';
+import type { Move as ChessJsMove, Square } from 'chess.js';
+
+export const COLORS = ['white', 'black'] as const;
+export type Color = (typeof COLORS)[number];
+
+export const TERMINATIONS = [
+  'checkmate',
+  'resignation',
+  'timeout',
+  'agreement',
+  'stalemate',
+  'repetition',
+  'fifty_moves',
+  'insufficient_material',
+] as const;
+export type Termination = (typeof TERMINATIONS)[number];
+
+export const RESULTS = ['1-0', '0-1', '1/2-1/2'] as const;
+export type GameResult = (typeof RESULTS)[number];
+
+export interface Ending {
+  result: GameResult;
+  winner: Color | null;
+  termination: Termination;
+}
+
+/** The Move of the interface (2.4): chess.js's lowercase letters and flag string. */
+export interface Move {
+  from: string;
+  to: string;
+  san: string;
+  piece: string;
+  captured: string | null;
+  promotion: string | null;
+  flags: string;
+}
+
+export interface MoveInput {
+  from: string;
+  to: string;
+  promotion?: string | null;
+}
+
+export interface PositionFlags {
+  in_check: boolean;
+  in_checkmate: boolean;
+  in_stalemate: boolean;
+  in_draw: boolean;
+}
+
+export type MoveFailureCode = 'INVALID_MOVE' | 'VALIDATION_ERROR' | 'GAME_NOT_ACTIVE';
+
+export type MoveOutcome =
+  | { ok: true; move: Move; ending: Ending | null; position: PositionFlags }
+  | { ok: false; code: MoveFailureCode; message: string; details?: Record<string, string> };
+
+export const opponentOf = (color: Color): Color => (color === 'white' ? 'black' : 'white');
+
+export function drawBy(termination: Termination): Ending {
+  return { result: '1/2-1/2', winner: null, termination };
+}
+
+export function winBy(winner: Color, termination: Termination): Ending {
+  return { result: winner === 'white' ? '1-0' : '0-1', winner, termination };
+}
+
+const UCI = /^([a-h][1-8])([a-h][1-8])([qrbn])?$/;
+
+/** FIDE's "same position": placement, side to move, castling and en passant rights. */
+function positionKey(fen: string): string {
+  let spaces = 0;
+  for (let i = 0; i < fen.length; i++) {
+    if (fen[i] === ' ' && ++spaces === 4) return fen.slice(0, i);
+  }
+  return fen;
+}
+
+function toMove(m: ChessJsMove): Move {
+  return {
+    from: m.from,
+    to: m.to,
+    san: m.san,
+    piece: m.piece,
+    captured: m.captured ?? null,
+    promotion: m.promotion ?? null,
+    flags: m.flags,
+  };
+}
+
+export interface ChessGameOptions {
+  /** Starting position; the standard one by default. */
+  fen?: string;
+  /** Moves already played (SAN or UCI), replayed when a game is rehydrated. */
+  moves?: readonly string[];
+}
+
+export class ChessGame {
+  private readonly chess: Chess;
+  private readonly sans: string[] = [];
+  private readonly repetitions = new Map<string, number>();
+  private currentFen: string;
+  private fullMove: number;
+  private text = '';
+  private last: Move | null = null;
+  private flags: PositionFlags = { in_check: false, in_checkmate: false, in_stalemate: false, in_draw: false };
+  private end: Ending | null = null;
+
+  constructor(options: ChessGameOptions = {}) {
+    this.chess = options.fen === undefined ? new Chess() : new Chess(options.fen);
+    this.currentFen = this.chess.fen();
+    this.fullMove = this.chess.moveNumber();
+    this.repetitions.set(positionKey(this.currentFen), 1);
+    for (const notation of options.moves ?? []) this.replay(notation);
+  }
+
+  get fen(): string {
+    return this.currentFen;
+  }
+
+  get turn(): Color {
+    return this.chess.turn() === 'w' ? 'white' : 'black';
+  }
+
+  /** Half-moves played in this game. */
+  get moveCount(): number {
+    return this.sans.length;
+  }
+
+  get sanList(): readonly string[] {
+    return this.sans;
+  }
+
+  /** PGN movetext without result, e.g. "1. e4 e5 2. Nf3". */
+  get movetext(): string {
+    return this.text;
+  }
+
+  get lastMove(): Move | null {
+    return this.last;
+  }
+
+  get position(): PositionFlags {
+    return { ...this.flags };
+  }
+
+  /** Set by a move that ends the game, or by `finish` (resignation, agreement, timeout). */
+  get ending(): Ending | null {
+    return this.end;
+  }
+
+  tryMove(input: MoveInput): MoveOutcome {
+    if (this.end) return { ok: false, code: 'GAME_NOT_ACTIVE', message: 'The game is over' };
+    const promotion = input.promotion ? input.promotion.toLowerCase() : undefined;
+    if (!promotion && this.reachesLastRank(input)) return this.promotionMissing(input);
+
+    let played: ChessJsMove;
+    try {
+      played = this.chess.move({ from: input.from, to: input.to, promotion });
+    } catch {
+      // chess.js throws a plain Error ("Invalid move: …") for anything it cannot play.
+      return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}` };
+    }
+    return { ok: true, ...this.record(played) };
+  }
+
+  /** Ends the game for a reason no move decides; later moves are refused. */
+  finish(ending: Ending): void {
+    this.end ??= ending;
+  }
+
+  /**
+   * Lichess's simple rule for a flag fall: the side keeps winning chances unless it has a lone
+   * king or a king and a single minor piece.
+   */
+  hasMatingMaterial(color: Color): boolean {
+    const placement = this.currentFen.slice(0, this.currentFen.indexOf(' '));
+    const mine = color === 'white' ? /[PNBRQ]/g : /[pnbrq]/g;
+    const pieces = placement.match(mine) ?? [];
+    if (pieces.some((p) => 'pPrRqQ'.includes(p))) return true;
+    return pieces.length >= 2;
+  }
+
+  /** The ending when `flagged` runs out of time. */
+  timeoutEnding(flagged: Color): Ending {
+    const opponent = opponentOf(flagged);
+    return this.hasMatingMaterial(opponent) ? winBy(opponent, 'timeout') : drawBy('timeout');
+  }
+
+  private reachesLastRank({ from, to }: MoveInput): boolean {
+    const piece = this.chess.get(from as Square);
+    if (!piece || piece.type !== 'p' || piece.color !== this.chess.turn()) return false;
+    return to[1] === (piece.color === 'w' ? '8' : '1');
+  }
+
+  /** Rare path, so the non-mutating (slower) legality check is fine here. */
+  private promotionMissing({ from, to }: MoveInput): MoveOutcome {
+    const legal = this.chess.moves({ square: from as Square }).some((san) => san.includes(`${to}=`));
+    if (!legal) return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${from}-${to}` };
+    return {
+      ok: false,
+      code: 'VALIDATION_ERROR',
+      message: 'A pawn reaching the last rank needs a promotion piece',
+      details: { promotion: 'required: one of q, r, b, n' },
+    };
+  }
+
+  private replay(notation: string): void {
+    if (this.end) throw new Error(`Cannot replay ${notation}: the game already ended`);
+    const uci = UCI.exec(notation);
+    // chess.js throws on an illegal stored move; that is corrupt data, not a user error.
+    const played = uci
+      ? this.chess.move({ from: uci[1]!, to: uci[2]!, promotion: uci[3] })
+      : this.chess.move(notation);
+    this.record(played);
+  }
+
+  /** Updates the incremental state from chess.js's Move, which already carries SAN and FEN. */
+  private record(m: ChessJsMove): { move: Move; ending: Ending | null; position: PositionFlags } {
+    const move = toMove(m);
+    const mover: Color = m.color === 'w' ? 'white' : 'black';
+
+    if (mover === 'white') this.text += `${this.text ? ' ' : ''}${this.fullMove}. ${m.san}`;
+    else if (!this.text) this.text = `${this.fullMove}... ${m.san}`;
+    else this.text += ` ${m.san}`;
+    if (mover === 'black') this.fullMove++;
+    this.sans.push(m.san);
+    this.currentFen = m.after;
+    this.last = move;
+
+    const key = positionKey(m.after);
+    const seen = (this.repetitions.get(key) ?? 0) + 1;
+    this.repetitions.set(key, seen);
+
+    this.end = this.detectEnding(m, mover, seen);
+    const inCheck = m.san.endsWith('+') || m.san.endsWith('#');
+    const termination = this.end?.termination;
+    this.flags = {
+      in_check: inCheck,
+      in_checkmate: termination === 'checkmate',
+      in_stalemate: termination === 'stalemate',
+      in_draw: this.end !== null && this.end.winner === null,
+    };
+    return { move, ending: this.end, position: this.position };
+  }
+
+  /** Cheapest checks first; chess.js is only asked what the SAN and FEN cannot tell. */
+  private detectEnding(m: ChessJsMove, mover: Color, seen: number): Ending | null {
+    // chess.js suffixes SAN with '#' only after testing for mate.
+    if (m.san.endsWith('#')) return winBy(mover, 'checkmate');
+    if (!m.san.endsWith('+') && this.chess.isStalemate()) return drawBy('stalemate');
+    // Material only shrinks or changes kind through a capture or a promotion.
+    if ((m.captured || m.promotion) && this.chess.isInsufficientMaterial()) {
+      return drawBy('insufficient_material');
+    }
+    if (seen >= 3) return drawBy('repetition');
+    if (halfmoveClock(m.after) >= 100) return drawBy('fifty_moves');
+    return null;
+  }
+}
+
+function halfmoveClock(fen: string): number {
+  const fields = fen.split(' ');
+  return Number(fields[4]);
+}

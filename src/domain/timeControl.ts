@@ -1,0 +1,85 @@
+// Time controls: the category a game is rated in follows from its clock, so a client cannot
+// ask for a "classical" 1+0 game and farm classical rating with bullet games.
+
+export const TIME_CONTROLS = ['bullet', 'blitz', 'rapid', 'classical'] as const;
+export type TimeControl = (typeof TIME_CONTROLS)[number];
+
+export const MAX_INITIAL_TIME = 10_800; // 3 hours
+export const MAX_INCREMENT = 180;
+
+/** Seconds. Lichess's estimate of a game's length: 40 moves each. */
+export function estimatedDuration(initial: number, increment: number): number {
+  return initial + 40 * increment;
+}
+
+export function categoryOf(initial: number, increment: number): TimeControl {
+  const estimate = estimatedDuration(initial, increment);
+  if (estimate < 180) return 'bullet';
+  if (estimate < 480) return 'blitz';
+  if (estimate < 1500) return 'rapid';
+  return 'classical';
+}
+
+export interface TimeControlInput {
+  time_control: unknown;
+  initial_time: unknown;
+  increment: unknown;
+}
+
+export interface ValidTimeControl {
+  time_control: TimeControl;
+  initial_time: number;
+  increment: number;
+}
+
+/** Field name → message, the shape of `error.details` in a 400 VALIDATION_ERROR. */
+export type FieldErrors = Record<string, string>;
+
+export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
+
+function isIntegerIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function isTimeControl(value: unknown): value is TimeControl {
+  return typeof value === 'string' && (TIME_CONTROLS as readonly string[]).includes(value);
+}
+
+/** Every problem is reported at once so a client can fix its form in one round trip. */
+export function validateTimeControl(
+  input: TimeControlInput,
+): Result<ValidTimeControl, FieldErrors> {
+  const errors: FieldErrors = {};
+  const { time_control, initial_time, increment } = input;
+
+  if (!isIntegerIn(initial_time, 0, MAX_INITIAL_TIME)) {
+    errors.initial_time = `initial_time must be an integer number of seconds between 0 and ${MAX_INITIAL_TIME}`;
+  }
+  if (!isIntegerIn(increment, 0, MAX_INCREMENT)) {
+    errors.increment = `increment must be an integer number of seconds between 0 and ${MAX_INCREMENT}`;
+  }
+  if (!isTimeControl(time_control)) {
+    errors.time_control = `time_control must be one of ${TIME_CONTROLS.join(', ')}`;
+  }
+  // The remaining checks need both numbers; without them the messages above say enough.
+  if (isIntegerIn(initial_time, 0, MAX_INITIAL_TIME) && isIntegerIn(increment, 0, MAX_INCREMENT)) {
+    if (initial_time === 0 && increment === 0) {
+      errors.initial_time = 'initial_time and increment cannot both be 0';
+    } else if (isTimeControl(time_control)) {
+      const expected = categoryOf(initial_time, increment);
+      if (time_control !== expected) {
+        errors.time_control = `time_control must be ${expected} for ${initial_time}+${increment} (estimate initial_time + 40 × increment = ${estimatedDuration(initial_time, increment)} s)`;
+      }
+    }
+  }
+
+  if (Object.keys(errors).length > 0) return { ok: false, error: errors };
+  return {
+    ok: true,
+    value: {
+      time_control: time_control as TimeControl,
+      initial_time: initial_time as number,
+      increment: increment as number,
+    },
+  };
+}

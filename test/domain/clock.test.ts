@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { ChessClock, lagQuotaGainMs } from '../../src/domain/clock.js';
+
+const MINUTE = 60_000;
+
+/** A clock whose first two (untimed) moves were played; White's turn started at `start`. */
+function startedClock(initialMs = MINUTE, incrementMs = 0, start = 1_000): ChessClock {
+  const clock = new ChessClock({ initialMs, incrementMs });
+  clock.move(start - 500);
+  clock.move(start);
+  return clock;
+}
+
+describe('ChessClock', () => {
+  describe('before Black has moved', () => {
+    it('charges no time to either side', () => {
+      const clock = new ChessClock({ initialMs: MINUTE, incrementMs: 2_000 });
+      clock.move(20_000); // White thought 20 s
+      assert.deepEqual(clock.times(45_000), { white: MINUTE, black: MINUTE });
+    });
+
+    it('gives no increment for the first moves', () => {
+      const clock = new ChessClock({ initialMs: MINUTE, incrementMs: 2_000 });
+      assert.equal(clock.move(5_000).ok && clock.times(5_000).white, MINUTE);
+      clock.move(9_000);
+      assert.deepEqual(clock.times(9_000), { white: MINUTE, black: MINUTE });
+    });
+
+    it('has no flag time', () => {
+      const clock = new ChessClock({ initialMs: MINUTE, incrementMs: 0 });
+      assert.equal(clock.flagAt(), null);
+      clock.move(1_000);
+      assert.equal(clock.flagAt(), null);
+      assert.equal(clock.flagged(10 * MINUTE), null);
+    });
+
+    it("starts White's clock when Black makes the first move", () => {
+      const clock = new ChessClock({ initialMs: MINUTE, incrementMs: 0 });
+      clock.move(1_000);
+      clock.move(4_000);
+      assert.equal(clock.running, true);
+      assert.equal(clock.turn, 'white');
+      assert.equal(clock.remaining('white', 10_000), MINUTE - 6_000);
+    });
+  });
+
+  describe('once running', () => {
+    it('charges the side to move only', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      assert.deepEqual(clock.times(8_000), { white: MINUTE - 7_000, black: MINUTE });
+    });
+
+    it('adds the increment to the mover after each move', () => {
+      const clock = startedClock(MINUTE, 2_000, 1_000);
+      const result = clock.move(4_000);
+      assert.deepEqual(result, { ok: true, color: 'white', remainingMs: MINUTE - 3_000 + 2_000, usedMs: 3_000, compensatedMs: 0 });
+      assert.equal(clock.turn, 'black');
+      assert.equal(clock.remaining('black', 5_000), MINUTE - 1_000);
+    });
+
+    it('says when the flag of the side to move falls', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      assert.equal(clock.flagAt(), 1_000 + MINUTE);
+      clock.move(11_000);
+      assert.equal(clock.flagAt(), 11_000 + MINUTE);
+    });
+
+    it('reports the flagged colour from the flag time on', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      assert.equal(clock.flagged(MINUTE), null);
+      assert.equal(clock.flagged(1_000 + MINUTE), 'white');
+    });
+
+    it('never shows negative time', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      assert.equal(clock.remaining('white', 10 * MINUTE), 0);
+    });
+
+    it('refuses a move made after the flag fell, whatever lag the client reports', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      const result = clock.move(1_000 + MINUTE + 50, 500);
+      assert.deepEqual(result, { ok: false, flagged: true, color: 'white' });
+      assert.equal(clock.turn, 'white');
+    });
+
+    it('accepts a move made just before the flag', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      const result = clock.move(MINUTE + 999);
+      assert.equal(result.ok, true);
+      if (result.ok) assert.equal(result.remainingMs, 1);
+    });
+  });
+
+  describe('lag compensation', () => {
+    it("uses Lichess's quota gain of min(1 s, estimate × 2/5 + 15 cs)", () => {
+      assert.equal(lagQuotaGainMs({ initialMs: MINUTE, incrementMs: 0 }), 390); // 60 s → 24 + 15 cs
+      assert.equal(lagQuotaGainMs({ initialMs: 180_000, incrementMs: 0 }), 870); // 72 + 15 cs
+      assert.equal(lagQuotaGainMs({ initialMs: 300_000, incrementMs: 3_000 }), 1_000); // capped
+    });
+
+    it('starts each quota at three gains', () => {
+      const clock = new ChessClock({ initialMs: MINUTE, incrementMs: 0 });
+      assert.equal(clock.quota('white'), 1_170);
+      assert.equal(clock.quota('black'), 1_170);
+    });
+
+    it('compensates the reported lag while the quota lasts', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      const result = clock.move(4_000, 500);
+      assert.equal(result.ok && result.compensatedMs, 500);
+      assert.equal(clock.remaining('white', 4_000), MINUTE - 2_500);
+      assert.equal(clock.quota('white'), 1_170 - 500 + 390);
+    });
+
+    it('compensates no more than the quota', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      const result = clock.move(6_000, 3_000);
+      assert.equal(result.ok && result.compensatedMs, 1_170);
+      assert.equal(clock.quota('white'), 390);
+    });
+
+    it('compensates no more than the time the move took', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      const result = clock.move(1_200, 800);
+      assert.equal(result.ok && result.compensatedMs, 200);
+      assert.equal(clock.remaining('white', 1_200), MINUTE);
+    });
+
+    it('caps the quota at seven gains', () => {
+      const clock = startedClock(MINUTE, 0, 0);
+      for (let ply = 1; ply <= 20; ply++) clock.move(ply * 100, 0);
+      assert.equal(clock.quota('white'), 7 * 390);
+      assert.equal(clock.quota('black'), 7 * 390);
+    });
+
+    it('gives REST moves, which report no lag, no compensation', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      const result = clock.move(4_000);
+      assert.equal(result.ok && result.compensatedMs, 0);
+      assert.equal(clock.remaining('white', 4_000), MINUTE - 3_000);
+    });
+
+    it('ignores a negative or nonsensical lag', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      assert.equal(clock.move(2_000, -300).ok && clock.remaining('white', 2_000), MINUTE - 1_000);
+      assert.equal(clock.move(3_000, Number.NaN).ok && clock.remaining('black', 3_000), MINUTE - 1_000);
+    });
+  });
+
+  describe('pausing and rehydration', () => {
+    it('charges the time up to the pause and none while paused', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      clock.pause(6_000);
+      assert.equal(clock.flagAt(), null);
+      assert.equal(clock.remaining('white', 50_000), MINUTE - 5_000);
+      clock.resume(100_000);
+      assert.equal(clock.remaining('white', 101_000), MINUTE - 6_000);
+    });
+
+    it('restores a snapshot without charging the gap during which no node hosted the game', () => {
+      const clock = startedClock(MINUTE, 2_000, 1_000);
+      clock.move(3_000);
+      const snapshot = clock.snapshot(8_000); // Black thought 5 s, then the node died
+      const restored = ChessClock.restore(JSON.parse(JSON.stringify(snapshot)), 500_000);
+      assert.deepEqual(restored.times(500_000), { white: MINUTE, black: MINUTE - 5_000 });
+      assert.equal(restored.turn, 'black');
+      assert.equal(restored.flagAt(), 500_000 + MINUTE - 5_000);
+      assert.equal(restored.quota('white'), clock.quota('white'));
+    });
+
+    it('snapshots the times at the start of the turn when no time is given', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      clock.move(3_000);
+      assert.deepEqual(
+        { white: clock.snapshot().whiteMs, black: clock.snapshot().blackMs },
+        { white: MINUTE - 2_000, black: MINUTE },
+      );
+    });
+
+    it('restores a game whose clocks had not started as still untimed', () => {
+      const clock = new ChessClock({ initialMs: MINUTE, incrementMs: 0 });
+      clock.move(1_000);
+      const restored = ChessClock.restore(clock.snapshot(), 90_000);
+      assert.equal(restored.running, false);
+      assert.equal(restored.turn, 'black');
+      restored.move(95_000);
+      assert.equal(restored.flagAt(), 95_000 + MINUTE);
+    });
+
+    it('refuses to record a move while paused', () => {
+      const clock = startedClock();
+      clock.pause(2_000);
+      assert.throws(() => clock.move(3_000));
+    });
+  });
+});
