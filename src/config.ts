@@ -30,6 +30,7 @@ const EnvSchema = z.object({
   SEEK_TTL_SECONDS: seconds.default(300),
   FIRST_MOVE_SECONDS: seconds.default(30),
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
+  GAME_LEASE_SECONDS: seconds.default(15),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -55,6 +56,8 @@ export type Config = {
   seekTtlMs: number;
   firstMoveMs: number;
   drawOfferTtlMs: number;
+  /** How long a node owns a live game without renewing (a dead node's games move after this). */
+  gameLeaseMs: number;
   analysisWorkers: number;
   analysisDepth: number;
   logLevel: string;
@@ -97,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seekTtlMs: e.SEEK_TTL_SECONDS * 1000,
     firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
     drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
+    gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,
     analysisWorkers: e.ANALYSIS_WORKERS,
     analysisDepth: e.ANALYSIS_DEPTH,
     logLevel: e.LOG_LEVEL,

@@ -18,6 +18,10 @@ import { buildRoutes } from './http/routes/index.ts';
 import { limiterFactory } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
+import { LiveGameHost } from './services/liveGameHost.ts';
+import { GAME_ROOM, openGame } from './gateway/index.ts';
+import { startSweeper } from './workers/sweeper.ts';
+import { GameRoom } from '../rooms/GameRoom.ts';
 
 export type RunningService = {
   /** The port actually bound (PORT=0 picks a free one). */
@@ -93,8 +97,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
     });
     restrictMatchmakeRoute();
 
+    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '');
+    GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate };
+    gameServer.define(GAME_ROOM, GameRoom);
+
     await gameServer.listen(config.port, config.host);
     guardMatchmakeRoute(httpServer);
+    liveGames.hostId = matchMaker.processId;
+    liveGames.setPublisher((channel, message) => void matchMaker.presence.publish(channel, message));
+    const stopSweeper = startSweeper({ pool, log, openGame });
     const port = (httpServer.address() as { port: number }).port;
     log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
 
@@ -103,7 +114,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
       (stopping ??= (async () => {
         // Stop accepting, let rooms flush and dispose, then close connections in reverse order.
         httpServer.close();
+        await stopSweeper();
+        // Rooms release their games (clocks booked, lease freed) as Colyseus disposes them.
         await gameServer.gracefullyShutdown(false).catch((err) => log.warn({ err }, 'colyseus shutdown'));
+        liveGames.close();
         httpServer.closeAllConnections();
         for (const c of cleanup) await c().catch((err) => log.warn({ err }, 'cleanup failed'));
       })());

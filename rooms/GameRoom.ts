@@ -1,0 +1,222 @@
+import { Room, type Client } from '@colyseus/core';
+import { z } from 'zod';
+import type { AuthUser } from '../src/context.ts';
+import type { Color } from '../src/domain/game.ts';
+import { ROOM_REFUSED, type RoomReply } from '../src/gateway/index.ts';
+import { isUuid } from '../src/http/validate.ts';
+import { LiveGame, type GameEvent } from '../src/services/liveGame.ts';
+import type { LiveGameHost } from '../src/services/liveGameHost.ts';
+import { AnswerDrawMessage, BareMessage, MoveMessage } from './messages.ts';
+import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
+
+type Seat = { userId?: string; color?: Color };
+type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser } }>;
+
+/** Close code telling clients the game moved to another node: join it again by id. */
+export const CLOSE_GAME_MOVED = 4503;
+const RECONNECT_SECONDS = 60;
+// Per-socket message budget for players (DESIGN 2.3): 100 messages per 20 s.
+const SOCKET_BUDGET = { messages: 100, windowMs: 20_000 };
+
+export type GameRoomDeps = { host: LiveGameHost; authenticate: (token: string) => Promise<AuthUser> };
+
+/**
+ * One live game: the actor that owns it. Board, clocks and rules live in LiveGame (services);
+ * this class only wires sockets, schema and the REST entry points to it.
+ */
+export class GameRoom extends Room<{ state: GameState }> {
+  static deps: GameRoomDeps;
+
+  live!: LiveGame;
+  override autoDispose = false;
+  // Patches go out right after each change (broadcastPatch); the interval is only a backstop.
+  override patchRate = 5000;
+  override maxMessagesPerSecond = 30;
+  private budgets = new WeakMap<Client, { count: number; resetAt: number }>();
+
+  static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
+    const bearer = token || options?.token;
+    // No token: a spectator. A bad token is refused, so a player never silently becomes one.
+    if (!bearer) return {};
+    return { user: await GameRoom.deps.authenticate(bearer) };
+  }
+
+  override async onCreate(options: { gameId?: string }): Promise<void> {
+    const { host } = GameRoom.deps;
+    if (!isUuid(options.gameId)) throw new Error(ROOM_REFUSED.NOT_ACTIVE);
+    this.roomId = options.gameId;
+    const live = await LiveGame.open(host, options.gameId);
+    if (live === 'not_active') throw new Error(ROOM_REFUSED.NOT_ACTIVE);
+    if (live === 'lease_held') throw new Error(ROOM_REFUSED.LEASE_HELD);
+    this.live = live;
+    host.register(live);
+    this.state = this.initialState();
+    live.onEvent = (event) => this.onGameEvent(event);
+    live.onLost = () => void this.disconnect(CLOSE_GAME_MOVED);
+
+    this.onMessage('move', (client, raw) =>
+      this.command(client, 'move', MoveMessage, raw, (userId, m) => this.live.move(userId, m, m.lag)),
+    );
+    this.onMessage('resign', (client, raw) =>
+      this.command(client, 'resign', BareMessage, raw, (userId) => this.live.resign(userId)),
+    );
+    this.onMessage('offer_draw', (client, raw) =>
+      this.command(client, 'offer_draw', BareMessage, raw, (userId) => this.live.offerDraw(userId)),
+    );
+    this.onMessage('answer_draw', (client, raw) =>
+      this.command(client, 'answer_draw', AnswerDrawMessage, raw, (userId, m) =>
+        this.live.answerDraw(userId, m.offer_id, m.accept),
+      ),
+    );
+    this.onMessage('*', (client, type) => {
+      client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
+    });
+  }
+
+  override onJoin(client: GameClient, _options: unknown, auth?: { user?: AuthUser }): void {
+    const userId = auth?.user?.id;
+    const color = userId ? this.live.colorOf(userId) : undefined;
+    client.userData = { userId, color };
+    if (color) this.state[color].connected = true;
+  }
+
+  override async onDrop(client: GameClient): Promise<void> {
+    const color = client.userData?.color;
+    if (!color) return;
+    this.state[color].connected = false;
+    this.broadcastPatch();
+    if (this.live.status === 'active') await this.allowReconnection(client, RECONNECT_SECONDS).catch(() => {});
+  }
+
+  override onReconnect(client: GameClient): void {
+    const color = client.userData?.color;
+    if (color) this.state[color].connected = true;
+    this.broadcastPatch();
+  }
+
+  override onLeave(client: GameClient): void {
+    const color = client.userData?.color;
+    if (color && !this.clients.some((c) => (c as GameClient).userData?.color === color)) this.state[color].connected = false;
+    if (this.live.status !== 'active' && this.clients.length === 0) void this.disconnect();
+  }
+
+  override async onDispose(): Promise<void> {
+    GameRoom.deps.host.unregister(this.live);
+    await this.live.close(true);
+  }
+
+  // ---- REST entry points: the gateway's allow-list (src/gateway) ----------------------------
+
+  apiMove(userId: string, input: { from: string; to: string; promotion?: string | null }): Promise<RoomReply> {
+    return this.live.move(userId, input);
+  }
+
+  apiResign(userId: string): Promise<RoomReply> {
+    return this.live.resign(userId);
+  }
+
+  apiOfferDraw(userId: string): Promise<RoomReply> {
+    return this.live.offerDraw(userId);
+  }
+
+  apiAnswerDraw(userId: string, offerId: string, accept: boolean): Promise<RoomReply> {
+    return this.live.answerDraw(userId, offerId, accept);
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  /** Parse → check the seat and the socket budget → run → answer `<name>:ok` or `error`. */
+  private async command<S extends z.ZodType>(
+    client: GameClient,
+    name: string,
+    schema: S,
+    raw: unknown,
+    run: (userId: string, message: z.infer<S> & {}) => Promise<RoomReply>,
+  ): Promise<void> {
+    const id = (raw as { id?: unknown } | undefined)?.id;
+    const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
+    const userId = client.userData?.userId;
+    if (!userId || !client.userData?.color) {
+      return client.send('error', { ...replyId, code: 'NOT_A_PLAYER', message: 'Spectators cannot play' });
+    }
+    if (!this.spend(client)) {
+      return client.send('error', { ...replyId, code: 'RATE_LIMIT_EXCEEDED', message: 'Too many messages' });
+    }
+    const parsed = schema.safeParse(raw ?? {});
+    if (!parsed.success) {
+      const details = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || '_', [i.message]]));
+      return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
+    }
+    const reply = await run(userId, (parsed.data ?? {}) as z.infer<S> & {});
+    if (reply.ok) client.send(`${name}:ok`, { ...replyId, ...(reply.data as object) });
+    else client.send('error', { ...replyId, code: reply.code, message: reply.message, details: reply.details });
+  }
+
+  private spend(client: Client): boolean {
+    const now = Date.now();
+    let b = this.budgets.get(client);
+    if (!b || now >= b.resetAt) this.budgets.set(client, (b = { count: 0, resetAt: now + SOCKET_BUDGET.windowMs }));
+    return ++b.count <= SOCKET_BUDGET.messages;
+  }
+
+  private initialState(): GameState {
+    const live = this.live;
+    const s = new GameState();
+    s.gameId = live.id;
+    for (const color of ['white', 'black'] as const) {
+      const seat = live.seat(color);
+      const p = new PlayerState();
+      p.id = seat.id;
+      p.username = seat.username;
+      p.rating = seat.rating;
+      p.connected = false;
+      s[color] = p;
+    }
+    s.lastMove = new LastMoveState();
+    s.drawOffer = new DrawOfferState();
+    for (const san of live.game.sanList) s.moves.push(san);
+    this.syncState(s);
+    return s;
+  }
+
+  /** Copies what changes move by move from the live game into the schema. */
+  private syncState(s: GameState): void {
+    const live = this.live;
+    s.status = live.status;
+    s.fen = live.game.fen;
+    s.turn = live.game.turn;
+    const snap = live.clock.snapshot();
+    s.white.remainingMs = snap.whiteMs;
+    s.black.remainingMs = snap.blackMs;
+    s.clockRunning = live.clock.running;
+    // flagAt = turn start + the mover's time at turn start, so the turn start follows from it.
+    const flagAt = live.clock.flagAt();
+    s.turnStartedAt = flagAt === null ? 0 : flagAt - s[live.game.turn].remainingMs;
+    const last = live.game.lastMove;
+    if (last) {
+      s.lastMove.from = last.from;
+      s.lastMove.to = last.to;
+      s.lastMove.san = last.san;
+    }
+    const offer = live.drawOffer;
+    s.drawOffer.id = offer?.id ?? '';
+    s.drawOffer.offeredBy = offer?.offeredBy ?? '';
+    s.drawOffer.expiresAt = offer?.expiresAt ?? 0;
+    s.result = live.ending?.result ?? '';
+    s.winner = live.ending?.winner ?? '';
+    s.termination = live.ending?.termination ?? (live.status === 'abandoned' ? 'aborted' : '');
+    s.eventSeq = live.eventSeq;
+  }
+
+  private onGameEvent(event: GameEvent & { v: number }): void {
+    if (event.type === 'move') this.state.moves.push(event.move.san);
+    this.syncState(this.state);
+    this.broadcastPatch();
+    if (event.type === 'game_end') {
+      this.broadcast('game_end', { ...event.result, status: event.status, abort_reason: event.abort_reason, v: event.v });
+      // Clients have the final state; the room goes once they leave (or after a grace period).
+      if (this.clients.length === 0) void this.disconnect();
+      else this.clock.setTimeout(() => void this.disconnect(), 30_000);
+    }
+  }
+}

@@ -1,0 +1,320 @@
+import type { Queryable } from './pool.ts';
+
+/** A games row as plain data (times in ms, dates as Date). */
+export type GameRecord = {
+  id: string;
+  kind: 'challenge' | 'matchmaking';
+  createdBy: string;
+  whiteId: string | null;
+  blackId: string | null;
+  colorPreference: 'white' | 'black' | 'random';
+  status: 'pending' | 'active' | 'finished' | 'abandoned';
+  result: '1-0' | '0-1' | '1/2-1/2' | null;
+  winner: 'white' | 'black' | null;
+  termination: string | null;
+  abortReason: string | null;
+  timeControl: 'bullet' | 'blitz' | 'rapid' | 'classical';
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  fen: string;
+  pgn: string;
+  moveCount: number;
+  whiteTimeMs: number;
+  blackTimeMs: number;
+  clockRunning: boolean;
+  turnStartedAt: Date | null;
+  firstMoveDeadline: Date | null;
+  whiteRating: number | null;
+  blackRating: number | null;
+  whiteRatingChange: number | null;
+  blackRatingChange: number | null;
+  roomState: Record<string, unknown>;
+  eventSeq: number;
+  host: string | null;
+  hostEpoch: number;
+  leaseExpiresAt: Date | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  lastMoveAt: Date | null;
+};
+
+export type PlayerRecord = { id: string; username: string; avatarUrl: string | null; country: string | null };
+export type GameWithPlayers = GameRecord & { white: PlayerRecord | null; black: PlayerRecord | null };
+
+export type MoveRecord = { ply: number; san: string; uci: string; clockMs: number; createdAt: Date };
+
+export type DrawOfferRecord = {
+  id: string;
+  gameId: string;
+  offeredBy: string;
+  ply: number;
+  status: 'pending' | 'accepted' | 'declined' | 'expired';
+  createdAt: Date;
+  expiresAt: Date;
+};
+
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export function toGameRecord(row: Record<string, unknown>): GameRecord {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) out[camel(k)] = v;
+  return out as GameRecord;
+}
+
+const PLAYER_COLUMNS = (alias: string) =>
+  `${alias}.id AS ${alias}_id, ${alias}.username AS ${alias}_username, ${alias}.avatar_url AS ${alias}_avatar_url, ${alias}.country AS ${alias}_country`;
+
+function player(row: Record<string, unknown>, alias: string): PlayerRecord | null {
+  if (!row[`${alias}_id`]) return null;
+  return {
+    id: row[`${alias}_id`] as string,
+    username: row[`${alias}_username`] as string,
+    avatarUrl: row[`${alias}_avatar_url`] as string | null,
+    country: row[`${alias}_country`] as string | null,
+  };
+}
+
+function withPlayers(row: Record<string, unknown>): GameWithPlayers {
+  const { w_id, w_username, w_avatar_url, w_country, b_id, b_username, b_avatar_url, b_country, ...game } = row;
+  return { ...toGameRecord(game), white: player(row, 'w'), black: player(row, 'b') };
+}
+
+const GAME_WITH_PLAYERS = `SELECT g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}
+  FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id`;
+
+export async function findGame(db: Queryable, id: string): Promise<GameRecord | undefined> {
+  const { rows } = await db.query('SELECT * FROM games WHERE id = $1', [id]);
+  return rows[0] ? toGameRecord(rows[0]) : undefined;
+}
+
+export async function findGameWithPlayers(db: Queryable, id: string): Promise<GameWithPlayers | undefined> {
+  const { rows } = await db.query(`${GAME_WITH_PLAYERS} WHERE g.id = $1`, [id]);
+  return rows[0] ? withPlayers(rows[0]) : undefined;
+}
+
+export type NewGame = {
+  kind: GameRecord['kind'];
+  createdBy: string;
+  whiteId: string | null;
+  blackId: string | null;
+  colorPreference: GameRecord['colorPreference'];
+  timeControl: GameRecord['timeControl'];
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  expiresAt: Date;
+};
+
+export async function insertPendingGame(db: Queryable, g: NewGame): Promise<GameRecord> {
+  const ms = g.initialTime * 1000;
+  const { rows } = await db.query(
+    `INSERT INTO games (kind, created_by, white_id, black_id, color_preference, status, time_control,
+       initial_time, increment, rated, white_time_ms, black_time_ms, expires_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $10, $11) RETURNING *`,
+    [g.kind, g.createdBy, g.whiteId, g.blackId, g.colorPreference, g.timeControl, g.initialTime, g.increment, g.rated, ms, g.expiresAt],
+  );
+  return toGameRecord(rows[0]);
+}
+
+/** True when the user plays an active game (or, with `includePending`, waits in one). */
+export async function userHasOpenGame(db: Queryable, userId: string, includePending = false): Promise<boolean> {
+  const statuses = includePending ? ['active', 'pending'] : ['active'];
+  const { rows } = await db.query(
+    `SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = ANY($2::text[]) LIMIT 1`,
+    [userId, statuses],
+  );
+  return rows.length > 0;
+}
+
+/** pending → active, seating both players with their ratings at game start. */
+export async function activateGame(
+  db: Queryable,
+  id: string,
+  a: { whiteId: string; blackId: string; whiteRating: number; blackRating: number; firstMoveDeadline: Date },
+): Promise<GameRecord | undefined> {
+  const { rows } = await db.query(
+    `UPDATE games SET status = 'active', white_id = $2, black_id = $3, white_rating = $4, black_rating = $5,
+       first_move_deadline = $6, started_at = now(), updated_at = now(), expires_at = NULL
+     WHERE id = $1 AND status = 'pending' RETURNING *`,
+    [id, a.whiteId, a.blackId, a.whiteRating, a.blackRating, a.firstMoveDeadline],
+  );
+  return rows[0] ? toGameRecord(rows[0]) : undefined;
+}
+
+/** pending → abandoned (expired, declined, cancelled). */
+export async function abandonPendingGame(db: Queryable, id: string, reason: string): Promise<GameRecord | undefined> {
+  const { rows } = await db.query(
+    `UPDATE games SET status = 'abandoned', abort_reason = $2, updated_at = now(), finished_at = now()
+     WHERE id = $1 AND status = 'pending' RETURNING *`,
+    [id, reason],
+  );
+  return rows[0] ? toGameRecord(rows[0]) : undefined;
+}
+
+/** Pending games past their deadline, abandoned as expired; returns them. */
+export async function expirePendingGames(db: Queryable, limit = 100): Promise<GameRecord[]> {
+  const { rows } = await db.query(
+    `UPDATE games SET status = 'abandoned', abort_reason = 'expired', updated_at = now(), finished_at = now()
+     WHERE id IN (SELECT id FROM games WHERE status = 'pending' AND expires_at <= now()
+                  ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING *`,
+    [limit],
+  );
+  return rows.map(toGameRecord);
+}
+
+/** Active games whose room lease has lapsed (their node died or released them). */
+export async function findOrphanedGames(db: Queryable, limit = 100): Promise<string[]> {
+  const { rows } = await db.query(
+    `SELECT id FROM games WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+     ORDER BY lease_expires_at NULLS FIRST LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => r.id as string);
+}
+
+export async function listMoves(db: Queryable, gameId: string): Promise<MoveRecord[]> {
+  const { rows } = await db.query(
+    'SELECT ply, san, uci, clock_ms, created_at FROM game_moves WHERE game_id = $1 ORDER BY ply',
+    [gameId],
+  );
+  return rows.map((r) => ({ ply: r.ply, san: r.san, uci: r.uci, clockMs: r.clock_ms, createdAt: r.created_at }));
+}
+
+export async function findDrawOffer(db: Queryable, gameId: string, offerId: string): Promise<DrawOfferRecord | undefined> {
+  const { rows } = await db.query('SELECT * FROM draw_offers WHERE id = $1 AND game_id = $2', [offerId, gameId]);
+  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
+}
+
+export async function findPendingDrawOffer(db: Queryable, gameId: string): Promise<DrawOfferRecord | undefined> {
+  const { rows } = await db.query(`SELECT * FROM draw_offers WHERE game_id = $1 AND status = 'pending'`, [gameId]);
+  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
+}
+
+/** The ply of a user's latest draw offer in a game (for the 20-ply rule), or undefined. */
+export async function lastOfferPly(db: Queryable, gameId: string, userId: string): Promise<number | undefined> {
+  const { rows } = await db.query(
+    'SELECT max(ply) AS ply FROM draw_offers WHERE game_id = $1 AND offered_by = $2',
+    [gameId, userId],
+  );
+  return rows[0]?.ply ?? undefined;
+}
+
+// ---- REST reads and the challenge lifecycle ------------------------------------------------
+
+/** The pending draw offer the detail view shows. */
+export async function findOpenDrawOffer(db: Queryable, gameId: string): Promise<DrawOfferRecord | undefined> {
+  // An offer past its deadline is lapsing (the room closes it within a second): not shown.
+  const { rows } = await db.query(
+    `SELECT * FROM draw_offers WHERE game_id = $1 AND status = 'pending' AND expires_at > now()`,
+    [gameId],
+  );
+  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
+}
+
+export async function userExists(db: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM users WHERE id = $1', [userId]);
+  return rows.length > 0;
+}
+
+/** Current rating of each user in a category, rounded; a user without a row has the default 1500. */
+export async function findCategoryRatings(db: Queryable, userIds: string[], category: string): Promise<Map<string, number>> {
+  const { rows } = await db.query(
+    'SELECT user_id, rating FROM user_ratings WHERE user_id = ANY($1::uuid[]) AND category = $2',
+    [userIds, category],
+  );
+  const ratings = new Map<string, number>(userIds.map((id) => [id, 1500]));
+  for (const r of rows) ratings.set(r.user_id as string, Math.round(r.rating as number));
+  return ratings;
+}
+
+// Two-key advisory locks (class, key) live apart from the one-key locks (migrations).
+const PLAYER_LOCK_CLASS = 7270;
+
+/**
+ * Serialises "is this player free? then seat them" across transactions and processes: takes a
+ * transaction-scoped lock per player, in a fixed order so two callers cannot deadlock. Whoever
+ * seats players in an active game (accept, pairing) takes these locks first, before any row lock.
+ */
+export async function lockPlayers(tx: Queryable, userIds: string[]): Promise<void> {
+  for (const id of [...new Set(userIds)].sort()) {
+    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [PLAYER_LOCK_CLASS, id]);
+  }
+}
+
+export async function lockGame(tx: Queryable, id: string): Promise<GameRecord | undefined> {
+  const { rows } = await tx.query('SELECT * FROM games WHERE id = $1 FOR UPDATE', [id]);
+  return rows[0] ? toGameRecord(rows[0]) : undefined;
+}
+
+export const LIST_STATUSES = ['active', 'finished', 'abandoned'] as const;
+export const LIST_SORT_FIELDS = ['created_at', 'updated_at'] as const;
+
+export type GameListFilter = {
+  status?: (typeof LIST_STATUSES)[number];
+  playerId?: string;
+  timeControl?: GameRecord['timeControl'];
+  result?: NonNullable<GameRecord['result']>;
+  /** Username substring of either player, case-insensitive, taken literally. */
+  search?: string;
+};
+
+export type GameListOrder = { field: (typeof LIST_SORT_FIELDS)[number]; direction: 'asc' | 'desc' };
+
+/** `%`, `_` and the escape character itself match literally. */
+export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+function listWhere(f: GameListFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const p = (value: unknown) => `$${params.push(value)}`;
+  // Pending games are never listed; every list index is partial on this predicate.
+  const where = [`g.status <> 'pending'`];
+  if (f.status) where.push(`g.status = ${p(f.status)}`);
+  if (f.playerId) {
+    const id = p(f.playerId);
+    where.push(`(g.white_id = ${id} OR g.black_id = ${id})`);
+  }
+  if (f.timeControl) where.push(`g.time_control = ${p(f.timeControl)}`);
+  if (f.result) where.push(`g.result = ${p(f.result)}`);
+  if (f.search) {
+    // Matching users first (few, and indexed by trigram when pg_trgm exists), then their games.
+    const pattern = p(likeContains(f.search));
+    where.push(
+      `(g.white_id IN (SELECT id FROM users WHERE username ILIKE ${pattern})
+        OR g.black_id IN (SELECT id FROM users WHERE username ILIKE ${pattern}))`,
+    );
+  }
+  return { sql: where.join(' AND '), params };
+}
+
+/**
+ * One page of games (never pending) with their players, and the number of games matching.
+ * The count runs on `games` alone; it is skipped when the page itself tells the total.
+ */
+export async function listGames(
+  db: Queryable,
+  filter: GameListFilter,
+  order: GameListOrder,
+  page: { limit: number; offset: number },
+): Promise<{ games: GameWithPlayers[]; total: number }> {
+  const where = listWhere(filter);
+  const dir = order.direction === 'asc' ? 'ASC' : 'DESC';
+  // The tie-breaker runs opposite to the time column, matching the (time DESC, id) indexes
+  // whichever way they are scanned.
+  const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
+  const n = where.params.length;
+  const { rows } = await db.query(
+    `${GAME_WITH_PLAYERS} WHERE ${where.sql}
+      ORDER BY g.${order.field} ${dir}, g.id ${tie} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    [...where.params, page.limit, page.offset],
+  );
+  const games = rows.map(withPlayers);
+  if (games.length > 0 && games.length < page.limit) return { games, total: page.offset + games.length };
+  if (games.length === 0 && page.offset === 0) return { games, total: 0 };
+  const count = await db.query(`SELECT count(*) AS total FROM games g WHERE ${where.sql}`, where.params);
+  return { games, total: count.rows[0].total as number };
+}

@@ -1,0 +1,227 @@
+import { DEFAULT_GLICKO, rateGame, type Glicko } from '../domain/glicko2.ts';
+import type { Ending } from '../domain/game.ts';
+import { toGameRecord, type GameRecord } from './games.ts';
+import type { MoveWrite } from './moveWriter.ts';
+import { withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
+
+/**
+ * SQL of the live room: its ownership lease and the writes that are not plain moves (game end,
+ * draw offers). Every write is fenced by the room's epoch: a room that lost the game cannot
+ * change it.
+ */
+
+export async function acquireLease(db: Queryable, gameId: string, host: string, leaseMs: number): Promise<GameRecord | undefined> {
+  const { rows } = await db.query(
+    `UPDATE games SET host = $2, host_epoch = host_epoch + 1,
+            lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+      WHERE id = $1 AND status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+      RETURNING *`,
+    [gameId, host, leaseMs],
+  );
+  return rows[0] ? toGameRecord(rows[0]) : undefined;
+}
+
+/** Renews the leases of many games in one statement; returns the ids still owned. */
+export async function renewLeases(db: Queryable, leases: { gameId: string; epoch: number }[], leaseMs: number): Promise<Set<string>> {
+  if (leases.length === 0) return new Set();
+  const { rows } = await db.query(
+    `UPDATE games g SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+       FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch)
+      WHERE g.id = l.id AND g.host_epoch = l.epoch AND g.status = 'active'
+      RETURNING g.id`,
+    [leases.map((l) => l.gameId), leases.map((l) => l.epoch), leaseMs],
+  );
+  return new Set(rows.map((r) => r.id as string));
+}
+
+/** Gives the game up (graceful dispose): clocks booked up to now, lease free for any node. */
+export async function releaseLease(
+  db: Queryable,
+  gameId: string,
+  epoch: number,
+  clocks: { whiteMs: number; blackMs: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE games SET lease_expires_at = NULL, host = NULL, white_time_ms = $3, black_time_ms = $4,
+            turn_started_at = NULL
+      WHERE id = $1 AND host_epoch = $2 AND status = 'active'`,
+    [gameId, epoch, clocks.whiteMs, clocks.blackMs],
+  );
+}
+
+export async function loadMoveUcis(db: Queryable, gameId: string): Promise<{ uci: string; clockMs: number }[]> {
+  const { rows } = await db.query('SELECT uci, clock_ms FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
+  return rows.map((r) => ({ uci: r.uci, clockMs: r.clock_ms }));
+}
+
+export type FinishInput = {
+  gameId: string;
+  epoch: number;
+  /** The move that ended the game, written in the same transaction. */
+  finalMove?: MoveWrite;
+  ending: Ending | null;
+  /** Set instead of `ending` for a game aborted before it really began (unrated, no stats). */
+  abortReason?: 'no_first_move';
+  /** The draw offer whose acceptance ended the game. */
+  acceptedOfferId?: string;
+  whiteMs: number;
+  blackMs: number;
+  eventSeq: number;
+};
+
+export type FinishResult = { ratingChanges: { white: number; black: number } } | { fenced: true };
+
+const SINGLE_MOVE_SQL = `
+WITH upd AS (
+  UPDATE games SET fen = $5, pgn = pgn || $6, move_count = $3, last_move_at = now()
+   WHERE id = $1 AND host_epoch = $2 AND move_count = $3 - 1 AND status = 'active' RETURNING id)
+INSERT INTO game_moves (game_id, ply, san, uci, clock_ms) SELECT $1, $3, $4, $7, $8 FROM upd RETURNING ply`;
+
+/**
+ * Ends a live game in one transaction: the final move (if any), the result, both players'
+ * Glicko-2 ratings and stats (rated games), lapsed draw offers and the game.finished event.
+ */
+export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResult> {
+  return withTransaction(pool, async (tx) => {
+    if (f.finalMove) {
+      const m = f.finalMove;
+      const { rowCount } = await tx.query(SINGLE_MOVE_SQL, [m.gameId, m.epoch, m.ply, m.san, m.fen, m.pgnSuffix, m.uci, m.clockMs]);
+      if (rowCount !== 1) return { fenced: true };
+    }
+    const status = f.abortReason ? 'abandoned' : 'finished';
+    const { rows } = await tx.query(
+      `UPDATE games SET status = $3, result = $4, winner = $5, termination = $6, abort_reason = $7,
+              white_time_ms = $8, black_time_ms = $9, clock_running = false, turn_started_at = NULL,
+              first_move_deadline = NULL, event_seq = $10, finished_at = now(), updated_at = now(),
+              lease_expires_at = NULL, host = NULL
+        WHERE id = $1 AND host_epoch = $2 AND status = 'active'
+        RETURNING *`,
+      [f.gameId, f.epoch, status, f.ending?.result ?? null, f.ending?.winner ?? null, f.ending?.termination ?? null,
+       f.abortReason ?? null, f.whiteMs, f.blackMs, f.eventSeq],
+    );
+    if (!rows[0]) return { fenced: true };
+    const game = toGameRecord(rows[0]);
+    if (f.acceptedOfferId) {
+      await tx.query(`UPDATE draw_offers SET status = 'accepted', answered_at = now() WHERE id = $1 AND status = 'pending'`, [
+        f.acceptedOfferId,
+      ]);
+    }
+    await tx.query(
+      `UPDATE draw_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending'`,
+      [f.gameId],
+    );
+    let ratingChanges = { white: 0, black: 0 };
+    if (f.ending && game.whiteId && game.blackId) {
+      if (game.rated) ratingChanges = await rate(tx, game, f.ending);
+      await recordStats(tx, game, f.ending);
+    }
+    await tx.query('UPDATE games SET white_rating_change = $2, black_rating_change = $3 WHERE id = $1', [
+      f.gameId,
+      ratingChanges.white,
+      ratingChanges.black,
+    ]);
+    await tx.query(`INSERT INTO outbox (topic, game_id, user_ids, payload) VALUES ('game.finished', $1, $2, $3)`, [
+      f.gameId,
+      [game.whiteId, game.blackId].filter(Boolean),
+      JSON.stringify({
+        game_id: f.gameId,
+        status,
+        result: f.ending?.result ?? null,
+        winner: f.ending?.winner ?? null,
+        termination: f.ending?.termination ?? null,
+        abort_reason: f.abortReason ?? null,
+        rating_changes: ratingChanges,
+      }),
+    ]);
+    return { ratingChanges };
+  });
+}
+
+async function rate(tx: PoolClient, game: GameRecord, ending: Ending): Promise<{ white: number; black: number }> {
+  const ids = [game.whiteId!, game.blackId!];
+  // Rows exist before they are locked (a missing row cannot be locked), in a fixed order so
+  // two games finishing at once with the same players cannot deadlock.
+  for (const id of [...ids].sort()) {
+    await tx.query(
+      `INSERT INTO user_ratings (user_id, category, rating, rd, volatility) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING`,
+      [id, game.timeControl, DEFAULT_GLICKO.rating, DEFAULT_GLICKO.deviation, DEFAULT_GLICKO.volatility],
+    );
+  }
+  const { rows } = await tx.query(
+    `SELECT user_id, rating, rd, volatility FROM user_ratings WHERE user_id = ANY($1::uuid[]) AND category = $2
+      ORDER BY user_id FOR UPDATE`,
+    [ids, game.timeControl],
+  );
+  const glicko = (id: string): Glicko => {
+    const r = rows.find((x) => x.user_id === id);
+    return { rating: r.rating, deviation: r.rd, volatility: r.volatility };
+  };
+  const score = ending.winner === 'white' ? 1 : ending.winner === 'black' ? 0 : 0.5;
+  const rated = rateGame(glicko(game.whiteId!), glicko(game.blackId!), score);
+  for (const [id, g] of [[game.whiteId!, rated.white], [game.blackId!, rated.black]] as const) {
+    await tx.query(
+      `UPDATE user_ratings SET rating = $3, rd = $4, volatility = $5, games = games + 1, updated_at = now()
+        WHERE user_id = $1 AND category = $2`,
+      [id, game.timeControl, g.rating, g.deviation, g.volatility],
+    );
+  }
+  return rated.changes;
+}
+
+async function recordStats(tx: PoolClient, game: GameRecord, ending: Ending): Promise<void> {
+  const outcome = (color: 'white' | 'black') => (ending.winner === null ? 'draws' : ending.winner === color ? 'wins' : 'losses');
+  for (const color of ['white', 'black'] as const) {
+    const column = outcome(color);
+    await tx.query(`UPDATE users SET games_played = games_played + 1, ${column} = ${column} + 1 WHERE id = $1`, [
+      color === 'white' ? game.whiteId : game.blackId,
+    ]);
+  }
+}
+
+export async function insertDrawOffer(
+  db: Queryable,
+  o: { gameId: string; epoch: number; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number },
+): Promise<{ id: string } | undefined> {
+  const { rows } = await db.query(
+    `WITH g AS (UPDATE games SET event_seq = $6, updated_at = now()
+                 WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
+     INSERT INTO draw_offers (game_id, offered_by, ply, status, expires_at)
+     SELECT $1, $3, $4, 'pending', $5 FROM g RETURNING id`,
+    [o.gameId, o.epoch, o.offeredBy, o.ply, o.expiresAt, o.eventSeq],
+  );
+  return rows[0] ? { id: rows[0].id } : undefined;
+}
+
+/** pending → declined/expired (accepted goes through finishGame). False when fenced out. */
+export async function closeDrawOffer(
+  db: Queryable,
+  o: { gameId: string; epoch: number; offerId: string; status: 'declined' | 'expired' | 'accepted'; eventSeq: number },
+): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH g AS (UPDATE games SET event_seq = $5, updated_at = now()
+                 WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
+     UPDATE draw_offers SET status = $4, answered_at = now()
+       FROM g WHERE draw_offers.id = $3 AND draw_offers.game_id = g.id AND draw_offers.status = 'pending'
+     RETURNING draw_offers.id`,
+    [o.gameId, o.epoch, o.offerId, o.status, o.eventSeq],
+  );
+  return rows.length === 1;
+}
+
+export async function findPendingOffer(db: Queryable, gameId: string) {
+  const { rows } = await db.query(
+    `SELECT id, offered_by, ply, expires_at FROM draw_offers WHERE game_id = $1 AND status = 'pending'`,
+    [gameId],
+  );
+  const r = rows[0];
+  return r ? { id: r.id as string, offeredBy: r.offered_by as string, ply: r.ply as number, expiresAt: r.expires_at as Date } : undefined;
+}
+
+export async function lastOfferPlies(db: Queryable, gameId: string): Promise<Map<string, number>> {
+  const { rows } = await db.query(
+    'SELECT offered_by, max(ply) AS ply FROM draw_offers WHERE game_id = $1 GROUP BY offered_by',
+    [gameId],
+  );
+  return new Map(rows.map((r) => [r.offered_by as string, r.ply as number]));
+}

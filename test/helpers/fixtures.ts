@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { Pool } from '../../src/db/pool.ts';
+
+/**
+ * Rows inserted straight into PostgreSQL, for tests of the layers below HTTP (the live game
+ * actor, the writer). HTTP tests create their data through the API instead.
+ */
+export async function insertUser(pool: Pool, name = `u_${randomBytes(4).toString('hex')}`): Promise<string> {
+  const { rows } = await pool.query(
+    `INSERT INTO users (email, username, password_hash) VALUES ($1, $2, 'x') RETURNING id`,
+    [`${name}@example.com`, name],
+  );
+  return rows[0].id;
+}
+
+export async function insertActiveGame(
+  pool: Pool,
+  whiteId: string,
+  blackId: string,
+  o: { initialTime?: number; increment?: number; rated?: boolean; firstMoveDeadline?: Date | null } = {},
+): Promise<string> {
+  const initial = o.initialTime ?? 300;
+  const { rows } = await pool.query(
+    `INSERT INTO games (kind, created_by, white_id, black_id, status, time_control, initial_time, increment, rated,
+                        white_time_ms, black_time_ms, white_rating, black_rating, first_move_deadline, started_at)
+     VALUES ('challenge', $1, $1, $2, 'active', 'blitz', $3, $4, $5, $6, $6, 1500, 1500, $7, now()) RETURNING id`,
+    [whiteId, blackId, initial, o.increment ?? 0, o.rated ?? true, initial * 1000,
+     o.firstMoveDeadline === undefined ? new Date(Date.now() + 60_000) : o.firstMoveDeadline],
+  );
+  return rows[0].id;
+}
+
+/** Makes the game's lease lapse now, as if its node had died long enough ago. */
+export async function expireLease(pool: Pool, gameId: string): Promise<void> {
+  await pool.query(`UPDATE games SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [gameId]);
+}
