@@ -16,6 +16,7 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(2567),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: z.url().optional(),
+  PUBLIC_ADDRESS: z.string().optional(),
   DATABASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: z.url().optional(),
@@ -42,6 +43,8 @@ export type Config = {
   port: number;
   host: string;
   publicUrl: string;
+  /** This process's own host:port as clients reach it (Colyseus seat reservations), when several run. */
+  publicAddress: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
@@ -86,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicAddress: e.PUBLIC_ADDRESS,
     databaseUrl: e.DATABASE_URL,
     dataDir,
     redisUrl: e.REDIS_URL,

@@ -91,6 +91,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       transport,
       presence: createPresence(config),
       driver: createDriver(config),
+      publicAddress: config.publicAddress,
       gracefullyShutdown: false,
       greet: false,
       logger: log.child({ component: 'colyseus' }),

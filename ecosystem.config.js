@@ -1,0 +1,27 @@
+// PM2: N processes (fork mode), one port each, joined into one service through Redis (presence,
+// matchmaker driver, rate limits) and PostgreSQL. Put a load balancer in front of the ports.
+//   DATABASE_URL=postgres://… REDIS_URL=redis://… npx pm2 start ecosystem.config.js
+// The package is an ES module, so this file is too: PM2 require()s it, which Node ≥ 20.19
+// answers with the module namespace, hence the named `apps` export (not `export default`).
+import os from 'node:os';
+
+const instances = Number(process.env.INSTANCES || os.cpus().length);
+const basePort = Number(process.env.PORT || 2567);
+const host = process.env.PUBLIC_HOST || 'localhost';
+
+export const apps = Array.from({ length: instances }, (_, i) => ({
+  name: `chess-${i}`,
+  script: 'src/index.ts',
+  interpreter: 'node',
+  interpreter_args: '--import tsx',
+  exec_mode: 'fork',
+  // SIGTERM drains within 10 s (DESIGN 3); give it a little more before SIGKILL.
+  kill_timeout: 12_000,
+  env: {
+    NODE_ENV: process.env.NODE_ENV || 'production',
+    PORT: String(basePort + i),
+    PUBLIC_ADDRESS: `${host}:${basePort + i}`,
+  },
+}));
+
+export default { apps };
