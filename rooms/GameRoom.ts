@@ -31,7 +31,8 @@ export class GameRoom extends Room<{ state: GameState }> {
   override autoDispose = false;
   // Patches go out right after each change (broadcastPatch); the interval is only a backstop.
   override patchRate = 5000;
-  override maxMessagesPerSecond = 30;
+  // A hard flood guard (Colyseus drops the socket); the budget below answers politely first.
+  override maxMessagesPerSecond = 200;
   private budgets = new WeakMap<Client, { count: number; resetAt: number }>();
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {

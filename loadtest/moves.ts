@@ -1,0 +1,262 @@
+/**
+ * Benchmark: durable moves through GameRooms against real PostgreSQL, and the server's CPU per
+ * move next to a tight chess.js loop (move + isGameOver + fen) over the same moves, measured in
+ * the same run. Prints one JSON report.
+ *
+ *   npx tsx loadtest/moves.ts [--games 200] [--plies 60]
+ *
+ * The server runs as a child process (so its CPU is its own, read from /proc); players are
+ * Colyseus SDK clients in this process. DATABASE_URL names the PostgreSQL server to use (a fresh
+ * database is created and dropped); without it the embedded one is used.
+ */
+import '../src/polyfills.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Chess } from 'chess.js';
+import { Client, type Room } from '@colyseus/sdk';
+import { createDatabase } from '../test/helpers/database.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const GAMES = arg('games', 200);
+const PLIES = arg('plies', 60);
+const CLK_TCK = 100; // Linux USER_HZ
+
+async function main() {
+  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const db = await createDatabase(serverUrl);
+  const port = await freePort();
+  const server = await startServer(port, db.url);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    const sequences = Array.from({ length: GAMES }, (_, i) => randomGame(1000 + i, PLIES));
+    const games = await setupGames(base, GAMES);
+    const rooms = await Promise.all(
+      games.map(async (g) => {
+        const sdk = new Client(`ws://127.0.0.1:${port}`);
+        const white = await sdk.joinById(g.id, { token: g.white.token });
+        const black = await sdk.joinById(g.id, { token: g.black.token });
+        return { white, black };
+      }),
+    );
+
+    const cpu0 = processCpu(server.pid!);
+    const pg0 = postgresCpu();
+    const t0 = process.hrtime.bigint();
+    const latencies: number[] = [];
+    await Promise.all(
+      rooms.map(async (r, i) => {
+        const moves = sequences[i];
+        for (let ply = 0; ply < moves.length; ply++) {
+          const room = ply % 2 === 0 ? r.white : r.black;
+          const started = performance.now();
+          await sendMove(room, moves[ply]);
+          latencies.push(performance.now() - started);
+        }
+      }),
+    );
+    const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+    const cpuS = processCpu(server.pid!) - cpu0;
+    const pgS = postgresCpu() - pg0;
+    const totalMoves = sequences.reduce((n, s) => n + s.length, 0);
+    const chessUs = chessJsLoop(sequences);
+    const serverUs = (cpuS * 1e6) / totalMoves;
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => Number(latencies[Math.floor(p * (latencies.length - 1))].toFixed(2));
+    console.log(
+      JSON.stringify(
+        {
+          benchmark: 'durable moves through GameRooms (WebSocket, real PostgreSQL)',
+          node: process.version,
+          cpus: os.cpus().length,
+          games: GAMES,
+          moves: totalMoves,
+          wall_s: Number(wallS.toFixed(3)),
+          moves_per_s: Math.round(totalMoves / wallS),
+          server_cpu_us_per_move: Math.round(serverUs),
+          postgres_cpu_us_per_move: Math.round((pgS * 1e6) / totalMoves),
+          chessjs_loop_us_per_move: Number(chessUs.toFixed(1)),
+          ratio_server_to_chessjs: Number((serverUs / chessUs).toFixed(2)),
+          move_latency_ms: { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: pct(1) },
+        },
+        null,
+        2,
+      ),
+    );
+    await Promise.all(rooms.flatMap((r) => [r.white.leave(), r.black.leave()]));
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await db.drop();
+  }
+}
+
+type Uci = { from: string; to: string; promotion?: string };
+
+/** A seeded random game that does not end within `plies` (so every move is a plain move). */
+function randomGame(seed: number, plies: number): Uci[] {
+  for (let attempt = 0; ; attempt++) {
+    let s = seed * 7919 + attempt;
+    const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const chess = new Chess();
+    const moves: Uci[] = [];
+    while (moves.length < plies && !chess.isGameOver()) {
+      const options = chess.moves({ verbose: true });
+      const m = options[Math.floor(rand() * options.length)];
+      chess.move(m);
+      moves.push({ from: m.from, to: m.to, promotion: m.promotion });
+    }
+    if (moves.length === plies && !chess.isGameOver()) return moves;
+  }
+}
+
+/** The baseline: what the rules alone cost per move, in µs. */
+function chessJsLoop(sequences: Uci[][]): number {
+  let n = 0;
+  const t0 = process.hrtime.bigint();
+  for (let round = 0; round < 3; round++) {
+    for (const seq of sequences) {
+      const chess = new Chess();
+      for (const m of seq) {
+        chess.move(m);
+        chess.isGameOver();
+        chess.fen();
+        n++;
+      }
+    }
+  }
+  return Number(process.hrtime.bigint() - t0) / 1e3 / n;
+}
+
+function sendMove(room: Room, m: Uci): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const offOk = room.onMessage('move:ok', () => {
+      offOk();
+      offErr();
+      resolve();
+    });
+    const offErr = room.onMessage('error', (e: { code: string; message: string }) => {
+      offOk();
+      offErr();
+      reject(new Error(`${e.code}: ${e.message}`));
+    });
+    room.send('move', m);
+  });
+}
+
+type Player = { id: string; token: string };
+
+async function setupGames(base: string, count: number): Promise<{ id: string; white: Player; black: Player }[]> {
+  const post = async (p: string, body: unknown, token?: string) => {
+    const res = await fetch(`${base}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (!json.success) throw new Error(`${p}: ${JSON.stringify(json.error)}`);
+    return json.data;
+  };
+  const signup = async (i: number, side: string): Promise<Player> => {
+    const name = `bench_${side}${i}_${process.pid % 10000}`;
+    const d = await post('/v1/auth/signup', { email: `${name}@example.com`, password: 'benchmark1', username: name });
+    return { id: d.user.id, token: d.session.access_token };
+  };
+  const out: { id: string; white: Player; black: Player }[] = [];
+  for (let i = 0; i < count; i += 20) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, count - i) }, async (_, j) => {
+        const white = await signup(i + j, 'w');
+        const black = await signup(i + j, 'b');
+        const game = await post(
+          '/v1/games',
+          { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 900, increment: 10, color: 'white' },
+          white.token,
+        );
+        await post(`/v1/games/${game.id}/accept`, {}, black.token);
+        return { id: game.id, white, black };
+      }),
+    );
+    out.push(...batch);
+  }
+  return out;
+}
+
+function startServer(port: number, databaseUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: '',
+      RATE_LIMITS: 'off',
+      BCRYPT_COST: '4',
+      EMAIL_DOMAIN_CHECK: 'off',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: path.join(os.tmpdir(), `chess-bench-${process.pid}`),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + 30_000;
+    const poll = async () => {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (res.ok) return resolve(child);
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) return reject(new Error('server did not start'));
+      setTimeout(poll, 200);
+    };
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    void poll();
+  });
+}
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** CPU seconds of every postgres process on the machine (the database's share of the work). */
+function postgresCpu(): number {
+  let total = 0;
+  for (const pid of readdirNumeric('/proc')) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    } catch {
+      /* the process went away */
+    }
+  }
+  return total;
+}
+
+function readdirNumeric(dir: string): string[] {
+  return readdirSync(dir).filter((d) => /^\d+$/.test(d));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+await main();
+process.exit(0);
