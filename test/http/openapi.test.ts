@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { buildRoutes } from '../../src/http/routes/index.ts';
+import { api } from '../helpers/http.ts';
+import { testService } from '../helpers/service.ts';
+
+describe('API reference', () => {
+  it('serves an OpenAPI 3.1 document that lists every route the service mounts', async () => {
+    const { service } = await testService();
+    const res = await api('GET', '/v1/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, '3.1.0');
+    const documented = new Set(
+      Object.entries<Record<string, unknown>>(res.body.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)),
+    );
+    const routes = buildRoutes(service.services).filter((r) => !r.hidden);
+    assert.ok(routes.length > 10);
+    for (const r of routes) {
+      const key = `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`;
+      assert.ok(documented.has(key), `missing from OpenAPI: ${key}`);
+    }
+  });
+
+  it('documents request bodies from the validating schemas', async () => {
+    const res = await api('GET', '/v1/openapi.json');
+    const signup = res.body.paths['/auth/signup'].post;
+    const schema = signup.requestBody.content['application/json'].schema;
+    assert.ok(schema.properties.email && schema.properties.password && schema.properties.username);
+  });
+
+  it('serves a reference page at /docs', async () => {
+    const res = await api('GET', '/docs');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(res.text, /\/auth\/signup/);
+  });
+});
