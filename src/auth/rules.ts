@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { isCountryCode } from './countries.ts';
+import { containsOffensiveWord } from './offensiveWords.ts';
+import { MAX_PASSWORD_BYTES } from './passwords.ts';
+
+/**
+ * The account field rules of interface §5 and DESIGN 2.2, as zod schemas: request bodies are
+ * built from them, and every broken rule becomes its own message under the field's name.
+ */
+
+export const requiredString = () => z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') });
+
+/** Text that is searched or stored as is: PostgreSQL text cannot hold NUL, and no name needs control characters. */
+export const plainText = () => requiredString().refine((s) => !/\p{Cc}/u.test(s), 'must not contain control characters');
+
+/** Adds one issue per message, so a password that breaks three rules reports all three. */
+const rules = (check: (value: string) => string[]) => (value: string, ctx: z.RefinementCtx) => {
+  for (const message of check(value)) ctx.addIssue({ code: 'custom', message });
+};
+
+// Emails are stored lower-cased: addresses are matched case-insensitively everywhere anyway.
+export const Email = requiredString()
+  .trim()
+  .toLowerCase()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ error: 'must be a valid email address' }));
+
+export function passwordProblems(password: string): string[] {
+  const problems: string[] = [];
+  if ([...password].length < 8) problems.push('must be at least 8 characters');
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) problems.push(`must be at most ${MAX_PASSWORD_BYTES} bytes`);
+  if (!/\p{L}/u.test(password)) problems.push('must contain at least one letter');
+  if (!/\p{Nd}/u.test(password)) problems.push('must contain at least one digit');
+  return problems;
+}
+export const Password = requiredString().superRefine(rules(passwordProblems));
+
+export function usernameProblems(username: string): string[] {
+  const problems: string[] = [];
+  if (username.length < 3 || username.length > 20) problems.push('must be 3 to 20 characters');
+  if (!/^[A-Za-z0-9_]*$/.test(username)) problems.push('may contain only letters, digits and underscores');
+  else if (containsOffensiveWord(username)) problems.push('must not contain offensive words');
+  return problems;
+}
+export const Username = requiredString().superRefine(rules(usernameProblems));
+
+// Newlines and other control characters have no place in a display name.
+export const FullName = plainText().trim().max(100, 'must be at most 100 characters');
+
+export const Country = requiredString()
+  .trim()
+  .toUpperCase()
+  .refine((s) => /^[A-Z]{2}$/.test(s) && isCountryCode(s), 'must be a two-letter ISO 3166-1 country code');
+
+const isHttpUrl = (s: string) => {
+  if (!URL.canParse(s) || /[\s\p{Cc}]/u.test(s)) return false;
+  const url = new URL(s);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+};
+export const AvatarUrl = requiredString().max(2048, 'must be at most 2048 characters').refine(isHttpUrl, 'must be an http(s) URL');

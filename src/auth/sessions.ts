@@ -1,0 +1,76 @@
+import type { AuthUser } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import {
+  consumeRefreshToken,
+  findLiveSession,
+  findUsedRefreshToken,
+  insertRefreshToken,
+  insertSession,
+  revokeSession,
+  type LiveSession,
+} from '../db/sessions.ts';
+import { hashToken, randomToken, type AccessTokens } from './tokens.ts';
+
+/** Refresh tokens are valid 30 days from issue (interface §5). */
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+
+export type TokenPair = { accessToken: string; refreshToken: string; expiresIn: number; expiresAt: Date };
+
+export type Sessions = {
+  /** Opens a session and issues its first token pair, inside the caller's transaction. */
+  open: (db: Queryable, user: { id: string; email: string }) => Promise<TokenPair>;
+  /** Rotates a refresh token; replaying a used one ends its session. Throws UNAUTHORIZED. */
+  refresh: (refreshToken: string) => Promise<TokenPair>;
+  /** A verified access token of a live session, else UNAUTHORIZED. */
+  authenticate: (accessToken: string) => Promise<AuthUser>;
+  end: (sessionId: string) => Promise<void>;
+};
+
+const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
+
+export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logger }): Sessions {
+  async function issue(db: Queryable, session: LiveSession): Promise<TokenPair> {
+    const refreshToken = randomToken();
+    await insertRefreshToken(db, { tokenHash: hashToken(refreshToken), sessionId: session.sessionId, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
+    const access = o.tokens.sign({ id: session.userId, email: session.email }, session.sessionId);
+    return { accessToken: access.token, refreshToken, expiresIn: access.expiresIn, expiresAt: access.expiresAt };
+  }
+
+  return {
+    async open(db, user) {
+      const sessionId = await insertSession(db, user.id);
+      return issue(db, { sessionId, userId: user.id, email: user.email });
+    },
+
+    async refresh(refreshToken) {
+      const tokenHash = hashToken(refreshToken);
+      // Consuming the old token and storing the new one commit together: a failure in between
+      // must not leave the client with a used token and no successor.
+      const pair = await withTransaction(o.pool, async (tx) => {
+        const session = await consumeRefreshToken(tx, tokenHash);
+        return session && issue(tx, session);
+      });
+      if (pair) return pair;
+      // A used token presented again means it leaked, or a client raced itself: either way the
+      // session can no longer be trusted (OAuth 2.0 Security BCP, refresh token rotation).
+      const replayed = await findUsedRefreshToken(o.pool, tokenHash);
+      if (replayed) {
+        await revokeSession(o.pool, replayed.sessionId, 'refresh_reuse');
+        o.log.warn({ sessionId: replayed.sessionId }, 'refresh token reused: session revoked');
+      }
+      throw unauthorized('Invalid or expired refresh token');
+    },
+
+    async authenticate(accessToken) {
+      const claims = o.tokens.verify(accessToken);
+      if (!claims) throw unauthorized('Invalid or expired access token');
+      const session = await findLiveSession(o.pool, claims.sid);
+      if (!session || session.userId !== claims.sub) throw unauthorized('Session has ended');
+      return { id: session.userId, email: session.email, sessionId: session.sessionId };
+    },
+
+    end: (sessionId) => revokeSession(o.pool, sessionId, 'logout'),
+  };
+}

@@ -1,0 +1,131 @@
+import { AppError } from '../../errors.ts';
+import {
+  EmailBody,
+  LoginBody,
+  LoginResult,
+  PasswordUpdateBody,
+  RefreshBody,
+  SignupBody,
+  SignupResult,
+  TokenBody,
+  TokenPairResult,
+  VerifyResult,
+} from '../../services/accounts.ts';
+import type { Services } from '../../services/index.ts';
+import { Reply, route, type Route } from '../route.ts';
+
+const tags = ['Authentication'];
+/** `{success, message}` and, when there is data, `{success, data, message}`. */
+const withMessage = (status: number, message: string, data?: unknown) =>
+  new Reply(status, data === undefined ? { success: true, message } : { success: true, data, message });
+
+export function authRoutes({ accounts }: Services): Route[] {
+  return [
+    route({
+      method: 'post',
+      path: '/auth/signup',
+      summary: 'Create an account; a verification email is sent',
+      tags,
+      auth: 'none',
+      body: SignupBody,
+      status: 201,
+      response: SignupResult,
+      errors: ['EMAIL_ALREADY_EXISTS', 'USERNAME_ALREADY_EXISTS'],
+      handler: async ({ body }) =>
+        withMessage(201, 'Account created. Check your email to confirm your address.', await accounts.signup(body)),
+    }),
+    route({
+      method: 'post',
+      path: '/auth/login',
+      summary: 'Log in with email and password',
+      tags,
+      auth: 'none',
+      body: LoginBody,
+      response: LoginResult,
+      errors: ['INVALID_CREDENTIALS', 'TOO_MANY_ATTEMPTS'],
+      handler: ({ body, req }) => accounts.login(body, req.ip ?? 'unknown'),
+    }),
+    route({
+      method: 'get',
+      path: '/auth/oauth/google',
+      summary: 'Log in with Google (coming soon)',
+      tags,
+      auth: 'none',
+      errors: ['NOT_IMPLEMENTED'],
+      handler: async () => {
+        throw new AppError('NOT_IMPLEMENTED', 'Login with Google is coming soon');
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/auth/logout',
+      summary: 'End the session of the presented access token',
+      tags,
+      auth: 'required',
+      status: 204,
+      handler: async ({ user }) => {
+        await accounts.logout(user!);
+        return new Reply(204);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/auth/refresh',
+      summary: 'Exchange a refresh token for a new token pair (single use)',
+      tags,
+      auth: 'none',
+      body: RefreshBody,
+      response: TokenPairResult,
+      errors: ['UNAUTHORIZED'],
+      handler: ({ body }) => accounts.refresh(body.refresh_token),
+    }),
+    route({
+      method: 'post',
+      path: '/auth/password/reset',
+      summary: 'Mail a password reset link (same answer whether the account exists or not)',
+      tags,
+      auth: 'none',
+      body: EmailBody,
+      handler: async ({ body }) => {
+        accounts.requestPasswordReset(body.email);
+        return withMessage(200, 'If an account exists for this email, a password reset link has been sent.');
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/auth/password/update',
+      summary: 'Set a new password with a reset token; ends every session of the account',
+      tags,
+      auth: 'none',
+      body: PasswordUpdateBody,
+      errors: ['INVALID_TOKEN'],
+      handler: async ({ body }) => {
+        await accounts.updatePassword(body);
+        return withMessage(200, 'Password updated. Please log in again.');
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/auth/verify',
+      summary: 'Confirm an email address with the token from the verification email',
+      tags,
+      auth: 'none',
+      body: TokenBody,
+      response: VerifyResult,
+      errors: ['INVALID_TOKEN'],
+      handler: async ({ body }) => withMessage(200, 'Email address confirmed.', await accounts.verifyEmail(body.token)),
+    }),
+    route({
+      method: 'post',
+      path: '/auth/verify/resend',
+      summary: 'Mail a new verification link (same answer whether the account exists or not)',
+      tags,
+      auth: 'none',
+      body: EmailBody,
+      handler: async ({ body }) => {
+        accounts.resendVerification(body.email);
+        return withMessage(200, 'If an unconfirmed account exists for this email, a new confirmation link has been sent.');
+      },
+    }),
+  ];
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import type { Services } from '../../services/index.ts';
+import { PrivateProfile, ProfilePatchBody, PublicProfile } from '../../services/users.ts';
+import { paginate } from '../pagination.ts';
+import { Reply, route, type Route } from '../route.ts';
+import { isUuid, pageQuery } from '../validate.ts';
+
+const tags = ['Users'];
+
+export const SearchQuery = z.object({
+  q: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a single string') })
+    .min(1, 'must be 1 to 20 characters')
+    .max(20, 'must be 1 to 20 characters')
+    // No username holds one, and PostgreSQL text cannot hold NUL.
+    .refine((q) => !/\p{Cc}/u.test(q), 'must not contain control characters'),
+  ...pageQuery,
+});
+
+/** DESIGN 2.8: a malformed id is an unknown id (404), never a 400. */
+function userIdOf(params: Record<string, string>): string {
+  if (!isUuid(params.id)) throw new AppError('USER_NOT_FOUND', 'User not found');
+  return params.id;
+}
+
+// Literal paths (/users/me, /users/search) come before /users/:id, which would match them too.
+export function userRoutes({ users }: Services): Route[] {
+  return [
+    route({
+      method: 'get',
+      path: '/users/me',
+      summary: 'The private profile of the caller',
+      tags,
+      auth: 'required',
+      response: PrivateProfile,
+      handler: ({ user }) => users.getMe(user!.id),
+    }),
+    route({
+      method: 'patch',
+      path: '/users/me',
+      summary: 'Change the profile of the caller (full_name, avatar_url, country, username)',
+      tags,
+      auth: 'required',
+      body: ProfilePatchBody,
+      response: PrivateProfile,
+      errors: ['USERNAME_ALREADY_EXISTS'],
+      handler: ({ user, body }) => users.updateMe(user!.id, body),
+    }),
+    route({
+      method: 'get',
+      path: '/users/search',
+      summary: 'Users whose username starts with q (case-insensitive), by username',
+      tags,
+      auth: 'required',
+      query: SearchQuery,
+      response: z.array(PublicProfile),
+      handler: async ({ query }) => {
+        const page = { page: query.page, limit: query.limit };
+        const { users: found, total } = await users.search(query.q, page);
+        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/users/:id',
+      summary: 'The public profile of a user',
+      tags,
+      auth: 'required',
+      response: PublicProfile,
+      errors: ['USER_NOT_FOUND'],
+      handler: ({ params }) => users.getPublic(userIdOf(params)),
+    }),
+    route({
+      method: 'get',
+      path: '/users/:id/avatar.svg',
+      summary: 'The generated default avatar of a user (SVG)',
+      tags,
+      auth: 'none',
+      errors: ['USER_NOT_FOUND'],
+      handler: async ({ params }) =>
+        new Reply(200, await users.avatarSvg(userIdOf(params)), {
+          'Content-Type': 'image/svg+xml',
+          // It changes only with the username; after an hour clients revalidate (Express adds an ETag).
+          'Cache-Control': 'public, max-age=3600',
+          // An SVG opened directly is a document: it must not be able to run anything.
+          'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+          'X-Content-Type-Options': 'nosniff',
+        }),
+    }),
+  ];
+}

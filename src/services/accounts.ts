@@ -1,0 +1,201 @@
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import type { DomainCheck } from '../auth/emailDomain.ts';
+import { createLoginThrottle } from '../auth/loginThrottle.ts';
+import type { Mail, Mailer } from '../auth/mailer.ts';
+import { createPasswordHasher } from '../auth/passwords.ts';
+import { Email, FullName, Password, plainText, requiredString, Username } from '../auth/rules.ts';
+import type { Sessions, TokenPair } from '../auth/sessions.ts';
+import { issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
+import type { AppContext, AuthUser } from '../context.ts';
+import { withTransaction } from '../db/pool.ts';
+import { revokeUserSessions } from '../db/sessions.ts';
+import type { UserTokenPurpose } from '../db/userTokens.ts';
+import {
+  findProfile,
+  findTakenField,
+  findUserByEmail,
+  insertUser,
+  markEmailVerified,
+  setPasswordHash,
+  type TakenField,
+  type UserRecord,
+} from '../db/users.ts';
+import { AppError } from '../errors.ts';
+import { defaultAvatarUrl, headlineRating, usernameTaken } from './users.ts';
+
+// Request bodies: the same schemas validate requests and document them (OpenAPI).
+const OpaqueToken = requiredString().min(1, 'is required').max(512, 'must be at most 512 characters');
+export const SignupBody = z.object({ email: Email, password: Password, username: Username, full_name: FullName.nullable().optional() });
+export type SignupBody = z.infer<typeof SignupBody>;
+// Login checks only the shape: any other mistake is INVALID_CREDENTIALS, like a wrong password.
+export const LoginBody = z.object({
+  email: plainText().max(254, 'must be at most 254 characters'),
+  password: requiredString().max(1024, 'must be at most 1024 characters'),
+});
+export type LoginBody = z.infer<typeof LoginBody>;
+export const RefreshBody = z.object({ refresh_token: OpaqueToken });
+export const EmailBody = z.object({ email: Email });
+export const TokenBody = z.object({ token: OpaqueToken });
+export const PasswordUpdateBody = z.object({ token: OpaqueToken, password: Password });
+export type PasswordUpdateBody = z.infer<typeof PasswordUpdateBody>;
+
+// Responses (interface §2.8).
+export const TokenPairResult = z.object({ access_token: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
+export const SignupResult = z.object({
+  user: z.object({ id: z.uuid(), email: z.email(), username: z.string(), created_at: z.iso.datetime() }),
+  session: TokenPairResult,
+});
+export const LoginResult = z.object({
+  user: z.object({ id: z.uuid(), email: z.email(), username: z.string(), avatar_url: z.url(), rating: z.number().int() }),
+  session: TokenPairResult.extend({ expires_at: z.iso.datetime() }),
+});
+export const VerifyResult = z.object({
+  user: z.object({ id: z.uuid(), email: z.email(), username: z.string(), email_verified: z.boolean(), created_at: z.iso.datetime() }),
+});
+
+/** What the network gives the accounts: injectable so tests can fake the far side. */
+export type AccountDeps = { mailer: Mailer; domainCheck: DomainCheck };
+
+const takenError = (field: TakenField) =>
+  field === 'email' ? new AppError('EMAIL_ALREADY_EXISTS', 'An account with this email already exists') : usernameTaken();
+const tokenPair = (p: TokenPair) => ({ access_token: p.accessToken, refresh_token: p.refreshToken, expires_in: p.expiresIn });
+const invalidToken = () => new AppError('INVALID_TOKEN', 'This link is invalid, has expired or was already used');
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+export function createAccounts(ctx: AppContext, sessions: Sessions, deps: AccountDeps) {
+  const { pool, config, log } = ctx;
+  const passwords = createPasswordHasher(config.bcryptCost);
+  const throttle = createLoginThrottle(ctx.makeLimiter);
+  // Reset and verification requests cannot be told apart by their answer, so someone could use
+  // them to flood a stranger's mailbox: a few mails per recipient per hour are enough.
+  const mailsPerRecipient = ctx.makeLimiter('mail-recipient', 5, 3600);
+  const background = new Set<Promise<void>>();
+
+  async function sendMail(mail: Mail): Promise<void> {
+    try {
+      await mailsPerRecipient.consume(mail.to);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return void log.warn({ to: mail.to }, 'mail dropped: too many for this recipient');
+      throw rejection;
+    }
+    await deps.mailer.send(mail);
+  }
+  const mailToken = (purpose: UserTokenPurpose, user: UserRecord, token: string) =>
+    sendMail(userTokenMail(purpose, { to: user.email, username: user.username, publicUrl: config.publicUrl, token }));
+
+  /**
+   * Work the answer does not wait for: mail, and the whole of the no-enumeration endpoints, whose
+   * answer must not depend on (or take longer for) an existing account.
+   */
+  function inBackground(what: string, work: () => Promise<void>): void {
+    const running = work()
+      .catch((err) => log.error({ err }, `${what} failed`))
+      .finally(() => background.delete(running));
+    background.add(running);
+  }
+
+  async function refuseMissingDomain(email: string): Promise<void> {
+    if (!config.emailDomainCheck) return;
+    const verdict = await deps.domainCheck(email.slice(email.lastIndexOf('@') + 1));
+    if (verdict === 'missing') {
+      throw new AppError('VALIDATION_ERROR', 'Invalid request data', { email: ['the email domain does not exist'] });
+    }
+  }
+
+  return {
+    async signup(body: SignupBody) {
+      await refuseMissingDomain(body.email);
+      // Checked before hashing to answer quickly; the unique indexes still decide a race.
+      const taken = await findTakenField(pool, { email: body.email, username: body.username });
+      if (taken) throw takenError(taken);
+      const passwordHash = await passwords.hash(body.password);
+      const { user, pair, verifyToken } = await withTransaction(pool, async (tx) => {
+        const inserted = await insertUser(tx, { email: body.email, username: body.username, passwordHash, fullName: body.full_name || null });
+        if (!inserted.ok) throw takenError(inserted.taken);
+        const user = inserted.value;
+        return { user, pair: await sessions.open(tx, user), verifyToken: await issueUserToken(tx, user.id, 'verify') };
+      });
+      inBackground('verification mail', () => mailToken('verify', user, verifyToken));
+      return {
+        user: { id: user.id, email: user.email, username: user.username, created_at: user.createdAt.toISOString() },
+        session: tokenPair(pair),
+      };
+    },
+
+    async login(body: LoginBody, clientAddress: string) {
+      const release = await throttle.reserve(body.email, clientAddress);
+      const user = await findUserByEmail(pool, body.email.trim());
+      // Same work whether or not the account exists (a dummy hash stands in), so same time.
+      if (!(await passwords.verify(body.password, user?.passwordHash)) || !user) {
+        throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+      }
+      await release();
+      if (passwords.needsRehash(user.passwordHash)) {
+        inBackground('password rehash', async () => setPasswordHash(pool, user.id, await passwords.hash(body.password)));
+      }
+      const pair = await withTransaction(pool, (tx) => sessions.open(tx, user));
+      const profile = await findProfile(pool, user.id);
+      return {
+        user: {
+          id: user.id,
+          email: user.email,
+          username: user.username,
+          avatar_url: user.avatarUrl ?? defaultAvatarUrl(config.publicUrl, user.id),
+          rating: headlineRating(profile?.ratings ?? {}),
+        },
+        session: { ...tokenPair(pair), expires_at: pair.expiresAt.toISOString() },
+      };
+    },
+
+    refresh: async (refreshToken: string) => tokenPair(await sessions.refresh(refreshToken)),
+
+    logout: (user: AuthUser) => sessions.end(user.sessionId),
+
+    requestPasswordReset(email: string): void {
+      inBackground('password reset request', async () => {
+        const user = await findUserByEmail(pool, email);
+        if (user) await mailToken('reset', user, await issueUserToken(pool, user.id, 'reset'));
+      });
+    },
+
+    async updatePassword(body: PasswordUpdateBody): Promise<void> {
+      const passwordHash = await passwords.hash(body.password);
+      const done = await withTransaction(pool, async (tx) => {
+        const userId = await redeemUserToken(tx, body.token, 'reset');
+        if (!userId) return false;
+        await setPasswordHash(tx, userId, passwordHash);
+        // The reset link reached the mailbox, which proves the address as well as a verification would.
+        await markEmailVerified(tx, userId);
+        // Whoever knew the old password may hold sessions: all of them end (DESIGN 2.8).
+        await revokeUserSessions(tx, userId, 'password_change');
+        return true;
+      });
+      if (!done) throw invalidToken();
+    },
+
+    async verifyEmail(token: string) {
+      const user = await withTransaction(pool, async (tx) => {
+        const userId = await redeemUserToken(tx, token, 'verify');
+        return userId && markEmailVerified(tx, userId);
+      });
+      if (!user) throw invalidToken();
+      return {
+        user: { id: user.id, email: user.email, username: user.username, email_verified: user.emailVerified, created_at: user.createdAt.toISOString() },
+      };
+    },
+
+    resendVerification(email: string): void {
+      inBackground('verification resend', async () => {
+        const user = await findUserByEmail(pool, email);
+        if (user && !user.emailVerified) await mailToken('verify', user, await issueUserToken(pool, user.id, 'verify'));
+      });
+    },
+
+    /** Lets background work finish (graceful shutdown). */
+    async drain(): Promise<void> {
+      while (background.size) await Promise.all(background);
+    },
+  };
+}

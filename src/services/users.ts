@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { AvatarUrl, Country, FullName, Username } from '../auth/rules.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import {
+  findProfile,
+  findTakenField,
+  RATING_CATEGORIES,
+  searchProfiles,
+  updateProfile,
+  type ProfileRecord,
+  type RatingCategory,
+} from '../db/users.ts';
+
+/** A new player's rating in every category (Glicko-2 as on Lichess), until a rated game is played. */
+export const DEFAULT_RATING = 1500;
+/** DESIGN 2.2: `rating` of a user is the blitz rating. */
+const HEADLINE_CATEGORY: RatingCategory = 'blitz';
+
+const Ratings = z.object({ bullet: z.number().int(), blitz: z.number().int(), rapid: z.number().int(), classical: z.number().int() });
+export const PublicProfile = z.object({
+  id: z.uuid(),
+  username: z.string(),
+  full_name: z.string().nullable(),
+  avatar_url: z.url(),
+  country: z.string().nullable(),
+  rating: z.number().int(),
+  ratings: Ratings,
+  stats: z.object({ games: z.number().int(), wins: z.number().int(), losses: z.number().int(), draws: z.number().int() }),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type PublicProfile = z.infer<typeof PublicProfile>;
+export const PrivateProfile = PublicProfile.extend({ email: z.email(), email_verified: z.boolean() });
+export type PrivateProfile = z.infer<typeof PrivateProfile>;
+
+/** PATCH /users/me: absent fields stay; null restores the default (no name, default avatar, no country). */
+export const ProfilePatchBody = z.object({
+  username: Username.optional(),
+  full_name: FullName.nullable().optional(),
+  avatar_url: AvatarUrl.nullable().optional(),
+  country: Country.nullable().optional(),
+});
+export type ProfilePatchBody = z.infer<typeof ProfilePatchBody>;
+
+/** The avatar every user has until they set their own: a generated image served by this service. */
+export const defaultAvatarUrl = (publicUrl: string, userId: string) => `${publicUrl}/v1/users/${userId}/avatar.svg`;
+
+export const ratingsOf = (stored: ProfileRecord['ratings']): Record<RatingCategory, number> =>
+  Object.fromEntries(RATING_CATEGORIES.map((c) => [c, Math.round(stored[c] ?? DEFAULT_RATING)])) as Record<RatingCategory, number>;
+
+export const headlineRating = (stored: ProfileRecord['ratings']) => ratingsOf(stored)[HEADLINE_CATEGORY];
+
+export const usernameTaken = () => new AppError('USERNAME_ALREADY_EXISTS', 'This username is already taken');
+
+export type Users = ReturnType<typeof createUsers>;
+
+export function createUsers(ctx: AppContext) {
+  const { pool, config } = ctx;
+
+  function toPublic(p: ProfileRecord): PublicProfile {
+    return {
+      id: p.id,
+      username: p.username,
+      full_name: p.fullName,
+      avatar_url: p.avatarUrl ?? defaultAvatarUrl(config.publicUrl, p.id),
+      country: p.country,
+      rating: headlineRating(p.ratings),
+      ratings: ratingsOf(p.ratings),
+      stats: { games: p.gamesPlayed, wins: p.wins, losses: p.losses, draws: p.draws },
+      created_at: p.createdAt.toISOString(),
+      updated_at: p.updatedAt.toISOString(),
+    };
+  }
+  const toPrivate = (p: ProfileRecord): PrivateProfile => {
+    const { id, username, ...rest } = toPublic(p);
+    return { id, email: p.email, username, email_verified: p.emailVerified, ...rest };
+  };
+
+  async function getProfile(id: string): Promise<ProfileRecord> {
+    const profile = await findProfile(pool, id);
+    if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
+    return profile;
+  }
+
+  return {
+    getMe: async (userId: string) => toPrivate(await getProfile(userId)),
+    getPublic: async (id: string) => toPublic(await getProfile(id)),
+
+    async updateMe(userId: string, patch: ProfilePatchBody): Promise<PrivateProfile> {
+      if (patch.username !== undefined && (await findTakenField(pool, { username: patch.username, exceptId: userId }))) {
+        throw usernameTaken();
+      }
+      const result = await updateProfile(pool, userId, {
+        username: patch.username,
+        // An empty name is no name.
+        fullName: patch.full_name === undefined ? undefined : patch.full_name || null,
+        avatarUrl: patch.avatar_url,
+        country: patch.country,
+      });
+      if (!result.ok) throw usernameTaken(); // lost a race with another rename
+      return toPrivate(await getProfile(userId));
+    },
+
+    async search(q: string, page: { page: number; limit: number }) {
+      const pattern = `${escapeLike(q.toLowerCase())}%`;
+      const { rows, total } = await searchProfiles(pool, { pattern, limit: page.limit, offset: (page.page - 1) * page.limit });
+      return { users: rows.map(toPublic), total };
+    },
+
+    async avatarSvg(id: string): Promise<string> {
+      return renderAvatar(id, (await getProfile(id)).username);
+    },
+  };
+}
+
+/** `%`, `_` and the escape character itself match literally in a LIKE pattern with ESCAPE '\'. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+/** Initials on a colour derived from the id: stable for a user, different between users. */
+export function renderAvatar(id: string, username: string): string {
+  const hue = createHash('sha256').update(id).digest().readUInt16BE(0) % 360;
+  // Usernames are [A-Za-z0-9_]: the initials need no escaping.
+  const initials = (username.replace(/_/g, '').slice(0, 2) || username.slice(0, 1)).toUpperCase();
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128" role="img" aria-label="${initials}">` +
+    `<rect width="128" height="128" fill="hsl(${hue},55%,42%)"/>` +
+    `<text x="64" y="64" dy=".35em" text-anchor="middle" font-family="Arial,Helvetica,sans-serif" font-size="52" fill="#fff">${initials}</text>` +
+    `</svg>`
+  );
+}

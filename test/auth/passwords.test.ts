@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { createPasswordHasher } from '../../src/auth/passwords.ts';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timeOf(work: () => Promise<unknown>, runs = 7): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await work();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+describe('password hashing', () => {
+  it('verifies the right password and refuses a wrong one', async () => {
+    const hasher = createPasswordHasher(4);
+    const hash = await hasher.hash('correct horse 1');
+    assert.equal(await hasher.verify('correct horse 1', hash), true);
+    assert.equal(await hasher.verify('correct horse 2', hash), false);
+  });
+
+  it('refuses a password longer than 72 bytes even when bcrypt would match its prefix', async () => {
+    const hasher = createPasswordHasher(4);
+    const password = 'a1'.repeat(36);
+    const hash = await hasher.hash(password);
+    assert.equal(await hasher.verify(password + 'extra', hash), false);
+  });
+
+  it('never matches without a stored hash', async () => {
+    assert.equal(await createPasswordHasher(4).verify('', undefined), false);
+  });
+
+  it('takes as long for an unknown account as for a wrong password', async function () {
+    this.timeout(30_000);
+    // A cost high enough that the bcrypt work dwarfs the noise of the test machine.
+    const hasher = createPasswordHasher(10);
+    const hash = await hasher.hash('the real one 1');
+    await hasher.verify('warm up', undefined);
+    const wrongPassword = await timeOf(() => hasher.verify('wrong guess 1', hash));
+    const unknownAccount = await timeOf(() => hasher.verify('wrong guess 1', undefined));
+    const ratio = unknownAccount / wrongPassword;
+    assert.ok(ratio > 0.6 && ratio < 1.6, `unknown ${unknownAccount.toFixed(1)} ms vs wrong ${wrongPassword.toFixed(1)} ms`);
+  });
+
+  it('tells when a stored hash was made with another cost', async () => {
+    const old = await createPasswordHasher(4).hash('pw123456');
+    assert.equal(createPasswordHasher(5).needsRehash(old), true);
+    assert.equal(createPasswordHasher(4).needsRehash(old), false);
+  });
+});
