@@ -1,3 +1,4 @@
+import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import type { Queryable } from './pool.ts';
 
 /** A games row as plain data (times in ms, dates as Date). */
@@ -170,7 +171,9 @@ export async function expirePendingGames(db: Queryable, limit = 100): Promise<Ga
 /** Active games whose room lease has lapsed (their node died or released them). */
 export async function findOrphanedGames(db: Queryable, limit = 100): Promise<string[]> {
   const { rows } = await db.query(
+    // A game activated a moment ago is being opened by the request that activated it.
     `SELECT id FROM games WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+       AND updated_at < now() - interval '2 seconds'
      ORDER BY lease_expires_at NULLS FIRST LIMIT $1`,
     [limit],
   );
@@ -216,18 +219,13 @@ export async function findOpenDrawOffer(db: Queryable, gameId: string): Promise<
   return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
 }
 
-export async function userExists(db: Queryable, userId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM users WHERE id = $1', [userId]);
-  return rows.length > 0;
-}
-
-/** Current rating of each user in a category, rounded; a user without a row has the default 1500. */
+/** Current rating of each user in a category, rounded; a user without a row has the default (1500). */
 export async function findCategoryRatings(db: Queryable, userIds: string[], category: string): Promise<Map<string, number>> {
   const { rows } = await db.query(
     'SELECT user_id, rating FROM user_ratings WHERE user_id = ANY($1::uuid[]) AND category = $2',
     [userIds, category],
   );
-  const ratings = new Map<string, number>(userIds.map((id) => [id, 1500]));
+  const ratings = new Map<string, number>(userIds.map((id) => [id, DEFAULT_GLICKO.rating]));
   for (const r of rows) ratings.set(r.user_id as string, Math.round(r.rating as number));
   return ratings;
 }

@@ -1,5 +1,11 @@
+import { createDomainCheck } from '../auth/emailDomain.ts';
+import { createMailer } from '../auth/mailer.ts';
+import { createSessions } from '../auth/sessions.ts';
+import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { createAccounts, type Accounts } from './accounts.ts';
+import { createGamesService, type GamesService } from './games.ts';
+import { createUsers, type Users } from './users.ts';
 
 /** The use cases of the service, built once per process from its context. */
 export type Services = {
@@ -8,17 +14,28 @@ export type Services = {
     /** Verifies an access token and that its session is live; throws UNAUTHORIZED otherwise. */
     authenticate: (token: string) => Promise<AuthUser>;
   };
+  accounts: Accounts;
+  users: Users;
+  games: GamesService;
   close: () => Promise<void>;
 };
 
 export function createServices(ctx: AppContext): Services {
+  const { config, log } = ctx;
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox`, log });
+  const domainCheck = createDomainCheck({ log: log.child({ component: 'email-domain' }) });
+  const sessions = createSessions({ pool: ctx.pool, tokens: createAccessTokens({ secret: config.jwtSecret, issuer: config.publicUrl }), log });
+  const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
+
   return {
     ctx,
-    auth: {
-      authenticate: async () => {
-        throw new AppError('UNAUTHORIZED', 'Invalid access token');
-      },
+    auth: { authenticate: sessions.authenticate },
+    accounts,
+    users: createUsers(ctx),
+    games: createGamesService(ctx),
+    close: async () => {
+      await accounts.drain();
+      await mailer.close();
     },
-    close: async () => {},
   };
 }

@@ -1,7 +1,10 @@
 import type { Services } from '../../services/index.ts';
 import type { Route } from '../route.ts';
+import { authRoutes } from './auth.ts';
+import { gameRoutes } from './games.ts';
+import { userRoutes } from './users.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
-export function buildRoutes(_services: Services): Route[] {
-  return [];
+export function buildRoutes(services: Services): Route[] {
+  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services)];
 }

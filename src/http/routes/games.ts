@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import { LIST_STATUSES } from '../../db/games.ts';
+import { COLORS, RESULTS } from '../../domain/game.ts';
+import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
+import {
+  DrawAnswerResult,
+  DrawOfferResult,
+  GameDetail,
+  GameEndResult,
+  GameListItem,
+  MoveResult,
+  PendingGameView,
+} from '../../services/gameViews.ts';
+import type { Services } from '../../services/index.ts';
+import { paginate } from '../pagination.ts';
+import { Reply, route, type Route } from '../route.ts';
+import { pageQuery } from '../validate.ts';
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+export const CreateGameBody = z.object({
+  type: oneOf(['challenge', 'matchmaking']),
+  opponent_id: z.uuid({ error: 'must be a user id (uuid)' }).optional().meta({ description: 'required when type is challenge' }),
+  time_control: oneOf(TIME_CONTROLS).meta({
+    description: 'must be the category of initial_time + 40 × increment: bullet < 180 s ≤ blitz < 480 s ≤ rapid < 1500 s ≤ classical',
+  }),
+  initial_time: z
+    .number({ error: 'must be an integer number of seconds' })
+    .int('must be an integer number of seconds')
+    .min(0, 'must be at least 0')
+    .max(MAX_INITIAL_TIME, `must be at most ${MAX_INITIAL_TIME}`),
+  increment: z
+    .number({ error: 'must be an integer number of seconds' })
+    .int('must be an integer number of seconds')
+    .min(0, 'must be at least 0')
+    .max(MAX_INCREMENT, `must be at most ${MAX_INCREMENT}`),
+  rated: z.boolean({ error: 'must be a boolean' }).default(true),
+  color: oneOf([...COLORS, 'random']).default('random'),
+});
+export type CreateGameBody = z.infer<typeof CreateGameBody>;
+
+const square = z.string({ error: 'must be a square such as e4' }).regex(/^[a-h][1-8]$/, 'must be a square such as e4');
+export const MoveBody = z.object({
+  from: square,
+  to: square,
+  promotion: oneOf(['q', 'r', 'b', 'n']).nullable().optional().meta({ description: 'required when a pawn reaches the last rank' }),
+});
+export type MoveBody = z.infer<typeof MoveBody>;
+
+export const DrawAnswerBody = z.object({ accept: z.boolean({ error: 'must be a boolean' }) });
+export type DrawAnswerBody = z.infer<typeof DrawAnswerBody>;
+
+export const ListGamesQuery = z.object({
+  status: oneOf(LIST_STATUSES).optional(),
+  player_id: z.uuid({ error: 'must be a user id (uuid)' }).optional(),
+  time_control: oneOf(TIME_CONTROLS).optional(),
+  result: oneOf(RESULTS).optional(),
+  search: z.string({ error: 'must be a string' }).max(100, 'must be at most 100 characters').optional()
+    .meta({ description: "substring of either player's username, case-insensitive" }),
+  ...pageQuery,
+  sort: oneOf(['created_at', 'updated_at', '-created_at', '-updated_at']).optional().meta({ description: '`field` follows `order`; `-field` is descending' }),
+  order: oneOf(['asc', 'desc']).optional().meta({ description: 'default desc' }),
+});
+export type ListGamesQuery = z.infer<typeof ListGamesQuery>;
+
+const TAGS = ['Games'];
+/** Every route about one game answers 404 for an unknown, malformed or hidden (pending) id. */
+const LIVE_ERRORS = ['GAME_NOT_FOUND', 'NOT_A_PLAYER', 'GAME_NOT_ACTIVE', 'SERVICE_UNAVAILABLE'];
+
+export function gameRoutes({ games }: Services): Route[] {
+  const move = (path: string, hidden: boolean) =>
+    route({
+      method: hidden ? 'patch' : 'post',
+      path,
+      summary: hidden ? 'Make a move (alias of POST /games/{id}/moves)' : 'Make a move',
+      tags: TAGS,
+      auth: 'required',
+      limit: 'makeMove',
+      hidden,
+      body: MoveBody,
+      response: MoveResult,
+      errors: [...LIVE_ERRORS, 'NOT_YOUR_TURN', 'INVALID_MOVE'],
+      handler: ({ user, params, body }) => games.makeMove(user!.id, params.id, body),
+    });
+
+  return [
+    route({
+      method: 'post',
+      path: '/games',
+      summary: 'Challenge a player (type challenge); matchmaking is not available yet',
+      tags: TAGS,
+      auth: 'required',
+      limit: 'challenge',
+      status: 201,
+      body: CreateGameBody,
+      response: PendingGameView,
+      errors: ['USER_NOT_FOUND', 'PLAYER_BUSY', 'NOT_IMPLEMENTED'],
+      handler: ({ user, body }) => games.createGame(user!.id, body),
+    }),
+    route({
+      method: 'get',
+      path: '/games',
+      summary: 'List games (never pending ones)',
+      tags: TAGS,
+      auth: 'required',
+      query: ListGamesQuery,
+      response: z.array(GameListItem),
+      handler: async ({ query }) => {
+        const { games: data, total } = await games.listGames(query);
+        return new Reply(200, { success: true, data, pagination: paginate(query, total) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/games/:id',
+      summary: 'Read a game',
+      tags: TAGS,
+      auth: 'required',
+      limit: 'getGame',
+      response: GameDetail,
+      errors: ['GAME_NOT_FOUND'],
+      handler: ({ user, params }) => games.getGame(user!.id, params.id),
+    }),
+    route({
+      method: 'get',
+      path: '/games/:id/pgn',
+      summary: 'Export a game as PGN (application/x-chess-pgn)',
+      tags: TAGS,
+      auth: 'required',
+      errors: ['GAME_NOT_FOUND'],
+      handler: async ({ user, params }) =>
+        new Reply(200, await games.getPgn(user!.id, params.id), { 'Content-Type': 'application/x-chess-pgn; charset=utf-8' }),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/accept',
+      summary: 'Accept a challenge (the challenged player): the game starts',
+      tags: TAGS,
+      auth: 'required',
+      response: GameDetail,
+      errors: ['GAME_NOT_FOUND', 'FORBIDDEN', 'GAME_NOT_PENDING', 'PLAYER_BUSY'],
+      handler: ({ user, params }) => games.acceptGame(user!.id, params.id),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/decline',
+      summary: 'Decline a challenge (the challenged player)',
+      tags: TAGS,
+      auth: 'required',
+      response: GameDetail,
+      errors: ['GAME_NOT_FOUND', 'FORBIDDEN', 'GAME_NOT_PENDING'],
+      handler: ({ user, params }) => games.declineGame(user!.id, params.id),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/cancel',
+      summary: 'Cancel a challenge (the challenger)',
+      tags: TAGS,
+      auth: 'required',
+      response: GameDetail,
+      errors: ['GAME_NOT_FOUND', 'FORBIDDEN', 'GAME_NOT_PENDING'],
+      handler: ({ user, params }) => games.cancelGame(user!.id, params.id),
+    }),
+    move('/games/:id/moves', false),
+    move('/games/:id/move', true),
+    route({
+      method: 'post',
+      path: '/games/:id/resign',
+      summary: 'Resign',
+      tags: TAGS,
+      auth: 'required',
+      response: GameEndResult,
+      errors: LIVE_ERRORS,
+      handler: ({ user, params }) => games.resign(user!.id, params.id),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/draw',
+      summary: "Offer a draw (accepts the opponent's pending offer)",
+      tags: TAGS,
+      auth: 'required',
+      response: DrawOfferResult,
+      errors: [...LIVE_ERRORS, 'DRAW_OFFER_PENDING', 'DRAW_OFFER_LIMIT'],
+      handler: ({ user, params }) => games.offerDraw(user!.id, params.id),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/draw/:offer_id',
+      summary: 'Answer a draw offer (the recipient)',
+      tags: TAGS,
+      auth: 'required',
+      body: DrawAnswerBody,
+      response: DrawAnswerResult,
+      errors: [...LIVE_ERRORS, 'FORBIDDEN', 'DRAW_OFFER_NOT_FOUND', 'DRAW_OFFER_NOT_PENDING'],
+      handler: ({ user, params, body }) => games.answerDraw(user!.id, params.id, params.offer_id, body.accept),
+    }),
+  ];
+}

@@ -1,0 +1,319 @@
+// What the REST API shows of a game: the interface's list and detail views (spec 2.1-2.6) and
+// the full PGN export, built from repository records. Pure: the caller passes `now`.
+
+import { z } from 'zod';
+import type { DrawOfferRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRecord } from '../db/games.ts';
+import { COLORS, RESULTS, TERMINATIONS, type Color } from '../domain/game.ts';
+import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
+import { formatPgn } from '../domain/pgn.ts';
+import { TIME_CONTROLS } from '../domain/timeControl.ts';
+import { defaultAvatarUrl } from './users.ts';
+
+export const GAME_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
+export const ABORT_REASONS = ['expired', 'declined', 'cancelled', 'no_first_move'] as const;
+export const DRAW_OFFER_STATUSES = ['pending', 'accepted', 'declined', 'expired'] as const;
+
+const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
+const clockSeconds = z.number().meta({ description: 'seconds, millisecond precision' });
+
+export const PlayerView = z.object({
+  id: z.uuid(),
+  username: z.string(),
+  rating: z.number().int().meta({ description: "rating in the game's category when it started (current rating while pending)" }),
+  avatar_url: z.string(),
+  country: z.string().nullable(),
+});
+export type PlayerView = z.infer<typeof PlayerView>;
+export const ListPlayerView = PlayerView.omit({ country: true });
+export type ListPlayerView = z.infer<typeof ListPlayerView>;
+
+export const MoveRowView = z.object({
+  number: z.number().int(),
+  white: z.string(),
+  black: z.string().nullable(),
+  white_time: clockSeconds,
+  black_time: clockSeconds.nullable(),
+});
+export type MoveRowView = z.infer<typeof MoveRowView>;
+
+export const DrawOfferView = z.object({
+  id: z.uuid(),
+  offered_by: z.uuid(),
+  status: z.enum(DRAW_OFFER_STATUSES),
+  expires_at: isoTime,
+});
+export type DrawOfferView = z.infer<typeof DrawOfferView>;
+
+export const RatingChanges = z.object({ white: z.number().int(), black: z.number().int() });
+export type RatingChanges = z.infer<typeof RatingChanges>;
+
+export const GameListItem = z.object({
+  id: z.uuid(),
+  // A seek waiting for an opponent has one seat empty; listed games always have both.
+  white_player: ListPlayerView.nullable(),
+  black_player: ListPlayerView.nullable(),
+  status: z.enum(GAME_STATUSES),
+  time_control: z.enum(TIME_CONTROLS),
+  initial_time: z.number().int(),
+  increment: z.number().int(),
+  current_turn: z.enum(COLORS),
+  move_count: z.number().int().meta({ description: 'half-moves played' }),
+  fen: z.string(),
+  pgn: z.string().meta({ description: 'PGN movetext' }),
+  white_time_remaining: clockSeconds,
+  black_time_remaining: clockSeconds,
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type GameListItem = z.infer<typeof GameListItem>;
+
+export const GameDetail = z.object({
+  id: z.uuid(),
+  white_player: PlayerView.nullable(),
+  black_player: PlayerView.nullable(),
+  status: z.enum(GAME_STATUSES),
+  result: z.enum(RESULTS).nullable(),
+  winner: z.enum(COLORS).nullable(),
+  termination: z.enum(TERMINATIONS).nullable(),
+  time_control: z.enum(TIME_CONTROLS),
+  initial_time: z.number().int(),
+  increment: z.number().int(),
+  rated: z.boolean(),
+  current_turn: z.enum(COLORS),
+  move_count: z.number().int(),
+  fen: z.string(),
+  pgn: z.string(),
+  white_time_remaining: clockSeconds,
+  black_time_remaining: clockSeconds,
+  moves: z.array(MoveRowView),
+  last_move_at: isoTime.nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+  abort_reason: z.enum(ABORT_REASONS).nullable(),
+  rating_changes: RatingChanges.nullable().meta({ description: 'set once the game is finished (0/0 when unrated)' }),
+  draw_offer: DrawOfferView.nullable(),
+  expires_at: isoTime.nullable().meta({ description: 'when a pending game lapses; null otherwise' }),
+});
+export type GameDetail = z.infer<typeof GameDetail>;
+
+export const PendingGameView = z.object({
+  id: z.uuid(),
+  status: z.literal('pending'),
+  expires_at: isoTime,
+  invite_url: z.string(),
+});
+export type PendingGameView = z.infer<typeof PendingGameView>;
+
+// What the live room answers (src/services/liveGame.ts); REST passes it on unchanged.
+export const MoveView = z.object({
+  from: z.string(),
+  to: z.string(),
+  san: z.string(),
+  piece: z.string(),
+  captured: z.string().nullable(),
+  promotion: z.string().nullable(),
+  flags: z.string(),
+});
+export const MoveResult = z.object({
+  move: MoveView,
+  game: z.object({
+    status: z.enum(GAME_STATUSES),
+    fen: z.string(),
+    current_turn: z.enum(COLORS),
+    move_count: z.number().int(),
+    white_time_remaining: clockSeconds,
+    black_time_remaining: clockSeconds,
+    in_check: z.boolean(),
+    in_checkmate: z.boolean(),
+    in_stalemate: z.boolean(),
+    in_draw: z.boolean(),
+  }),
+});
+export const GameEndResult = z.object({
+  status: z.enum(['finished', 'abandoned']),
+  result: z.enum(RESULTS).nullable(),
+  winner: z.enum(COLORS).nullable(),
+  termination: z.enum(TERMINATIONS).nullable(),
+  rating_changes: RatingChanges,
+});
+export const DrawOfferResult = z.object({
+  draw_offer: DrawOfferView,
+  // Present when the offer accepted the opponent's pending one and so ended the game.
+  ...GameEndResult.partial().shape,
+});
+export const DrawAnswerResult = z.union([
+  GameEndResult,
+  z.object({ draw_offer: DrawOfferView, status: z.literal('active') }),
+]);
+
+// ---- formatting --------------------------------------------------------------------------
+
+export type ViewEnv = { publicUrl: string; now: number };
+
+/** Seconds with millisecond precision, the unit of every clock field of the API. */
+export const toSeconds = (ms: number) => Math.round(ms) / 1000;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const sideToMove = (fen: string): Color => (fen.split(' ')[1] === 'b' ? 'black' : 'white');
+
+export const inviteUrl = (publicUrl: string, gameId: string) => `${publicUrl}/play/${gameId}`;
+
+/**
+ * Clocks as of `now` (ms): the stored values are as of the start of the current turn, so the
+ * side to move is charged the time since, while its clock runs.
+ */
+export function liveClocks(g: GameRecord, now: number): Record<Color, number> {
+  const clocks = { white: g.whiteTimeMs, black: g.blackTimeMs };
+  if (g.status === 'active' && g.clockRunning && g.turnStartedAt) {
+    const turn = sideToMove(g.fen);
+    clocks[turn] = Math.max(0, clocks[turn] - Math.max(0, now - g.turnStartedAt.getTime()));
+  }
+  return clocks;
+}
+
+/**
+ * Ratings shown for the players: at game start once seated in an active game, the current
+ * rating of the category while the game is pending (`current`, by user id).
+ */
+function ratingOf(g: GameRecord, color: Color, current: ReadonlyMap<string, number> | undefined): number {
+  const stored = color === 'white' ? g.whiteRating : g.blackRating;
+  const id = color === 'white' ? g.whiteId : g.blackId;
+  if (g.status !== 'pending' && stored !== null) return stored;
+  return (id ? current?.get(id) : undefined) ?? stored ?? DEFAULT_GLICKO.rating;
+}
+
+function formatPlayer(p: PlayerRecord | null, rating: number, publicUrl: string): PlayerView | null {
+  if (!p) return null;
+  return {
+    id: p.id,
+    username: p.username,
+    rating,
+    avatar_url: p.avatarUrl || defaultAvatarUrl(publicUrl, p.id),
+    country: p.country ?? null,
+  };
+}
+
+function withoutCountry(p: PlayerView | null): ListPlayerView | null {
+  if (!p) return null;
+  const { country: _country, ...rest } = p;
+  return rest;
+}
+
+/** Game moves (by ply) → rows of the move table, White and Black side by side. */
+export function formatMoveRows(moves: readonly MoveRecord[]): MoveRowView[] {
+  const rows: MoveRowView[] = [];
+  for (const m of moves) {
+    const index = Math.floor((m.ply - 1) / 2);
+    if (m.ply % 2 === 1) {
+      rows[index] = { number: index + 1, white: m.san, black: null, white_time: toSeconds(m.clockMs), black_time: null };
+    } else if (rows[index]) {
+      rows[index].black = m.san;
+      rows[index].black_time = toSeconds(m.clockMs);
+    }
+  }
+  return rows.filter(Boolean);
+}
+
+export function formatDrawOffer(o: DrawOfferRecord): DrawOfferView {
+  return { id: o.id, offered_by: o.offeredBy, status: o.status, expires_at: o.expiresAt.toISOString() };
+}
+
+export function formatGameListItem(g: GameWithPlayers, env: ViewEnv): GameListItem {
+  const clocks = liveClocks(g, env.now);
+  return {
+    id: g.id,
+    white_player: withoutCountry(formatPlayer(g.white, ratingOf(g, 'white', undefined), env.publicUrl)),
+    black_player: withoutCountry(formatPlayer(g.black, ratingOf(g, 'black', undefined), env.publicUrl)),
+    status: g.status,
+    time_control: g.timeControl,
+    initial_time: g.initialTime,
+    increment: g.increment,
+    current_turn: sideToMove(g.fen),
+    move_count: g.moveCount,
+    fen: g.fen,
+    pgn: g.pgn,
+    white_time_remaining: toSeconds(clocks.white),
+    black_time_remaining: toSeconds(clocks.black),
+    created_at: g.createdAt.toISOString(),
+    updated_at: g.updatedAt.toISOString(),
+  };
+}
+
+export type DetailInput = {
+  game: GameWithPlayers;
+  moves: readonly MoveRecord[];
+  drawOffer: DrawOfferRecord | undefined;
+  /** Current category ratings by user id; used while the game is pending. */
+  ratings?: ReadonlyMap<string, number>;
+};
+
+export function formatGameDetail({ game: g, moves, drawOffer, ratings }: DetailInput, env: ViewEnv): GameDetail {
+  const clocks = liveClocks(g, env.now);
+  return {
+    id: g.id,
+    white_player: formatPlayer(g.white, ratingOf(g, 'white', ratings), env.publicUrl),
+    black_player: formatPlayer(g.black, ratingOf(g, 'black', ratings), env.publicUrl),
+    status: g.status,
+    result: g.result,
+    winner: g.winner,
+    termination: g.termination as GameDetail['termination'],
+    time_control: g.timeControl,
+    initial_time: g.initialTime,
+    increment: g.increment,
+    rated: g.rated,
+    current_turn: sideToMove(g.fen),
+    move_count: g.moveCount,
+    fen: g.fen,
+    pgn: g.pgn,
+    white_time_remaining: toSeconds(clocks.white),
+    black_time_remaining: toSeconds(clocks.black),
+    moves: formatMoveRows(moves),
+    last_move_at: iso(g.lastMoveAt),
+    created_at: g.createdAt.toISOString(),
+    updated_at: g.updatedAt.toISOString(),
+    abort_reason: g.abortReason as GameDetail['abort_reason'],
+    rating_changes:
+      g.status === 'finished' ? { white: g.whiteRatingChange ?? 0, black: g.blackRatingChange ?? 0 } : null,
+    draw_offer: g.status === 'active' && drawOffer ? formatDrawOffer(drawOffer) : null,
+    expires_at: g.status === 'pending' ? iso(g.expiresAt) : null,
+  };
+}
+
+export function formatPendingGame(g: GameRecord, publicUrl: string): PendingGameView {
+  return { id: g.id, status: 'pending', expires_at: g.expiresAt!.toISOString(), invite_url: inviteUrl(publicUrl, g.id) };
+}
+
+/** PGN's Termination tag: the game's ending, or the standard words for games without one. */
+function pgnTermination(g: GameRecord): string {
+  if (g.termination) return g.termination;
+  return g.status === 'abandoned' ? 'abandoned' : 'unterminated';
+}
+
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+/** The full PGN export: Seven Tag Roster, ratings, time control, termination and clocks. */
+export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUrl: string): string {
+  const finishedRated = g.status === 'finished' && g.rated;
+  const tags: Record<string, string> = {};
+  if (finishedRated && g.whiteRatingChange !== null && g.blackRatingChange !== null) {
+    tags.WhiteRatingDiff = signed(g.whiteRatingChange);
+    tags.BlackRatingDiff = signed(g.blackRatingChange);
+  }
+  const seated = (color: Color) => (color === 'white' ? g.whiteId : g.blackId) !== null;
+  return formatPgn({
+    event: `${g.rated ? 'Rated' : 'Casual'} ${g.timeControl} game`,
+    site: inviteUrl(publicUrl, g.id),
+    date: g.startedAt ?? g.createdAt,
+    white: g.white?.username ?? '?',
+    black: g.black?.username ?? '?',
+    result: g.result ?? '*',
+    whiteElo: seated('white') ? ratingOf(g, 'white', ratings) : null,
+    blackElo: seated('black') ? ratingOf(g, 'black', ratings) : null,
+    initialTime: g.initialTime,
+    increment: g.increment,
+    termination: pgnTermination(g),
+    tags,
+    sanList: moves.map((m) => m.san),
+    clocks: moves.map((m) => m.clockMs),
+  });
+}

@@ -1,0 +1,235 @@
+import { randomInt } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import * as repo from '../db/games.ts';
+import type { GameListFilter, GameRecord } from '../db/games.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
+import { findUserById } from '../db/users.ts';
+import type { Color, GameResult } from '../domain/game.ts';
+import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
+import { AppError, validationError } from '../errors.ts';
+import { callGame, openGame } from '../gateway/index.ts';
+import {
+  formatGameDetail,
+  formatGameListItem,
+  formatGamePgn,
+  formatPendingGame,
+  type DetailInput,
+  type GameDetail,
+  type GameListItem,
+  type PendingGameView,
+} from './gameViews.ts';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type CreateGameInput = {
+  type: 'challenge' | 'matchmaking';
+  opponent_id?: string;
+  time_control: TimeControl;
+  initial_time: number;
+  increment: number;
+  rated: boolean;
+  color: Color | 'random';
+};
+
+export type ListGamesInput = {
+  status?: GameListFilter['status'];
+  player_id?: string;
+  time_control?: TimeControl;
+  result?: GameResult;
+  search?: string;
+  page: number;
+  limit: number;
+  /** `field` (ordered by `order`) or `-field` (descending whatever `order` says). */
+  sort?: 'created_at' | 'updated_at' | '-created_at' | '-updated_at';
+  order?: 'asc' | 'desc';
+};
+
+export type MoveInput = { from: string; to: string; promotion?: string | null };
+
+export type GamesService = ReturnType<typeof createGamesService>;
+
+const notFound = () => new AppError('GAME_NOT_FOUND', 'Game not found');
+
+const isPlayer = (g: GameRecord, userId: string) => g.whiteId === userId || g.blackId === userId;
+const isParticipant = (g: GameRecord, userId: string) => isPlayer(g, userId) || g.createdBy === userId;
+/** The challenged player: seated in a challenge they did not create. */
+const isChallenged = (g: GameRecord, userId: string) => g.kind === 'challenge' && isPlayer(g, userId) && g.createdBy !== userId;
+/** Pending and not past its deadline (the sweeper abandons it within a second of that). */
+const isOpen = (g: GameRecord, now = Date.now()) => g.status === 'pending' && (!g.expiresAt || g.expiresAt.getTime() > now);
+
+/** A pending game exists only for its participants (DESIGN 2.8); anyone else is told 404. */
+function visibleTo<G extends GameRecord>(g: G | undefined, userId: string): G {
+  if (!g || (g.status === 'pending' && !isParticipant(g, userId))) throw notFound();
+  return g;
+}
+
+/** 409 PLAYER_BUSY when one of them plays an active game (pending ones do not count). */
+async function assertFree(db: Queryable, players: { id: string; self: boolean }[]): Promise<void> {
+  for (const p of players) {
+    if (await repo.userHasOpenGame(db, p.id)) {
+      throw new AppError('PLAYER_BUSY', p.self ? 'You are already playing a game' : 'Your opponent is already playing a game');
+    }
+  }
+}
+
+/**
+ * The game use cases REST serves. Changes to a live game (move, resign, draw) are checked here
+ * only as far as the order of errors demands (exists → player → active), then judged by the
+ * game's room, its only writer.
+ */
+export function createGamesService(ctx: AppContext) {
+  const { pool, config, log } = ctx;
+  const env = () => ({ publicUrl: config.publicUrl, now: Date.now() });
+
+  async function findVisible(userId: string, id: string): Promise<GameRecord> {
+    if (!UUID_RE.test(id)) throw notFound();
+    return visibleTo(await repo.findGame(pool, id), userId);
+  }
+
+  async function loadDetail(userId: string, id: string): Promise<DetailInput> {
+    if (!UUID_RE.test(id)) throw notFound();
+    const [found, moves, drawOffer] = await Promise.all([
+      repo.findGameWithPlayers(pool, id),
+      repo.listMoves(pool, id),
+      repo.findOpenDrawOffer(pool, id),
+    ]);
+    const game = visibleTo(found, userId);
+    const seated = [game.whiteId, game.blackId].filter((x): x is string => x !== null);
+    const ratings = game.status === 'pending' ? await repo.findCategoryRatings(pool, seated, game.timeControl) : undefined;
+    return { game, moves, drawOffer, ratings };
+  }
+
+  async function getGame(userId: string, id: string): Promise<GameDetail> {
+    return formatGameDetail(await loadDetail(userId, id), env());
+  }
+
+  async function createGame(userId: string, input: CreateGameInput): Promise<PendingGameView> {
+    const tc = validateTimeControl(input);
+    if (!tc.ok) {
+      const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));
+      throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
+    }
+    if (input.type === 'matchmaking') throw new AppError('NOT_IMPLEMENTED', 'Matchmaking is not available yet');
+    const opponentId = input.opponent_id;
+    if (!opponentId) throw validationError('opponent_id', 'required when type is challenge');
+    if (opponentId.toLowerCase() === userId.toLowerCase()) throw validationError('opponent_id', 'you cannot challenge yourself');
+    if (!(await findUserById(pool, opponentId))) throw new AppError('USER_NOT_FOUND', 'Opponent not found');
+    await assertFree(pool, [
+      { id: userId, self: true },
+      { id: opponentId, self: false },
+    ]);
+    const creatorColor: Color = input.color === 'random' ? (randomInt(2) === 0 ? 'white' : 'black') : input.color;
+    const game = await repo.insertPendingGame(pool, {
+      kind: 'challenge',
+      createdBy: userId,
+      whiteId: creatorColor === 'white' ? userId : opponentId,
+      blackId: creatorColor === 'white' ? opponentId : userId,
+      colorPreference: input.color,
+      timeControl: tc.value.time_control,
+      initialTime: tc.value.initial_time,
+      increment: tc.value.increment,
+      rated: input.rated,
+      expiresAt: new Date(Date.now() + config.challengeTtlMs),
+    });
+    return formatPendingGame(game, config.publicUrl);
+  }
+
+  async function acceptGame(userId: string, id: string): Promise<GameDetail> {
+    const game = await findVisible(userId, id);
+    if (!isChallenged(game, userId)) throw new AppError('FORBIDDEN', 'Only the challenged player may accept');
+    if (!isOpen(game)) throw new AppError('GAME_NOT_PENDING', `The game is ${game.status === 'pending' ? 'expired' : game.status}`);
+    const whiteId = game.whiteId!;
+    const blackId = game.blackId!;
+    await withTransaction(pool, async (tx) => {
+      // Player locks before the game row: the order every seating path takes.
+      await repo.lockPlayers(tx, [whiteId, blackId]);
+      const locked = await repo.lockGame(tx, id);
+      if (!locked || !isOpen(locked)) throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
+      await assertFree(tx, [
+        { id: userId, self: true },
+        { id: game.createdBy, self: false },
+      ]);
+      const ratings = await repo.findCategoryRatings(tx, [whiteId, blackId], game.timeControl);
+      await repo.activateGame(tx, id, {
+        whiteId,
+        blackId,
+        whiteRating: ratings.get(whiteId)!,
+        blackRating: ratings.get(blackId)!,
+        firstMoveDeadline: new Date(Date.now() + config.firstMoveMs),
+      });
+    });
+    // The room runs the first-move deadline. Should it fail to start now, the game is active all
+    // the same: the next call (or the sweeper's look at lease-less games) opens it.
+    await openGame(id).catch((err) => log.warn({ err, gameId: id }, 'could not open the room of an accepted game'));
+    return getGame(userId, id);
+  }
+
+  async function closePending(userId: string, id: string, reason: 'declined' | 'cancelled'): Promise<GameDetail> {
+    const game = await findVisible(userId, id);
+    const allowed = reason === 'declined' ? isChallenged(game, userId) : game.createdBy === userId;
+    if (!allowed) {
+      throw new AppError('FORBIDDEN', reason === 'declined' ? 'Only the challenged player may decline' : 'Only the challenger may cancel');
+    }
+    if (!isOpen(game) || !(await repo.abandonPendingGame(pool, id, reason))) {
+      throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
+    }
+    return getGame(userId, id);
+  }
+
+  async function listGames(q: ListGamesInput): Promise<{ games: GameListItem[]; total: number }> {
+    const descending = q.sort?.startsWith('-');
+    const field = (q.sort?.replace(/^-/, '') ?? 'created_at') as repo.GameListOrder['field'];
+    const { games, total } = await repo.listGames(
+      pool,
+      {
+        status: q.status,
+        playerId: q.player_id,
+        timeControl: q.time_control,
+        result: q.result,
+        search: q.search || undefined,
+      },
+      { field, direction: descending ? 'desc' : (q.order ?? 'desc') },
+      { limit: q.limit, offset: (q.page - 1) * q.limit },
+    );
+    const e = env();
+    return { games: games.map((g) => formatGameListItem(g, e)), total };
+  }
+
+  async function getPgn(userId: string, id: string): Promise<string> {
+    return formatGamePgn(await loadDetail(userId, id), config.publicUrl);
+  }
+
+  /** The checks REST owes before the room judges: exists (404) → a player (403) → active (409). */
+  async function forLiveGame(userId: string, id: string): Promise<GameRecord> {
+    const game = await findVisible(userId, id);
+    if (!isPlayer(game, userId)) throw new AppError('NOT_A_PLAYER', 'You are not a player of this game');
+    if (game.status !== 'active') throw new AppError('GAME_NOT_ACTIVE', `The game is ${game.status}`);
+    return game;
+  }
+
+  return {
+    createGame,
+    acceptGame,
+    declineGame: (userId: string, id: string) => closePending(userId, id, 'declined'),
+    cancelGame: (userId: string, id: string) => closePending(userId, id, 'cancelled'),
+    getGame,
+    listGames,
+    getPgn,
+    async makeMove(userId: string, id: string, move: MoveInput): Promise<unknown> {
+      await forLiveGame(userId, id);
+      return callGame(id, 'apiMove', [userId, { from: move.from, to: move.to, promotion: move.promotion ?? null }]);
+    },
+    async resign(userId: string, id: string): Promise<unknown> {
+      await forLiveGame(userId, id);
+      return callGame(id, 'apiResign', [userId]);
+    },
+    async offerDraw(userId: string, id: string): Promise<unknown> {
+      await forLiveGame(userId, id);
+      return callGame(id, 'apiOfferDraw', [userId]);
+    },
+    async answerDraw(userId: string, id: string, offerId: string, accept: boolean): Promise<unknown> {
+      await forLiveGame(userId, id);
+      return callGame(id, 'apiAnswerDraw', [userId, offerId, accept]);
+    },
+  };
+}
