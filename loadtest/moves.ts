@@ -188,7 +188,8 @@ async function setupGames(base: string, count: number): Promise<{ id: string; wh
 }
 
 function startServer(port: number, databaseUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', 'src/index.ts'], {
     cwd: path.resolve(import.meta.dirname, '..'),
     env: {
       ...process.env,

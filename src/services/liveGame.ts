@@ -261,8 +261,9 @@ export class LiveGame {
       clearTimeout(this.timers.offer);
       this.emit({ type: 'draw_offer', draw_offer: this.offerView(lapsed, 'expired') });
     }
+    // The move event carries both clocks; the stream derives its time_update from it, so the
+    // room publishes once per move.
     this.announceMove(outcome.move, now);
-    this.publishTimes(now);
     this.armTimers();
     return ok(this.moveReply(outcome.move, outcome.position, now));
   }
