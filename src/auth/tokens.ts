@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 /** Access tokens live one hour (interface §5); the claim set is DESIGN 2.2's. */
@@ -20,17 +20,20 @@ export type AccessTokens = {
 };
 
 export function createAccessTokens(o: { secret: string; issuer: string }): AccessTokens {
+  // A KeyObject made once: given a string, jsonwebtoken tries to parse it as a PEM public key and
+  // builds a new key object on every sign and verify, which dominated the cost of a request.
+  const key = createSecretKey(Buffer.from(o.secret, 'utf8'));
   return {
     sign(user, sessionId) {
       const iat = Math.floor(Date.now() / 1000);
       const exp = iat + ACCESS_TOKEN_TTL_SECONDS;
       const claims = { sub: user.id, email: user.email, role: 'authenticated', sid: sessionId, iat, exp };
-      const token = jwt.sign(claims, o.secret, { algorithm: ALGORITHM, audience: AUDIENCE, issuer: o.issuer });
+      const token = jwt.sign(claims, key, { algorithm: ALGORITHM, audience: AUDIENCE, issuer: o.issuer });
       return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS, expiresAt: new Date(exp * 1000) };
     },
     verify(token) {
       try {
-        const payload = jwt.verify(token, o.secret, { algorithms: [ALGORITHM], audience: AUDIENCE, issuer: o.issuer });
+        const payload = jwt.verify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE, issuer: o.issuer });
         if (typeof payload !== 'object' || payload === null) return undefined;
         const { sub, email, role, sid, iat, exp } = payload as Record<string, unknown>;
         // The ids go into SQL as uuids: a malformed one must not become a database error.
