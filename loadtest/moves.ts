@@ -12,12 +12,12 @@
 import '../src/polyfills.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Chess } from 'chess.js';
 import { Client, type Room } from '@colyseus/sdk';
 import { createDatabase } from '../test/helpers/database.ts';
+import { freePort } from '../src/util/net.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -248,16 +248,6 @@ function readdirNumeric(dir: string): string[] {
   return readdirSync(dir).filter((d) => /^\d+$/.test(d));
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 await main();
 process.exit(0);

@@ -127,20 +127,16 @@ export class LiveGame {
 
   resign(userId: string) {
     return this.exclusive(async () => {
-      const color = this.colorOf(userId);
-      if (!color) return fail('NOT_A_PLAYER', 'You are not a player of this game');
-      if (this.status !== 'active') return fail('GAME_NOT_ACTIVE', 'The game is not active');
-      if (await this.flagIfDue()) return fail('GAME_NOT_ACTIVE', 'The game is over: time ran out');
+      const color = await this.playerOfActiveGame(userId);
+      if (typeof color !== 'string') return color;
       return this.finish(winBy(opponentOf(color), 'resignation'));
     });
   }
 
   offerDraw(userId: string) {
     return this.exclusive(async () => {
-      const color = this.colorOf(userId);
-      if (!color) return fail('NOT_A_PLAYER', 'You are not a player of this game');
-      if (this.status !== 'active') return fail('GAME_NOT_ACTIVE', 'The game is not active');
-      if (await this.flagIfDue()) return fail('GAME_NOT_ACTIVE', 'The game is over: time ran out');
+      const color = await this.playerOfActiveGame(userId);
+      if (typeof color !== 'string') return color;
       const pending = this.drawOffer;
       if (pending && pending.offeredBy !== userId) {
         // Offering while the opponent's offer is pending accepts it.
@@ -171,10 +167,8 @@ export class LiveGame {
 
   answerDraw(userId: string, offerId: string, accept: boolean) {
     return this.exclusive(async () => {
-      const color = this.colorOf(userId);
-      if (!color) return fail('NOT_A_PLAYER', 'You are not a player of this game');
-      if (this.status !== 'active') return fail('GAME_NOT_ACTIVE', 'The game is not active');
-      if (await this.flagIfDue()) return fail('GAME_NOT_ACTIVE', 'The game is over: time ran out');
+      const color = await this.playerOfActiveGame(userId);
+      if (typeof color !== 'string') return color;
       const offer = this.drawOffer;
       if (!offer || offer.id !== offerId) {
         const known = isUuid(offerId) ? await this.host.findDrawOffer(this.id, offerId) : undefined;
@@ -210,12 +204,22 @@ export class LiveGame {
 
   // ---- internals ------------------------------------------------------------------------
 
-  private async doMove(userId: string, input: MoveInput, lagMs?: number): Promise<RoomReply> {
+  /**
+   * The checks every command starts with, in the documented order: a player (403) of an active
+   * game (409). A flag that has fallen ends the game first, so the command finds it over.
+   */
+  private async playerOfActiveGame(userId: string, now = Date.now()): Promise<Color | RoomReply<never>> {
     const color = this.colorOf(userId);
     if (!color) return fail('NOT_A_PLAYER', 'You are not a player of this game');
     if (this.status !== 'active') return fail('GAME_NOT_ACTIVE', 'The game is not active');
-    const now = Date.now();
     if (await this.flagIfDue(now)) return fail('GAME_NOT_ACTIVE', 'The game is over: time ran out');
+    return color;
+  }
+
+  private async doMove(userId: string, input: MoveInput, lagMs?: number): Promise<RoomReply> {
+    const now = Date.now();
+    const color = await this.playerOfActiveGame(userId, now);
+    if (typeof color !== 'string') return color;
     if (this.game.turn !== color) return fail('NOT_YOUR_TURN', 'It is not your turn');
 
     const textBefore = this.game.movetext.length;
