@@ -3,7 +3,8 @@
 // must report (SAN list, movetext, repetition counts, endings) is kept here incrementally.
 
 import { Chess } from 'chess.js';
-import type { Move as ChessJsMove, Square } from 'chess.js';
+import type { Square } from 'chess.js';
+import { hasLegalMove, playFast, type PlayedMove } from './fastMove.ts';
 
 export const COLORS = ['white', 'black'] as const;
 export type Color = (typeof COLORS)[number];
@@ -80,7 +81,7 @@ function positionKey(fen: string): string {
   return fen;
 }
 
-function toMove(m: ChessJsMove): Move {
+function toMove(m: PlayedMove): Move {
   return {
     from: m.from,
     to: m.to,
@@ -158,13 +159,8 @@ export class ChessGame {
     const promotion = input.promotion ? input.promotion.toLowerCase() : undefined;
     if (!promotion && this.reachesLastRank(input)) return this.promotionMissing(input);
 
-    let played: ChessJsMove;
-    try {
-      played = this.chess.move({ from: input.from, to: input.to, promotion });
-    } catch {
-      // chess.js throws a plain Error ("Invalid move: …") for anything it cannot play.
-      return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}` };
-    }
+    const played = playFast(this.chess, input.from, input.to, promotion);
+    if (!played) return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}` };
     return { ok: true, ...this.record(played) };
   }
 
@@ -214,13 +210,14 @@ export class ChessGame {
     const uci = UCI.exec(notation);
     // chess.js throws on an illegal stored move; that is corrupt data, not a user error.
     const played = uci
-      ? this.chess.move({ from: uci[1]!, to: uci[2]!, promotion: uci[3] })
+      ? playFast(this.chess, uci[1]!, uci[2]!, uci[3])
       : this.chess.move(notation);
+    if (!played) throw new Error(`Cannot replay ${notation}: illegal in this position`);
     this.record(played);
   }
 
   /** Updates the incremental state from chess.js's Move, which already carries SAN and FEN. */
-  private record(m: ChessJsMove): { move: Move; ending: Ending | null; position: PositionFlags } {
+  private record(m: PlayedMove): { move: Move; ending: Ending | null; position: PositionFlags } {
     const move = toMove(m);
     const mover: Color = m.color === 'w' ? 'white' : 'black';
 
@@ -249,10 +246,10 @@ export class ChessGame {
   }
 
   /** Cheapest checks first; chess.js is only asked what the SAN and FEN cannot tell. */
-  private detectEnding(m: ChessJsMove, mover: Color, seen: number): Ending | null {
+  private detectEnding(m: PlayedMove, mover: Color, seen: number): Ending | null {
     // chess.js suffixes SAN with '#' only after testing for mate.
     if (m.san.endsWith('#')) return winBy(mover, 'checkmate');
-    if (!m.san.endsWith('+') && this.chess.isStalemate()) return drawBy('stalemate');
+    if (!m.san.endsWith('+') && !hasLegalMove(this.chess)) return drawBy('stalemate');
     // Material only shrinks or changes kind through a capture or a promotion.
     if ((m.captured || m.promotion) && this.chess.isInsufficientMaterial()) {
       return drawBy('insufficient_material');
