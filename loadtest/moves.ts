@@ -64,6 +64,8 @@ async function main() {
     const cpuS = processCpu(server.pid!) - cpu0;
     const pgS = postgresCpu() - pg0;
     const totalMoves = sequences.reduce((n, s) => n + s.length, 0);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metric = (name: string) => Number(metrics.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? NaN);
     const chessUs = chessJsLoop(sequences);
     const serverUs = (cpuS * 1e6) / totalMoves;
     latencies.sort((a, b) => a - b);
@@ -82,6 +84,7 @@ async function main() {
           postgres_cpu_us_per_move: Math.round((pgS * 1e6) / totalMoves),
           chessjs_loop_us_per_move: Number(chessUs.toFixed(1)),
           ratio_server_to_chessjs: Number((serverUs / chessUs).toFixed(2)),
+          moves_per_db_batch: Number((metric('chess_moves_written_total') / metric('chess_move_batches_total')).toFixed(1)),
           move_latency_ms: { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: pct(1) },
         },
         null,

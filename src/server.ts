@@ -12,7 +12,7 @@ import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter } from './http/ops.ts';
+import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { buildRoutes } from './http/routes/index.ts';
 import { limiterFactory } from './limits.ts';
@@ -107,6 +107,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     liveGames.hostId = matchMaker.processId;
     liveGames.setPublisher((channel, message) => void matchMaker.presence.publish(channel, message));
     const stopSweeper = startSweeper({ pool, log, openGame });
+    registerGameMetrics(metrics.registry, liveGames);
     const port = (httpServer.address() as { port: number }).port;
     log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
 

@@ -1,5 +1,5 @@
 import express from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
 
 export type Probe = () => Promise<void>;
@@ -24,6 +24,24 @@ export function createMetrics() {
     next();
   };
   return { registry, observe };
+}
+
+/** Live games of this process and the group-commit writer's work (batch size = moves / batches). */
+export function registerGameMetrics(
+  registry: Registry,
+  games: { size: number; writer: { stats: { batches: number; moves: number } } },
+): void {
+  new Gauge({ name: 'chess_live_games', help: 'Live games hosted by this process', registers: [registry], collect() {
+    this.set(games.size);
+  } });
+  const counted = { batches: 0, moves: 0 };
+  const counter = (name: string, help: string, key: 'batches' | 'moves') =>
+    new Counter({ name, help, registers: [registry], collect() {
+      this.inc(games.writer.stats[key] - counted[key]);
+      counted[key] = games.writer.stats[key];
+    } });
+  counter('chess_move_batches_total', 'Group-commit batches written', 'batches');
+  counter('chess_moves_written_total', 'Moves made durable', 'moves');
 }
 
 /**
