@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
+import type { EventBus } from './events.ts';
 import type { Pool } from './db/pool.ts';
 import type { LimiterFactory } from './limits.ts';
 import type { Logger } from './logger.ts';
@@ -12,6 +13,8 @@ export type AppContext = {
   /** Present when REDIS_URL is set: shared counters for all processes. */
   redis: Redis | undefined;
   makeLimiter: LimiterFactory;
+  /** Realtime events to every process (presence pub/sub); usable once the server listens. */
+  events: EventBus;
 };
 
 /** The caller of a request or socket, from a verified access token of a live session. */

@@ -16,6 +16,7 @@ import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { buildRoutes } from './http/routes/index.ts';
 import { limiterFactory } from './limits.ts';
+import { createEventBus } from './events.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
@@ -58,7 +59,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       cleanup.unshift(() => redis.quit());
     }
 
-    const ctx: AppContext = { config, log, pool, redis, makeLimiter: limiterFactory(redis) };
+    const events = createEventBus();
+    const ctx: AppContext = { config, log, pool, redis, makeLimiter: limiterFactory(redis), events };
     const services = createServices(ctx);
     cleanup.unshift(() => services.close());
 
@@ -105,6 +107,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     await gameServer.listen(config.port, config.host);
     guardMatchmakeRoute(httpServer);
     liveGames.hostId = matchMaker.processId;
+    events.attach(matchMaker.presence);
     liveGames.setPublisher((channel, message) => void matchMaker.presence.publish(channel, message));
     const stopSweeper = startSweeper({ pool, log, openGame });
     registerGameMetrics(metrics.registry, liveGames);

@@ -1,0 +1,38 @@
+import type { OpenSeek } from '../db/seeks.ts';
+
+/** An open seek as the lobby shows it. */
+export type SeekView = {
+  id: string;
+  user: { id: string; username: string; rating: number };
+  time_control: string;
+  initial_time: number;
+  increment: number;
+  rated: boolean;
+  color: string;
+  created_at: string;
+  expires_at: string;
+};
+
+export function formatSeek(s: OpenSeek): SeekView {
+  return {
+    id: s.id,
+    user: { id: s.userId, username: s.username, rating: s.rating },
+    time_control: s.pool.timeControl,
+    initial_time: s.pool.initialTime,
+    increment: s.pool.increment,
+    rated: s.pool.rated,
+    color: s.color,
+    created_at: s.createdAt.toISOString(),
+    expires_at: s.expiresAt.toISOString(),
+  };
+}
+
+/** Events on the `lobby:seeks` channel (src/events.ts). */
+export type LobbyEvent =
+  | { type: 'seek_added'; seek: SeekView }
+  | { type: 'seek_removed'; id: string; reason: 'paired' | 'cancelled' | 'expired' };
+
+/** Events on a `user:<id>` channel that the lobby and (later) the realtime endpoint relay. */
+export type UserEvent =
+  | { type: 'game_started'; game_id: string; seek_id?: string }
+  | { type: 'challenges_changed' };
