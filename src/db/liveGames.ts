@@ -12,8 +12,10 @@ import { withTransaction, type Pool, type PoolClient, type Queryable } from './p
 
 export async function acquireLease(db: Queryable, gameId: string, host: string, leaseMs: number): Promise<GameRecord | undefined> {
   const { rows } = await db.query(
+    // The turn restarts now (as the room's clock does): time nobody hosted the game is not charged.
     `UPDATE games SET host = $2, host_epoch = host_epoch + 1,
-            lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+            lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+            turn_started_at = CASE WHEN clock_running THEN now() ELSE turn_started_at END
       WHERE id = $1 AND status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
       RETURNING *`,
     [gameId, host, leaseMs],
