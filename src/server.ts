@@ -16,13 +16,15 @@ import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { buildRoutes } from './http/routes/index.ts';
 import { limiterFactory } from './limits.ts';
-import { createEventBus } from './events.ts';
+import { channels, createEventBus } from './events.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, openGame } from './gateway/index.ts';
+import { GAME_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
+import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
+import { LOBBY_ROOM, LobbyRoom } from '../rooms/LobbyRoom.ts';
 
 export type RunningService = {
   /** The port actually bound (PORT=0 picks a free one). */
@@ -103,13 +105,27 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '');
     GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate };
     gameServer.define(GAME_ROOM, GameRoom);
+    SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };
+    // One room per pool: joiners and the gateway find it by these four options.
+    gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
+    LobbyRoom.deps = { pool, events, authenticate: services.auth.authenticate };
+    gameServer.define(LOBBY_ROOM, LobbyRoom);
 
     await gameServer.listen(config.port, config.host);
     guardMatchmakeRoute(httpServer);
     liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
     liveGames.setPublisher((channel, message) => void matchMaker.presence.publish(channel, message));
-    const stopSweeper = startSweeper({ pool, log, openGame });
+    const stopSweeper = startSweeper({
+      pool,
+      log,
+      openGame,
+      // An expired challenge leaves both players' lists of pending challenges.
+      onExpired: (game) => {
+        if (game.kind !== 'challenge') return;
+        for (const id of [game.whiteId, game.blackId]) if (id) events.publish(channels.user(id), { type: 'challenges_changed' });
+      },
+    });
     registerGameMetrics(metrics.registry, liveGames);
     const port = (httpServer.address() as { port: number }).port;
     log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
@@ -142,31 +158,51 @@ function createDriver(config: Config): MatchMakerDriver {
   return config.redisUrl ? new RedisDriver(config.redisUrl) : new LocalDriver();
 }
 
+/** What /matchmake lets clients do: join a room they were given, reconnect, or reach a room by name. */
+const MATCHMAKE_BY_ID = ['joinById', 'reconnect'];
+const MATCHMAKE_BY_NAME = new Map([['joinOrCreate', [LOBBY_ROOM, POOL_ROOM]]]);
+
+function matchmakeAllowed(method: string, roomName: string): boolean {
+  return MATCHMAKE_BY_ID.includes(method) || (MATCHMAKE_BY_NAME.get(method)?.includes(roomName) ?? false);
+}
+
 /**
  * Colyseus auto-mounts `/matchmake/:method/:room` with permissive CORS. Clients may only join a
- * room they were given (a reserved seat or a known game id) or reconnect; rooms are created by
- * the server alone. CORS is left to the deployment's proxy.
+ * room they were given (a reserved seat or a known game id), reconnect, or joinOrCreate the rooms
+ * named in MATCHMAKE_BY_NAME; games are created by the server alone. CORS is left to the
+ * deployment's proxy.
  */
 function restrictMatchmakeRoute() {
-  matchMaker.controller.exposedMethods = ['joinById', 'reconnect'];
+  matchMaker.controller.exposedMethods = [...MATCHMAKE_BY_ID, ...MATCHMAKE_BY_NAME.keys()];
   matchMaker.controller.DEFAULT_CORS_HEADERS = {} as typeof matchMaker.controller.DEFAULT_CORS_HEADERS;
   matchMaker.controller.getCorsHeaders = () => ({});
 }
 
 /**
  * Colyseus answers a refused matchmake method with a non-standard 5xx status; answer it as the
- * rest of the API would (404 envelope) before Colyseus's own request listener sees it.
+ * rest of the API would (404 envelope) before Colyseus's own request listener sees it. This is
+ * also what keeps clients from reaching other rooms by name: the controller only knows methods,
+ * not which room each may reach.
  */
 function guardMatchmakeRoute(httpServer: http.Server) {
   const listeners = httpServer.listeners('request') as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
   httpServer.removeAllListeners('request');
   httpServer.on('request', (req, res) => {
-    const m = req.url?.match(/^\/matchmake\/([^/?]+)/);
-    if (m && !matchMaker.controller.exposedMethods.includes(m[1])) {
+    // The path as Colyseus reads it (a parsed URL's pathname), so both see the same method and room.
+    const m = matchmakePath(req.url)?.match(/^\/matchmake\/([^/]+)\/?(.*)$/);
+    if (m && !matchmakeAllowed(m[1], m[2])) {
       res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: `No route for ${req.method} ${req.url}` } }));
       return;
     }
     for (const l of listeners) l.call(httpServer, req, res);
   });
+}
+
+function matchmakePath(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
 }

@@ -316,3 +316,42 @@ export async function listGames(
   const count = await db.query(`SELECT count(*) AS total FROM games g WHERE ${where.sql}`, where.params);
   return { games, total: count.rows[0].total as number };
 }
+
+export type PendingChallenge = {
+  id: string;
+  from: { id: string; username: string };
+  to: { id: string; username: string };
+  timeControl: string;
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  colorPreference: string;
+  expiresAt: Date;
+};
+
+/** A user's pending challenges, sent and received, oldest first. */
+export async function listPendingChallenges(db: Queryable, userId: string): Promise<PendingChallenge[]> {
+  const { rows } = await db.query(
+    `SELECT g.id, g.created_by, f.username AS from_username, o.id AS to_id, o.username AS to_username,
+            g.time_control, g.initial_time, g.increment, g.rated, g.color_preference, g.expires_at
+       FROM games g
+       JOIN users f ON f.id = g.created_by
+       JOIN users o ON o.id = CASE WHEN g.white_id = g.created_by THEN g.black_id ELSE g.white_id END
+      WHERE (g.white_id = $1 OR g.black_id = $1)
+        AND g.kind = 'challenge' AND g.status = 'pending' AND g.expires_at > now()
+      ORDER BY g.created_at
+      LIMIT 100`,
+    [userId],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    from: { id: r.created_by, username: r.from_username },
+    to: { id: r.to_id, username: r.to_username },
+    timeControl: r.time_control,
+    initialTime: r.initial_time,
+    increment: r.increment,
+    rated: r.rated,
+    colorPreference: r.color_preference,
+    expiresAt: r.expires_at,
+  }));
+}

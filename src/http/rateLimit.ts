@@ -9,8 +9,9 @@ import { OPERATION_LIMITS, type Route } from './route.ts';
 export const CLASS_LIMITS = { auth: 5, read: 100, write: 30 } as const;
 const WINDOW_SECONDS = 60;
 
-export function limitNameOf(r: Route): { name: string; points: number } {
-  if (r.limit) return { name: r.limit, points: OPERATION_LIMITS[r.limit] };
+export function limitNameOf(r: Route, req: Request): { name: string; points: number } {
+  const operation = typeof r.limit === 'function' ? r.limit(req) : r.limit;
+  if (operation) return { name: operation, points: OPERATION_LIMITS[operation] };
   if (r.path.startsWith('/auth/')) return { name: 'auth', points: CLASS_LIMITS.auth };
   if (r.method === 'get') return { name: 'read', points: CLASS_LIMITS.read };
   return { name: 'write', points: CLASS_LIMITS.write };
@@ -30,7 +31,7 @@ export function createRateLimit(enabled: boolean, makeLimiter: LimiterFactory) {
 
   return async function rateLimit(req: Request, res: Response, r: Route, user: AuthUser | undefined): Promise<void> {
     if (!enabled) return;
-    const { name, points } = limitNameOf(r);
+    const { name, points } = limitNameOf(r, req);
     const key = user ? `u:${user.id}` : `a:${req.ip ?? 'unknown'}`;
     let state: RateLimiterRes;
     let limited = false;

@@ -40,8 +40,8 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   auth: AuthMode;
   body?: B;
   query?: Q;
-  /** Replaces the route's class limit with a per-operation one. */
-  limit?: OperationLimit;
+  /** Replaces the route's class limit with a per-operation one (which may depend on the body). */
+  limit?: OperationLimit | ((req: Request) => OperationLimit);
   /** Success status when the handler returns plain data. */
   status?: number;
   /** Documented shape of `data` in the success envelope (OpenAPI only). */

@@ -7,7 +7,11 @@ import { findUserById } from '../db/users.ts';
 import type { Color, GameResult } from '../domain/game.ts';
 import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
-import { callGame, openGame } from '../gateway/index.ts';
+import { callGame, callPool, openGame } from '../gateway/index.ts';
+import { findSeekRedirect, insertOutbox, poolId } from '../db/seeks.ts';
+import { channels } from '../events.ts';
+import type { SeekResult } from './seekPool.ts';
+import type { UserEvent } from './seekViews.ts';
 import {
   formatGameDetail,
   formatGameListItem,
@@ -86,8 +90,11 @@ export function createGamesService(ctx: AppContext) {
     return visibleTo(await repo.findGame(pool, id), userId);
   }
 
-  async function loadDetail(userId: string, id: string): Promise<DetailInput> {
-    if (!UUID_RE.test(id)) throw notFound();
+  async function loadDetail(userId: string, requestedId: string): Promise<DetailInput> {
+    if (!UUID_RE.test(requestedId)) throw notFound();
+    // A seek paired with an older one lives on in that one's game; its owner is led there.
+    const redirect = await findSeekRedirect(pool, requestedId);
+    const id = redirect?.userId === userId ? redirect.gameId : requestedId;
     const [found, moves, drawOffer] = await Promise.all([
       repo.findGameWithPlayers(pool, id),
       repo.listMoves(pool, id),
@@ -103,13 +110,37 @@ export function createGamesService(ctx: AppContext) {
     return formatGameDetail(await loadDetail(userId, id), env());
   }
 
-  async function createGame(userId: string, input: CreateGameInput): Promise<PendingGameView> {
+  /** Tells both players' lobbies that their list of pending challenges changed. */
+  function challengesChanged(...userIds: (string | null)[]): void {
+    const event: UserEvent = { type: 'challenges_changed' };
+    for (const id of new Set(userIds)) if (id) ctx.events.publish(channels.user(id), event);
+  }
+
+  /**
+   * Matchmaking: the pool of the time control decides (one actor per pool, reached through the
+   * gateway). Paired at once → 201 with the active game; else 201 with the pending seek.
+   */
+  async function seek(
+    userId: string,
+    input: CreateGameInput,
+    tc: { time_control: TimeControl; initial_time: number; increment: number },
+  ): Promise<PendingGameView | GameDetail> {
+    const key = { timeControl: tc.time_control, initialTime: tc.initial_time, increment: tc.increment, rated: input.rated };
+    const options = { time_control: tc.time_control, initial_time: tc.initial_time, increment: tc.increment, rated: input.rated };
+    const result = await callPool<SeekResult>(poolId(key), options, 'apiSeek', [userId, input.color]);
+    if (result.status === 'active') return getGame(userId, result.gameId);
+    const pending = await repo.findGame(pool, result.seekId);
+    if (!pending) throw notFound();
+    return formatPendingGame(pending, config.publicUrl);
+  }
+
+  async function createGame(userId: string, input: CreateGameInput): Promise<PendingGameView | GameDetail> {
     const tc = validateTimeControl(input);
     if (!tc.ok) {
       const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));
       throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
     }
-    if (input.type === 'matchmaking') throw new AppError('NOT_IMPLEMENTED', 'Matchmaking is not available yet');
+    if (input.type === 'matchmaking') return seek(userId, input, tc.value);
     const opponentId = input.opponent_id;
     if (!opponentId) throw validationError('opponent_id', 'required when type is challenge');
     if (opponentId.toLowerCase() === userId.toLowerCase()) throw validationError('opponent_id', 'you cannot challenge yourself');
@@ -131,6 +162,7 @@ export function createGamesService(ctx: AppContext) {
       rated: input.rated,
       expiresAt: new Date(Date.now() + config.challengeTtlMs),
     });
+    challengesChanged(userId, opponentId);
     return formatPendingGame(game, config.publicUrl);
   }
 
@@ -157,10 +189,16 @@ export function createGamesService(ctx: AppContext) {
         blackRating: ratings.get(blackId)!,
         firstMoveDeadline: new Date(Date.now() + config.firstMoveMs),
       });
+      await insertOutbox(tx, 'game.started', id, [whiteId, blackId], { game_id: id });
     });
     // The room runs the first-move deadline. Should it fail to start now, the game is active all
     // the same: the next call (or the sweeper's look at lease-less games) opens it.
     await openGame(id).catch((err) => log.warn({ err, gameId: id }, 'could not open the room of an accepted game'));
+    challengesChanged(whiteId, blackId);
+    for (const player of [whiteId, blackId]) {
+      const started: UserEvent = { type: 'game_started', game_id: id };
+      ctx.events.publish(channels.user(player), started);
+    }
     return getGame(userId, id);
   }
 
@@ -173,6 +211,7 @@ export function createGamesService(ctx: AppContext) {
     if (!isOpen(game) || !(await repo.abandonPendingGame(pool, id, reason))) {
       throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
     }
+    if (game.kind === 'challenge') challengesChanged(game.whiteId, game.blackId);
     return getGame(userId, id);
   }
 

@@ -1,3 +1,4 @@
+import type { PendingChallenge } from '../db/games.ts';
 import type { OpenSeek } from '../db/seeks.ts';
 
 /** An open seek as the lobby shows it. */
@@ -36,3 +37,33 @@ export type LobbyEvent =
 export type UserEvent =
   | { type: 'game_started'; game_id: string; seek_id?: string }
   | { type: 'challenges_changed' };
+
+/** A pending challenge as the lobby shows it to one of its two players. */
+export type ChallengeView = {
+  id: string;
+  from: { id: string; username: string };
+  to: { id: string; username: string };
+  time_control: string;
+  initial_time: number;
+  increment: number;
+  rated: boolean;
+  /** The challenger's colour as asked: white, black or random. */
+  color: string;
+  expires_at: string;
+  direction: 'incoming' | 'outgoing';
+};
+
+export function formatChallenge(c: PendingChallenge, viewerId: string): ChallengeView {
+  return {
+    id: c.id,
+    from: c.from,
+    to: c.to,
+    time_control: c.timeControl,
+    initial_time: c.initialTime,
+    increment: c.increment,
+    rated: c.rated,
+    color: c.colorPreference,
+    expires_at: c.expiresAt.toISOString(),
+    direction: c.from.id === viewerId ? 'outgoing' : 'incoming',
+  };
+}

@@ -1,4 +1,4 @@
-import { expirePendingGames, findOrphanedGames } from '../db/games.ts';
+import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 
@@ -8,7 +8,7 @@ export type SweeperDeps = {
   /** Hosts an orphaned active game again (the gateway's openGame). */
   openGame: (gameId: string) => Promise<boolean>;
   /** Told about each pending game that expired (notifications). */
-  onExpired?: (gameId: string) => void;
+  onExpired?: (game: GameRecord) => void;
   intervalMs?: number;
 };
 
@@ -22,7 +22,7 @@ export function startSweeper(d: SweeperDeps): () => Promise<void> {
   let running: Promise<void> | undefined;
   const sweep = async () => {
     try {
-      for (const game of await expirePendingGames(d.pool)) d.onExpired?.(game.id);
+      for (const game of await expirePendingGames(d.pool)) d.onExpired?.(game);
       const orphans = await findOrphanedGames(d.pool);
       await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
     } catch (err) {

@@ -80,3 +80,13 @@ export async function waitForGame(id: string, user: TestUser, done: (game: any) 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+let poolCounter = Math.floor(Math.random() * 100);
+/**
+ * A seek pool no other test uses in this run (pools are shared state of the running service):
+ * blitz with its own initial time, 180..479 s and no increment.
+ */
+export function uniquePool(): { time_control: 'blitz'; initial_time: number; increment: number } {
+  poolCounter = (poolCounter + 7) % 300;
+  return { time_control: 'blitz', initial_time: 180 + poolCounter, increment: 0 };
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { as, BLITZ, createActiveGame, sendChallenge } from '../helpers/games.ts';
+import { as, BLITZ, createActiveGame, sendChallenge, uniquePool } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -147,10 +147,16 @@ describe('POST /games (challenge)', () => {
     assert.equal((await sendChallenge(c, a)).status, 201);
   });
 
-  it('answers 501 NOT_IMPLEMENTED for matchmaking (for now)', async () => {
-    const res = await create(a, { type: 'matchmaking', ...BLITZ });
-    assert.equal(res.status, 501);
-    assert.equal(res.body.error.code, 'NOT_IMPLEMENTED');
+  it('seeks an opponent with type matchmaking: pending alone, active once a second seeker arrives', async () => {
+    const pool = uniquePool();
+    const first = await create(a, { type: 'matchmaking', ...pool });
+    assert.equal(first.status, 201, first.text);
+    assert.equal(first.body.data.status, 'pending');
+    const second = await create(b, { type: 'matchmaking', ...pool });
+    assert.equal(second.status, 201, second.text);
+    assert.equal(second.body.data.status, 'active');
+    assert.equal(second.body.data.id, first.body.data.id);
+    assert.deepEqual([second.body.data.white_player.id, second.body.data.black_player.id].sort(), [a.id, b.id].sort());
   });
 
   it('requires a valid access token (401 UNAUTHORIZED)', async () => {

@@ -88,14 +88,15 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games',
-      summary: 'Challenge a player (type challenge); matchmaking is not available yet',
+      summary: 'Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once',
       tags: TAGS,
       auth: 'required',
-      limit: 'challenge',
+      // Matchmaking and challenges share the route but not the limit (10/min vs 5/min).
+      limit: (req) => ((req.body as { type?: unknown } | undefined)?.type === 'matchmaking' ? 'matchmaking' : 'challenge'),
       status: 201,
       body: CreateGameBody,
-      response: PendingGameView,
-      errors: ['USER_NOT_FOUND', 'PLAYER_BUSY', 'NOT_IMPLEMENTED'],
+      response: z.union([PendingGameView, GameDetail]),
+      errors: ['USER_NOT_FOUND', 'PLAYER_BUSY', 'SERVICE_UNAVAILABLE'],
       handler: ({ user, body }) => games.createGame(user!.id, body),
     }),
     route({

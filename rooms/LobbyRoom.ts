@@ -1,0 +1,186 @@
+import { logger, Room, type Client } from '@colyseus/core';
+import type { AuthUser } from '../src/context.ts';
+import { listPendingChallenges } from '../src/db/games.ts';
+import type { Queryable } from '../src/db/pool.ts';
+import { listOpenSeeks } from '../src/db/seeks.ts';
+import { channels, type EventBus } from '../src/events.ts';
+import { formatChallenge, formatSeek, type LobbyEvent, type SeekView, type UserEvent } from '../src/services/seekViews.ts';
+import { LobbyState, SeekState } from './schema/LobbyState.ts';
+
+/** The room name clients reach with `joinOrCreate` (the one name /matchmake lets them use). */
+export const LOBBY_ROOM = 'lobby';
+
+// The sweeper abandons seeks in the database but need not publish it: drop them here on time.
+const PRUNE_INTERVAL_MS = 1000;
+const RECONNECT_SECONDS = 20;
+
+export type LobbyRoomDeps = {
+  pool: Queryable;
+  events: EventBus;
+  authenticate: (token: string) => Promise<AuthUser>;
+};
+
+type Watcher = {
+  userId?: string;
+  unsubscribe?: () => void;
+  /** A challenge list is being loaded; `reload` asks for another one after it. */
+  loading?: boolean;
+  reload?: boolean;
+};
+type LobbyClient = Client<{ userData: Watcher; auth: { user?: AuthUser } }>;
+
+/**
+ * The live list of open seeks, fed by the `lobby:seeks` channel, plus each logged-in watcher's
+ * own pending challenges (re-sent when its `user:<id>` channel says they changed) and its
+ * `game_started` events. Read-only: clients send nothing here.
+ */
+export class LobbyRoom extends Room<{ state: LobbyState }> {
+  static deps: LobbyRoomDeps;
+
+  // Patches go out right after each change; the interval is only a backstop.
+  override patchRate = 2000;
+  override maxMessagesPerSecond = 20;
+
+  private unsubscribeLobby?: () => void;
+  private pruneTimer?: NodeJS.Timeout;
+  private patchScheduled = false;
+  /** While the snapshot loads: ids removed meanwhile, which the (older) snapshot must not revive. */
+  private removedWhileLoading?: Set<string>;
+
+  static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
+    const bearer = token || options?.token;
+    // No token: an anonymous watcher. A bad token is refused rather than silently downgraded.
+    if (!bearer) return {};
+    return { user: await LobbyRoom.deps.authenticate(bearer) };
+  }
+
+  override async onCreate(): Promise<void> {
+    const { pool, events } = LobbyRoom.deps;
+    this.state = new LobbyState();
+    // Subscribe first, then read the table: a change made in between is seen by one or the other.
+    this.removedWhileLoading = new Set();
+    this.unsubscribeLobby = await events.subscribe(channels.lobby, (event: LobbyEvent) => this.onLobbyEvent(event));
+    try {
+      for (const seek of await listOpenSeeks(pool)) {
+        if (!this.removedWhileLoading.has(seek.id)) this.state.seeks.set(seek.id, toSeekState(formatSeek(seek)));
+      }
+    } catch (error) {
+      this.unsubscribeLobby();
+      throw error;
+    }
+    this.removedWhileLoading = undefined;
+    this.pruneTimer = setInterval(() => this.prune(), PRUNE_INTERVAL_MS);
+    this.onMessage('*', (client, type) => {
+      client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
+    });
+  }
+
+  override async onJoin(client: LobbyClient, _options: unknown, auth?: { user?: AuthUser }): Promise<void> {
+    const userId = auth?.user?.id;
+    client.userData = { userId };
+    if (!userId) return;
+    // onLeave runs even when the socket closes during this await, and finds the unsubscribe.
+    client.userData.unsubscribe = await LobbyRoom.deps.events.subscribe(channels.user(userId), (event: UserEvent) =>
+      this.onUserEvent(client, event),
+    );
+    void this.sendChallenges(client);
+  }
+
+  override async onDrop(client: LobbyClient): Promise<void> {
+    await this.allowReconnection(client, RECONNECT_SECONDS).catch(() => {});
+  }
+
+  override onReconnect(client: LobbyClient): void {
+    // The seeks come with the state; challenge changes sent while away are lost, so send them again.
+    void this.sendChallenges(client);
+  }
+
+  override onLeave(client: LobbyClient): void {
+    client.userData?.unsubscribe?.();
+    if (client.userData) client.userData.unsubscribe = undefined;
+  }
+
+  override onDispose(): void {
+    clearInterval(this.pruneTimer);
+    this.unsubscribeLobby?.();
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private onLobbyEvent(event: LobbyEvent): void {
+    if (event?.type === 'seek_added' && typeof event.seek?.id === 'string') {
+      this.state.seeks.set(event.seek.id, toSeekState(event.seek));
+    } else if (event?.type === 'seek_removed' && typeof event.id === 'string') {
+      this.removedWhileLoading?.add(event.id);
+      this.state.seeks.delete(event.id);
+    } else {
+      return;
+    }
+    this.schedulePatch();
+  }
+
+  private onUserEvent(client: LobbyClient, event: UserEvent): void {
+    if (event?.type === 'challenges_changed') void this.sendChallenges(client);
+    else if (event?.type === 'game_started') client.send('game_started', event);
+  }
+
+  /** One patch per turn of the event loop, however many seeks a burst of pairings removed. */
+  private schedulePatch(): void {
+    if (this.patchScheduled) return;
+    this.patchScheduled = true;
+    setImmediate(() => {
+      this.patchScheduled = false;
+      this.broadcastPatch();
+    });
+  }
+
+  private prune(now = Date.now()): void {
+    const expired: string[] = [];
+    this.state.seeks.forEach((seek, id) => {
+      if (seek.expiresAt <= now) expired.push(id);
+    });
+    for (const id of expired) this.state.seeks.delete(id);
+    if (expired.length) this.broadcastPatch();
+  }
+
+  /** Loads and sends the watcher's challenges; changes during a load cause one more load after it. */
+  private async sendChallenges(client: LobbyClient): Promise<void> {
+    const watcher = client.userData;
+    if (!watcher?.userId) return;
+    if (watcher.loading) {
+      watcher.reload = true;
+      return;
+    }
+    watcher.loading = true;
+    try {
+      do {
+        watcher.reload = false;
+        const userId = watcher.userId!;
+        const challenges = (await listPendingChallenges(LobbyRoom.deps.pool, userId)).map((c) => formatChallenge(c, userId));
+        if (!watcher.unsubscribe) return; // the client left meanwhile
+        client.send('challenges', { challenges });
+      } while (watcher.reload);
+    } catch (err) {
+      logger.warn({ err, userId: watcher.userId }, 'lobby: could not load challenges');
+      client.send('error', { code: 'SERVICE_UNAVAILABLE', message: 'Could not load your challenges' });
+    } finally {
+      watcher.loading = false;
+    }
+  }
+}
+
+function toSeekState(v: SeekView): SeekState {
+  const s = new SeekState();
+  s.id = v.id;
+  s.userId = v.user.id;
+  s.username = v.user.username;
+  s.rating = v.user.rating;
+  s.timeControl = v.time_control;
+  s.initialTime = v.initial_time;
+  s.increment = v.increment;
+  s.rated = v.rated;
+  s.color = v.color;
+  s.createdAt = v.created_at;
+  s.expiresAt = Date.parse(v.expires_at);
+  return s;
+}

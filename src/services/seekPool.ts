@@ -1,0 +1,226 @@
+import { randomInt } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import * as games from '../db/games.ts';
+import { withTransaction } from '../db/pool.ts';
+import * as seeks from '../db/seeks.ts';
+import type { OpenSeek, PoolKey } from '../db/seeks.ts';
+import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
+import { channels } from '../events.ts';
+import { openGame, type RoomReply } from '../gateway/index.ts';
+import { formatSeek, type LobbyEvent, type UserEvent } from './seekViews.ts';
+
+export type SeekResult = { status: 'active'; gameId: string } | { status: 'pending'; seekId: string; expiresAt: Date };
+export type Pairing = { gameId: string; whiteId: string; blackId: string; seekIds: string[] };
+
+const fail = (code: 'PLAYER_BUSY' | 'SERVICE_UNAVAILABLE', message: string): RoomReply<never> => ({ ok: false, code, message });
+const PASS_MS = 1000;
+
+/**
+ * The actor core of one seek pool (time control, initial, increment, rated): it decides who plays
+ * whom, one decision at a time. Seeks are pending games in PostgreSQL, so the pool can be rebuilt
+ * anywhere from the database; the in-memory list is a cache, re-read every second (which also
+ * picks up cancels and expiries) and widened windows are paired on that beat. Every pairing is
+ * one transaction under the players' locks and re-checks that both seeks are still open, so a
+ * player can never be seated in two games, whichever node pairs.
+ */
+export class SeekPool {
+  private waiting = new Map<string, OpenSeek>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  /** Told of every pairing (the room hands realtime seekers their seats). */
+  onPaired: (p: Pairing) => void = () => {};
+  /** Told when another node took the pool over (this one's lease was not renewed in time). */
+  onLost: () => void = () => {};
+
+  private constructor(
+    private readonly ctx: AppContext,
+    readonly key: PoolKey,
+    readonly id: string,
+    readonly epoch: number,
+  ) {}
+
+  static async open(ctx: AppContext, key: PoolKey, hostId: string): Promise<SeekPool | 'lease_held'> {
+    const id = seeks.poolId(key);
+    const epoch = await seeks.acquirePoolLease(ctx.pool, id, hostId, ctx.config.gameLeaseMs);
+    if (epoch === undefined) return 'lease_held';
+    const pool = new SeekPool(ctx, key, id, epoch);
+    await pool.exclusive(() => pool.refresh());
+    pool.timer = setInterval(() => void pool.exclusive(() => pool.pass()), PASS_MS);
+    return pool;
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  /** A new seek: paired at once with the best waiting one, or left waiting (durably). */
+  seek(userId: string, color: SeekColor): Promise<RoomReply<SeekResult>> {
+    return this.exclusive(async () => {
+      const now = Date.now();
+      const rating = (await games.findCategoryRatings(this.ctx.pool, [userId], this.key.timeControl)).get(userId)!;
+      const newcomer: Seek = { id: `new:${userId}`, userId, rating, color, since: now };
+      // A player with an open seek or an active game may not seek again (checked again under lock).
+      const busy = await this.busyReason(userId);
+      if (busy) return busy;
+      for (let partner = findPartner(newcomer, this.candidates(), now); partner; partner = findPartner(newcomer, this.candidates(), now)) {
+        const gameId = await this.pairWithWaiting(newcomer, partner);
+        if (gameId) return { ok: true, data: { status: 'active', gameId } };
+      }
+      const inserted = await this.insertSeek(userId, color);
+      if ('ok' in inserted) return inserted;
+      this.waiting.set(inserted.id, inserted);
+      this.announce({ type: 'seek_added', seek: formatSeek(inserted) });
+      return { ok: true, data: { status: 'pending', seekId: inserted.id, expiresAt: inserted.expiresAt } };
+    });
+  }
+
+  /** The seeker left (socket closed): the seek is cancelled if still open. */
+  cancel(seekId: string): Promise<void> {
+    return this.exclusive(async () => {
+      if (!this.waiting.has(seekId)) return;
+      this.waiting.delete(seekId);
+      if (await games.abandonPendingGame(this.ctx.pool, seekId, 'cancelled')) {
+        this.announce({ type: 'seek_removed', id: seekId, reason: 'cancelled' });
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.chain.catch(() => {});
+    await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch).catch(() => {});
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  private candidates(): Seek[] {
+    return [...this.waiting.values()].map(toSeek);
+  }
+
+  private async busyReason(userId: string): Promise<RoomReply<never> | undefined> {
+    if (await seeks.findOpenSeekOf(this.ctx.pool, userId)) return fail('PLAYER_BUSY', 'You already have an open seek');
+    if (await games.userHasOpenGame(this.ctx.pool, userId)) return fail('PLAYER_BUSY', 'You are already playing a game');
+    return undefined;
+  }
+
+  private async insertSeek(userId: string, color: SeekColor): Promise<OpenSeek | RoomReply<never>> {
+    const expiresAt = new Date(Date.now() + this.ctx.config.seekTtlMs);
+    const id = await withTransaction(this.ctx.pool, async (tx) => {
+      await games.lockPlayers(tx, [userId]);
+      if ((await seeks.findOpenSeekOf(tx, userId)) || (await games.userHasOpenGame(tx, userId))) return undefined;
+      const game = await games.insertPendingGame(tx, {
+        kind: 'matchmaking',
+        createdBy: userId,
+        // Only the seeker is seated; a random seeker sits at White until paired.
+        whiteId: color === 'black' ? null : userId,
+        blackId: color === 'black' ? userId : null,
+        colorPreference: color,
+        timeControl: this.key.timeControl,
+        initialTime: this.key.initialTime,
+        increment: this.key.increment,
+        rated: this.key.rated,
+        expiresAt,
+      });
+      return game.id;
+    });
+    const seek = id && (await seeks.findOpenSeek(this.ctx.pool, id));
+    return seek || fail('PLAYER_BUSY', 'You already have an open seek or game');
+  }
+
+  /** Newcomer (no row yet) meets a waiting seek: the waiting seek's game starts. */
+  private async pairWithWaiting(newcomer: Seek, waiting: Seek): Promise<string | undefined> {
+    const paired = await this.seat(waiting, newcomer, undefined);
+    if (!paired) this.waiting.delete(waiting.id); // gone meanwhile (cancelled, expired, seated)
+    return paired;
+  }
+
+  /**
+   * One transaction: both players locked, the game's seek re-checked open, both players free;
+   * then the older seek's game starts with both seated and the younger seek (if it is a row)
+   * folds into it. Undefined when the pairing no longer holds.
+   */
+  private async seat(older: Seek, younger: Seek, youngerRow: string | undefined): Promise<string | undefined> {
+    const { white, black } = assignColors(older, younger, () => randomInt(2) === 0);
+    const gameId = older.id;
+    const started = await withTransaction(this.ctx.pool, async (tx) => {
+      await games.lockPlayers(tx, [white.userId, black.userId]);
+      const row = await games.lockGame(tx, gameId);
+      if (!row || row.status !== 'pending' || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return false;
+      if (youngerRow) {
+        const other = await games.lockGame(tx, youngerRow);
+        if (!other || other.status !== 'pending') return false;
+      }
+      if ((await games.userHasOpenGame(tx, white.userId)) || (await games.userHasOpenGame(tx, black.userId))) return false;
+      // The newcomer may have placed a seek in another pool since busyReason looked (one open seek each).
+      if (!youngerRow && (await seeks.findOpenSeekOf(tx, younger.userId))) return false;
+      const ratings = await games.findCategoryRatings(tx, [white.userId, black.userId], this.key.timeControl);
+      await games.activateGame(tx, gameId, {
+        whiteId: white.userId,
+        blackId: black.userId,
+        whiteRating: ratings.get(white.userId)!,
+        blackRating: ratings.get(black.userId)!,
+        firstMoveDeadline: new Date(Date.now() + this.ctx.config.firstMoveMs),
+      });
+      if (youngerRow) await seeks.mergeSeekInto(tx, youngerRow, gameId, younger.userId);
+      await seeks.insertOutbox(tx, 'game.started', gameId, [white.userId, black.userId], { game_id: gameId });
+      return true;
+    });
+    if (!started) return undefined;
+    const seekIds = [gameId, ...(youngerRow ? [youngerRow] : [])];
+    for (const id of seekIds) {
+      this.waiting.delete(id);
+      this.announce({ type: 'seek_removed', id, reason: 'paired' });
+    }
+    for (const s of [older, younger]) {
+      const event: UserEvent = { type: 'game_started', game_id: gameId, ...(s.id !== gameId && !s.id.startsWith('new:') ? { seek_id: s.id } : {}) };
+      this.ctx.events.publish(channels.user(s.userId), event);
+    }
+    // The room starts the first-move clock; should it fail now, the sweeper opens it.
+    await openGame(gameId).catch((err) => this.ctx.log.warn({ err, gameId }, 'could not open a paired game'));
+    this.onPaired({ gameId, whiteId: white.userId, blackId: black.userId, seekIds });
+    return gameId;
+  }
+
+  /** Every second: re-read the pool (cancels, expiries, other writers), then pair widened windows. */
+  private async pass(): Promise<void> {
+    if (!(await seeks.renewPoolLease(this.ctx.pool, this.id, this.epoch, this.ctx.config.gameLeaseMs))) {
+      clearInterval(this.timer);
+      return this.onLost();
+    }
+    await this.refresh();
+    const now = Date.now();
+    for (const [a, b] of pairWaiting(this.candidates(), now)) {
+      const [older, younger] = a.since <= b.since ? [a, b] : [b, a];
+      await this.seat(older, younger, younger.id);
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const fresh = await seeks.listOpenSeeks(this.ctx.pool, this.key);
+    const ids = new Set(fresh.map((s) => s.id));
+    for (const [id, s] of this.waiting) {
+      if (ids.has(id)) continue;
+      this.waiting.delete(id);
+      this.announce({ type: 'seek_removed', id, reason: s.expiresAt.getTime() <= Date.now() ? 'expired' : 'cancelled' });
+    }
+    for (const s of fresh) {
+      if (this.waiting.has(s.id)) continue;
+      this.waiting.set(s.id, s);
+      this.announce({ type: 'seek_added', seek: formatSeek(s) });
+    }
+  }
+
+  private announce(event: LobbyEvent): void {
+    this.ctx.events.publish(channels.lobby, event);
+  }
+
+  private exclusive<T>(command: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(command);
+    this.chain = run.catch((err) => this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed'));
+    return run;
+  }
+}
+
+function toSeek(s: OpenSeek): Seek {
+  return { id: s.id, userId: s.userId, rating: s.rating, color: s.color, since: s.createdAt.getTime() };
+}
