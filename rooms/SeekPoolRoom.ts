@@ -30,6 +30,8 @@ export class SeekPoolRoom extends Room {
   pool!: SeekPool;
   override autoDispose = false;
   override patchRate = 10_000;
+  // Seekers send nothing after joining; anything beyond a trickle is a flood.
+  override maxMessagesPerSecond = 20;
   private seekers = new Map<string, SeekerClient>();
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user: AuthUser }> {
