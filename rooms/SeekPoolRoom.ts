@@ -37,6 +37,8 @@ export class SeekPoolRoom extends Room {
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user: AuthUser }> {
     const bearer = token || options?.token;
     if (!bearer) throw new Error('UNAUTHORIZED: a seek needs an access token');
+    // filterBy matches only the options a joiner gives: without all four, any open pool would do.
+    if (!PoolOptions.safeParse(options).success) throw new Error('VALIDATION_ERROR: name the pool (time_control, initial_time, increment, rated)');
     return { user: await SeekPoolRoom.deps.authenticate(bearer) };
   }
 
@@ -67,10 +69,8 @@ export class SeekPoolRoom extends Room {
     const parsed = JoinOptions.safeParse(options ?? {});
     const color = parsed.success ? parsed.data.color : 'random';
     const reply = await this.apiSeek(auth.user.id, color);
-    if (!reply.ok) {
-      client.send('error', { code: reply.code, message: reply.message });
-      return client.leave();
-    }
+    // Thrown, the refusal reaches the joiner as the join's error (a message sent before leaving is lost).
+    if (!reply.ok) throw new Error(`${reply.code}: ${reply.message}`);
     if (reply.data.status === 'pending') {
       client.userData.seekId = reply.data.seekId;
       this.seekers.set(reply.data.seekId, client);

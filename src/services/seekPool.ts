@@ -63,8 +63,10 @@ export class SeekPool {
       const busy = await this.busyReason(userId);
       if (busy) return busy;
       for (let partner = findPartner(newcomer, this.candidates(), now); partner; partner = findPartner(newcomer, this.candidates(), now)) {
-        const gameId = await this.pairWithWaiting(newcomer, partner);
-        if (gameId) return { ok: true, data: { status: 'active', gameId } };
+        const seated = await this.seat(partner, newcomer, undefined);
+        if (seated === 'newcomer_busy') return fail('PLAYER_BUSY', 'You already have an open seek or game');
+        if (seated === 'gone') this.waiting.delete(partner.id); // cancelled, expired or seated meanwhile
+        else return { ok: true, data: { status: 'active', gameId: seated.gameId } };
       }
       const inserted = await this.insertSeek(userId, color);
       if ('ok' in inserted) return inserted;
@@ -127,32 +129,29 @@ export class SeekPool {
     return seek || fail('PLAYER_BUSY', 'You already have an open seek or game');
   }
 
-  /** Newcomer (no row yet) meets a waiting seek: the waiting seek's game starts. */
-  private async pairWithWaiting(newcomer: Seek, waiting: Seek): Promise<string | undefined> {
-    const paired = await this.seat(waiting, newcomer, undefined);
-    if (!paired) this.waiting.delete(waiting.id); // gone meanwhile (cancelled, expired, seated)
-    return paired;
-  }
-
   /**
    * One transaction: both players locked, the game's seek re-checked open, both players free;
    * then the older seek's game starts with both seated and the younger seek (if it is a row)
-   * folds into it. Undefined when the pairing no longer holds.
+   * folds into it. A newcomer (`youngerRow` undefined) has no row yet. 'gone' when a waiting seek
+   * no longer holds, 'newcomer_busy' when the newcomer got a seek or game elsewhere meanwhile.
    */
-  private async seat(older: Seek, younger: Seek, youngerRow: string | undefined): Promise<string | undefined> {
+  private async seat(older: Seek, younger: Seek, youngerRow: string | undefined): Promise<{ gameId: string } | 'gone' | 'newcomer_busy'> {
     const { white, black } = assignColors(older, younger, () => randomInt(2) === 0);
     const gameId = older.id;
-    const started = await withTransaction(this.ctx.pool, async (tx) => {
+    const outcome = await withTransaction(this.ctx.pool, async (tx): Promise<'started' | 'gone' | 'newcomer_busy'> => {
       await games.lockPlayers(tx, [white.userId, black.userId]);
+      // The newcomer may have placed a seek in another pool, or started a game, since busyReason
+      // looked (one open seek each, none while playing).
+      if (!youngerRow && ((await seeks.findOpenSeekOf(tx, younger.userId)) || (await games.userHasOpenGame(tx, younger.userId)))) {
+        return 'newcomer_busy';
+      }
       const row = await games.lockGame(tx, gameId);
-      if (!row || row.status !== 'pending' || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return false;
+      if (!row || row.status !== 'pending' || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return 'gone';
       if (youngerRow) {
         const other = await games.lockGame(tx, youngerRow);
-        if (!other || other.status !== 'pending') return false;
+        if (!other || other.status !== 'pending') return 'gone';
       }
-      if ((await games.userHasOpenGame(tx, white.userId)) || (await games.userHasOpenGame(tx, black.userId))) return false;
-      // The newcomer may have placed a seek in another pool since busyReason looked (one open seek each).
-      if (!youngerRow && (await seeks.findOpenSeekOf(tx, younger.userId))) return false;
+      if ((await games.userHasOpenGame(tx, white.userId)) || (await games.userHasOpenGame(tx, black.userId))) return 'gone';
       const ratings = await games.findCategoryRatings(tx, [white.userId, black.userId], this.key.timeControl);
       await games.activateGame(tx, gameId, {
         whiteId: white.userId,
@@ -163,9 +162,9 @@ export class SeekPool {
       });
       if (youngerRow) await seeks.mergeSeekInto(tx, youngerRow, gameId, younger.userId);
       await seeks.insertOutbox(tx, 'game.started', gameId, [white.userId, black.userId], { game_id: gameId });
-      return true;
+      return 'started';
     });
-    if (!started) return undefined;
+    if (outcome !== 'started') return outcome;
     const seekIds = [gameId, ...(youngerRow ? [youngerRow] : [])];
     for (const id of seekIds) {
       this.waiting.delete(id);
@@ -178,7 +177,7 @@ export class SeekPool {
     // The room starts the first-move clock; should it fail now, the sweeper opens it.
     await openGame(gameId).catch((err) => this.ctx.log.warn({ err, gameId }, 'could not open a paired game'));
     this.onPaired({ gameId, whiteId: white.userId, blackId: black.userId, seekIds });
-    return gameId;
+    return { gameId };
   }
 
   /** Every second: re-read the pool (cancels, expiries, other writers), then pair widened windows. */

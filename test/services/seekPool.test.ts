@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import type { AppContext } from '../../src/context.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import { poolId, type PoolKey } from '../../src/db/seeks.ts';
+import { createLogger } from '../../src/logger.ts';
+import { SeekPool } from '../../src/services/seekPool.ts';
+import { isolatedDatabase } from '../helpers/database.ts';
+import { insertUser } from '../helpers/fixtures.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The pool actor alone, on a database of its own: two actors stand for two nodes. The context is
+ * fake where it reaches beyond the pool (events go nowhere; the games they open are not in the
+ * running service's database, so the gateway finds nothing to host).
+ */
+describe('SeekPool (the pool actor) across nodes', () => {
+  let db: { pool: Pool; drop: () => Promise<void> };
+  let ctx: AppContext;
+  const opened: SeekPool[] = [];
+  let keyCounter = 0;
+  const newKey = (): PoolKey => ({ timeControl: 'rapid', initialTime: 600 + keyCounter++, increment: 0, rated: true });
+
+  before(async () => {
+    db = await isolatedDatabase();
+    ctx = {
+      config: { gameLeaseMs: 15_000, seekTtlMs: 60_000, firstMoveMs: 30_000 },
+      log: createLogger('silent'),
+      pool: db.pool,
+      redis: undefined,
+      events: { publish: () => {}, subscribe: async () => () => {}, attach: () => {} },
+    } as unknown as AppContext;
+  });
+
+  after(async () => {
+    await Promise.all(opened.map((p) => p.close()));
+    await db.drop();
+  });
+
+  const open = async (key: PoolKey, host: string): Promise<SeekPool | 'lease_held'> => {
+    const pool = await SeekPool.open(ctx, key, host);
+    if (pool !== 'lease_held') opened.push(pool);
+    return pool;
+  };
+
+  const expireLease = (key: PoolKey) =>
+    db.pool.query(`UPDATE seek_pools SET lease_expires_at = now() - interval '1 second' WHERE pool = $1`, [poolId(key)]);
+
+  const statusOf = async (id: string) => (await db.pool.query('SELECT status FROM games WHERE id = $1', [id])).rows[0]?.status;
+
+  it('lets one node at a time host a pool; the old host learns on its next pass that it lost it', async () => {
+    const key = newKey();
+    const first = await open(key, 'node-a');
+    assert.ok(first instanceof SeekPool);
+    assert.equal(await open(key, 'node-b'), 'lease_held', 'a second node may not host a live pool');
+    await expireLease(key); // node-a stalls long enough for its lease to lapse
+    const second = await open(key, 'node-b');
+    assert.ok(second instanceof SeekPool);
+    assert.equal(second.epoch, first.epoch + 1);
+    let lost = false;
+    first.onLost = () => (lost = true);
+    await sleep(1200);
+    assert.ok(lost, 'the fenced-out actor was not told');
+  });
+
+  it('rebuilds the waiting queue from the database when a node takes a pool over', async () => {
+    const key = newKey();
+    const [a, b] = [await insertUser(db.pool), await insertUser(db.pool)];
+    const first = (await open(key, 'node-a')) as SeekPool;
+    const placed = await first.seek(a, 'random');
+    assert.ok(placed.ok && placed.data.status === 'pending');
+    await expireLease(key);
+    const second = (await open(key, 'node-b')) as SeekPool;
+    assert.equal(second.size, 1, 'the new actor knows the acknowledged seek');
+    const paired = await second.seek(b, 'random');
+    assert.ok(paired.ok && paired.data.status === 'active');
+    assert.equal(paired.data.gameId, placed.data.seekId);
+  });
+
+  it('never lets a stale actor pair a seek the new actor already paired', async () => {
+    const key = newKey();
+    const [a, b, c] = [await insertUser(db.pool), await insertUser(db.pool), await insertUser(db.pool)];
+    const stale = (await open(key, 'node-a')) as SeekPool;
+    const placed = await stale.seek(a, 'random');
+    assert.ok(placed.ok && placed.data.status === 'pending');
+    await expireLease(key);
+    const fresh = (await open(key, 'node-b')) as SeekPool;
+    const paired = await fresh.seek(b, 'random');
+    assert.ok(paired.ok && paired.data.status === 'active');
+    // The stale actor still has a's seek in its cache: it must find it gone, not seat c with a.
+    const late = await stale.seek(c, 'random');
+    assert.ok(late.ok, JSON.stringify(late));
+    assert.equal(late.data.status, 'pending');
+    assert.equal(await statusOf(placed.data.seekId), 'active');
+    const { rows } = await db.pool.query(`SELECT white_id, black_id FROM games WHERE id = $1`, [placed.data.seekId]);
+    assert.deepEqual([rows[0].white_id, rows[0].black_id].sort(), [a, b].sort());
+  });
+});
