@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,5 +42,24 @@ describe('Embedded PostgreSQL (no DATABASE_URL)', function () {
     assert.deepEqual(rows, [{ v: 'still here' }]);
     await b.end();
     await second.stop();
+  });
+
+  it('runs as a normal user too', function () {
+    // Only root can become another user for this; elsewhere the suite already runs as one.
+    if (process.getuid?.() !== 0) this.skip();
+    const home = mkdtempSync(path.join(os.tmpdir(), 'chess-nobody-'));
+    chmodSync(home, 0o777);
+    try {
+      const out = execFileSync(
+        'runuser',
+        ['-u', 'nobody', '--', 'env', `HOME=${home}`, process.execPath, '--import', 'tsx', 'test/helpers/embeddedProbe.ts', path.join(home, 'pg')],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      const result = JSON.parse(out.trim().split('\n').pop()!);
+      assert.notEqual(result.uid, 0);
+      assert.equal(result.one, 1);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
