@@ -10,14 +10,12 @@
  * database is created and dropped); without it the embedded one is used.
  */
 import '../src/polyfills.ts';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Chess } from 'chess.js';
 import { Client, type Room } from '@colyseus/sdk';
 import { createDatabase } from '../test/helpers/database.ts';
-import { freePort } from '../src/util/net.ts';
+import { startServiceProcess } from '../test/helpers/process.ts';
+import { postgresCpu, processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,14 +23,12 @@ const arg = (name: string, fallback: number) => {
 };
 const GAMES = arg('games', 200);
 const PLIES = arg('plies', 60);
-const CLK_TCK = 100; // Linux USER_HZ
 
 async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const db = await createDatabase(serverUrl);
-  const port = await freePort();
-  const server = await startServer(port, db.url);
-  const base = `http://127.0.0.1:${port}`;
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const { child: server, port, base, exited } = await startServiceProcess(db.url, { nodeArgs });
   try {
     const sequences = Array.from({ length: GAMES }, (_, i) => randomGame(1000 + i, PLIES));
     const games = await setupGames(base, GAMES);
@@ -94,7 +90,7 @@ async function main() {
     await Promise.all(rooms.flatMap((r) => [r.white.leave(), r.black.leave()]));
   } finally {
     server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await exited;
     await db.drop();
   }
 }
@@ -190,66 +186,9 @@ async function setupGames(base: string, count: number): Promise<{ id: string; wh
   return out;
 }
 
-function startServer(port: number, databaseUrl: string): Promise<ChildProcess> {
-  const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', 'src/index.ts'], {
-    cwd: path.resolve(import.meta.dirname, '..'),
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: '',
-      RATE_LIMITS: 'off',
-      BCRYPT_COST: '4',
-      EMAIL_DOMAIN_CHECK: 'off',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: path.join(os.tmpdir(), `chess-bench-${process.pid}`),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 30_000;
-    const poll = async () => {
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-        if (res.ok) return resolve(child);
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > deadline) return reject(new Error('server did not start'));
-      setTimeout(poll, 200);
-    };
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    void poll();
-  });
-}
 
-/** CPU seconds (user + system) a process has used, from /proc. */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
 
-/** CPU seconds of every postgres process on the machine (the database's share of the work). */
-function postgresCpu(): number {
-  let total = 0;
-  for (const pid of readdirNumeric('/proc')) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-    } catch {
-      /* the process went away */
-    }
-  }
-  return total;
-}
 
-function readdirNumeric(dir: string): string[] {
-  return readdirSync(dir).filter((d) => /^\d+$/.test(d));
-}
 
 
 await main();

@@ -19,13 +19,11 @@
  * created and dropped).
  */
 import '../src/polyfills.ts';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { findPartner, type Seek, type SeekColor } from '../src/domain/pairing.ts';
-import { freePort } from '../src/util/net.ts';
+import { startServiceProcess } from '../test/helpers/process.ts';
+import { postgresCpu, processCpu } from './cpu.ts';
 import { createDatabase } from '../test/helpers/database.ts';
 
 const arg = (name: string, fallback: string) => {
@@ -36,7 +34,6 @@ const USERS = Number(arg('users', '200'));
 const RATES = arg('rates', '50,100,200,400').split(',').map(Number);
 const BURST = Number(arg('burst', '400'));
 const SPREAD = Number(arg('spread', '0'));
-const CLK_TCK = 100; // Linux USER_HZ
 /** One pool for the whole run: a pool's actor is the unit being measured. */
 const POOL = { time_control: 'blitz', initial_time: 300, increment: 0, rated: true } as const;
 
@@ -78,9 +75,7 @@ type Percentiles = { p50: number; p90: number; p99: number; max: number } | null
 async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const db = await createDatabase(serverUrl);
-  const port = await freePort();
-  const server = await startServer(port, db.url);
-  const base = `http://127.0.0.1:${port}`;
+  const { child: server, base, exited } = await startServiceProcess(db.url, { onStdoutLine: countWarning });
   const sql = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
     const stagePlayers = [];
@@ -128,7 +123,7 @@ async function main() {
   } finally {
     await sql.end();
     server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await exited;
     await db.drop();
   }
 }
@@ -326,74 +321,14 @@ async function signupMany(base: string, count: number): Promise<Player[]> {
 }
 
 const serverWarnings = { count: 0, samples: [] as string[] };
-
-/** The service as a child process, as loadtest/moves.ts starts it; its warnings are counted. */
-function startServer(port: number, databaseUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-    cwd: path.resolve(import.meta.dirname, '..'),
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: '',
-      RATE_LIMITS: 'off',
-      BCRYPT_COST: '4',
-      EMAIL_DOMAIN_CHECK: 'off',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: path.join(os.tmpdir(), `chess-bench-seeks-${process.pid}`),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      serverWarnings.count++;
-      if (serverWarnings.samples.length < 3) serverWarnings.samples.push(line.slice(0, 300));
-    }
-  });
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 30_000;
-    const poll = async () => {
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-        if (res.ok) return resolve(child);
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > deadline) return reject(new Error('server did not start'));
-      setTimeout(poll, 200);
-    };
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    void poll();
-  });
+/** The service logs at warn level: every line it prints is a warning worth reporting. */
+function countWarning(line: string): void {
+  serverWarnings.count++;
+  if (serverWarnings.samples.length < 3) serverWarnings.samples.push(line.slice(0, 300));
 }
 
-/** CPU seconds (user + system) a process has used, from /proc. */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
 
-/** CPU seconds of every postgres process on the machine (the database's share of the work). */
-function postgresCpu(): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-    } catch {
-      /* the process went away */
-    }
-  }
-  return total;
-}
+
 
 await main();
 process.exit(0);

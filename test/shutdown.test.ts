@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/util/net.ts';
+import { startServiceProcess } from './helpers/process.ts';
 import { createDatabase } from './helpers/database.ts';
 import { testService } from './helpers/service.ts';
 
@@ -15,31 +11,9 @@ describe('SIGTERM drain', function () {
   it('stops accepting, releases its live games with clocks booked, and exits 0 within 10 s', async () => {
     const { db: harness } = await testService();
     const db = await createDatabase(harness.serverUrl);
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: db.url,
-        REDIS_URL: '',
-        RATE_LIMITS: 'off',
-        BCRYPT_COST: '4',
-        EMAIL_DOMAIN_CHECK: 'off',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'chess-drain-')),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, port, base: origin, exited } = await startServiceProcess(db.url);
     try {
-      const base = `http://127.0.0.1:${port}/v1`;
-      for (let i = 0; ; i++) {
-        const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-        if (up) break;
-        if (i > 150) throw new Error('server did not start');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const base = `${origin}/v1`;
       const post = async (p: string, body: unknown, token?: string) => {
         const res = await fetch(`${base}${p}`, {
           method: 'POST',

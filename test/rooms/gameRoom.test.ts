@@ -4,39 +4,10 @@ import { openGame } from '../../src/gateway/index.ts';
 import { insertActiveGame } from '../helpers/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { command, nextMessage as next, type Message } from '../helpers/rooms.ts';
 
-type Message = Record<string, any>;
 
-/** Resolves with the next message of `type` the room receives. */
-function next(room: Room, type: string, timeoutMs = 5000): Promise<Message> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${type} within ${timeoutMs} ms`)), timeoutMs);
-    const off = room.onMessage(type, (m: Message) => {
-      clearTimeout(timer);
-      off();
-      resolve(m);
-    });
-  });
-}
 
-/** Sends a command and resolves with its answer: `<name>:ok` or `error`. */
-async function command(room: Room, name: string, payload: Message = {}): Promise<{ type: string; body: Message }> {
-  const id = Math.floor(Math.random() * 1e9);
-  const answer = new Promise<{ type: string; body: Message }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer to ${name}`)), 5000);
-    const done = (type: string) => (body: Message) => {
-      if (body.id !== id) return;
-      clearTimeout(timer);
-      offOk();
-      offErr();
-      resolve({ type, body });
-    };
-    const offOk = room.onMessage(`${name}:ok`, done(`${name}:ok`));
-    const offErr = room.onMessage('error', done('error'));
-  });
-  room.send(name, { ...payload, id });
-  return answer;
-}
 
 describe('GameRoom over Colyseus', () => {
   let white: TestUser;

@@ -7,8 +7,8 @@ import { as, getGame, uniquePool } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { command, type Message } from '../helpers/rooms.ts';
 
-type Message = Record<string, any>;
 type Pool = ReturnType<typeof uniquePool> & { rated: boolean };
 type Color = 'white' | 'black' | 'random';
 
@@ -73,23 +73,6 @@ async function pollGame(id: string, user: TestUser, done: (g: any) => boolean, t
 }
 
 /** Sends a command to a GameRoom and resolves with its answer: `<name>:ok` or `error`. */
-function command(room: Room, name: string, payload: Message = {}): Promise<{ type: string; body: Message }> {
-  const id = Math.floor(Math.random() * 1e9);
-  const answer = new Promise<{ type: string; body: Message }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer to ${name}`)), 5000);
-    const done = (type: string) => (body: Message) => {
-      if (body.id !== id) return;
-      clearTimeout(timer);
-      offOk();
-      offErr();
-      resolve({ type, body });
-    };
-    const offOk = room.onMessage(`${name}:ok`, done(`${name}:ok`));
-    const offErr = room.onMessage('error', done('error'));
-  });
-  room.send(name, { ...payload, id });
-  return answer;
-}
 
 describe('SeekPoolRoom over Colyseus', () => {
   let sdk: Client;

@@ -1,0 +1,24 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+const CLK_TCK = 100; // Linux USER_HZ
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** CPU seconds of every postgres process on the machine (the database's share of the work). */
+export function postgresCpu(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      total += processCpu(Number(pid));
+    } catch {
+      /* the process went away */
+    }
+  }
+  return total;
+}

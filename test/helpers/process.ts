@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/util/net.ts';
+
+export type ServiceProcess = { child: ChildProcess; port: number; base: string; exited: Promise<number | null> };
+
+/**
+ * `npm start`'s process, as an operator runs it, on a free port against `databaseUrl`, with
+ * settings for load (no rate limits, cheap bcrypt, no DNS). Resolves once /healthz answers.
+ * Used by the SIGTERM test and the benchmarks (whose CPU figures need the server on its own).
+ */
+export async function startServiceProcess(
+  databaseUrl: string,
+  o: { nodeArgs?: string[]; env?: Record<string, string>; onStdoutLine?: (line: string) => void } = {},
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'src/index.ts'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: '',
+      RATE_LIMITS: 'off',
+      BCRYPT_COST: '4',
+      EMAIL_DOMAIN_CHECK: 'off',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'chess-process-')),
+      ...o.env,
+    },
+    stdio: ['ignore', o.onStdoutLine ? 'pipe' : 'ignore', 'inherit'],
+  });
+  if (o.onStdoutLine) {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (buffered + chunk.toString('utf8')).split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) if (line.trim()) o.onStdoutLine!(line);
+    });
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the service did not start within 30 s');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, port, base, exited };
+}
