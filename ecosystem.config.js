@@ -5,6 +5,11 @@
 // answers with the module namespace, hence the named `apps` export (not `export default`).
 import os from 'node:os';
 
+// Every node must sign and check tokens with the same key and issuer, and build the same links.
+for (const name of ['JWT_SECRET', 'PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL']) {
+  if (!process.env[name]) throw new Error(`ecosystem.config.js: set ${name} (shared by every process)`);
+}
+
 const instances = Number(process.env.INSTANCES || os.cpus().length);
 const basePort = Number(process.env.PORT || 2567);
 const host = process.env.PUBLIC_HOST || 'localhost';

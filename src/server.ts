@@ -84,6 +84,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         registry: metrics.registry,
         openapi,
         docsHtml: () => renderDocs(openapi()),
+        nodeId: () => matchMaker.processId,
       }),
     });
 

@@ -88,7 +88,10 @@ async function callRoom<T>(
     try {
       reply = (await matchMaker.remoteRoomCall(roomId, method as never, args)) as RoomReply<T>;
     } catch {
-      // The room went away between lookup and call (disposed, fenced out, its node died).
+      // The room went away between lookup and call (disposed, fenced out), or its node died and
+      // left its listing behind: ask that node for a sign of life; a dead node's listings are
+      // dropped, so the next turn re-creates the room here once the game's lease has lapsed.
+      await forgetDeadHost(roomId);
       await sleep(50 * (attempt + 1));
       continue;
     }
@@ -97,6 +100,13 @@ async function callRoom<T>(
     throw new AppError(reply.code, reply.message, reply.details);
   }
   throw unavailable();
+}
+
+async function forgetDeadHost(roomId: string): Promise<void> {
+  const listing = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
+  if (listing?.processId && listing.processId !== matchMaker.processId) {
+    await matchMaker.healthCheckProcessId(listing.processId).catch(() => {});
+  }
 }
 
 /**

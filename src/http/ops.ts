@@ -53,10 +53,12 @@ export function opsRouter(o: {
   registry: Registry;
   openapi: () => object;
   docsHtml: () => string;
+  /** This process's id in the cluster (Colyseus processId, the `host` of the games it owns). */
+  nodeId: () => string | undefined;
 }): express.Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
-    res.json({ success: true, data: { status: 'ok' } });
+    res.json({ success: true, data: { status: 'ok', node: o.nodeId() ?? null } });
   });
   router.get('/readyz', async (_req, res) => {
     const checks: Record<string, string> = {};

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createDatabase } from './helpers/database.ts';
+import { startServiceProcess, type ServiceProcess } from './helpers/process.ts';
+import { testService } from './helpers/service.ts';
+
+/**
+ * Two processes joined by Redis and one PostgreSQL form one service: a game lives in one room
+ * on one node, REST calls to either node reach it, and when its node dies the game moves to the
+ * survivor once the lease lapses, losing nothing. Needs REDIS_URL (CI sets it).
+ */
+describe('Two nodes, one service (REDIS_URL)', function () {
+  this.timeout(60_000);
+  const redisUrl = process.env.REDIS_URL;
+  let nodes: ServiceProcess[] = [];
+  let db: { url: string; drop: () => Promise<void> };
+
+  before(async function () {
+    if (!redisUrl) {
+      console.warn('    SKIPPED: REDIS_URL is not set, so the two-node tests did not run');
+      return this.skip();
+    }
+    // A Redis database of their own: the test process's service must not join their cluster.
+    const url = new URL(redisUrl);
+    url.pathname = `/${(Number(url.pathname.slice(1) || 0) + 1) % 16}`;
+    const redis = new Redis(url.toString());
+    await redis.flushdb();
+    await redis.quit();
+    const { db: harness } = await testService();
+    db = await createDatabase(harness.serverUrl);
+    // Every node signs and checks tokens with the same key and issuer (JWT_SECRET, PUBLIC_URL).
+    const env = { REDIS_URL: url.toString(), GAME_LEASE_SECONDS: '2', FIRST_MOVE_SECONDS: '60', JWT_SECRET: 'cluster-test-secret-'.padEnd(48, 'x'), PUBLIC_URL: 'http://chess.cluster.test' };
+    // The first node migrates; the second boots against the migrated database.
+    nodes = [await startServiceProcess(db.url, { env })];
+    nodes.push(await startServiceProcess(db.url, { env }));
+  });
+
+  after(async () => {
+    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
+    await Promise.all(nodes.map((n) => n.exited));
+    await db?.drop();
+  });
+
+  async function call(node: ServiceProcess, method: string, path: string, body?: unknown, token?: string) {
+    const res = await fetch(`${node.base}/v1${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  }
+
+  it('serves one game through either node, and moves it to the survivor when its node dies', async () => {
+    const [a, b] = nodes;
+    const signup = async (node: ServiceProcess, name: string) =>
+      (await call(node, 'POST', '/auth/signup', { email: `${name}@example.com`, password: 'cluster-test-1', username: name })).body.data;
+    const tag = Date.now().toString(36);
+    const white = await signup(a, `cl_w${tag}`);
+    const black = await signup(b, `cl_b${tag}`);
+    const wt = white.session.access_token;
+    const bt = black.session.access_token;
+
+    const created = await call(a, 'POST', '/games', {
+      type: 'challenge', opponent_id: black.user.id, time_control: 'rapid', initial_time: 600, increment: 0, color: 'white',
+    }, wt);
+    assert.equal(created.status, 201);
+    const id = created.body.data.id;
+    assert.equal((await call(b, 'POST', `/games/${id}/accept`, {}, bt)).status, 200);
+
+    // Moves alternate between the nodes: each REST call reaches the one room wherever it lives.
+    const line: Array<[ServiceProcess, string, string, string]> = [
+      [a, wt, 'e2', 'e4'], [b, bt, 'e7', 'e5'], [b, wt, 'g1', 'f3'], [a, bt, 'b8', 'c6'],
+    ];
+    for (const [node, token, from, to] of line) {
+      const res = await call(node, 'POST', `/games/${id}/moves`, { from, to }, token);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }
+    const concurrent = await Promise.all([a, b, a, b].map((n) => call(n, 'POST', `/games/${id}/moves`, { from: 'f1', to: 'c4' }, wt)));
+    assert.equal(concurrent.filter((r) => r.status === 200).length, 1);
+
+    // Kill the node that hosts the room, without any chance to hand the game over.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const before = (await client.query('SELECT host, host_epoch, fen FROM games WHERE id = $1', [id])).rows[0];
+    const nodeIds = await Promise.all(nodes.map(async (n) => (await (await fetch(`${n.base}/healthz`)).json()).data.node));
+    const victim = nodes[nodeIds.indexOf(before.host)];
+    assert.ok(victim, `the game's host ${before.host} is one of ${nodeIds}`);
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    const survivor = victim === a ? b : a;
+
+    // The survivor answers 503 with Retry-After until the lease lapses, then hosts the game.
+    let answer;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      answer = await call(survivor, 'POST', `/games/${id}/moves`, { from: 'g8', to: 'f6' }, bt);
+      if (answer.status !== 503 || Date.now() > deadline) break;
+      assert.equal(answer.headers.get('retry-after'), '1');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const after = (await client.query('SELECT host_epoch, move_count FROM games WHERE id = $1', [id])).rows[0];
+    await client.end();
+    assert.equal(after.move_count, 6);
+    assert.ok(Number(after.host_epoch) > Number(before.host_epoch), 'the survivor took the game over with a new epoch');
+    const detail = await call(survivor, 'GET', `/games/${id}`, undefined, wt);
+    assert.equal(detail.body.data.pgn, '1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6');
+  });
+});
