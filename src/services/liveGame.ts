@@ -6,31 +6,21 @@ import type { LiveGameHost } from './liveGameHost.ts';
 import * as store from '../db/liveGames.ts';
 import type { MoveWrite } from '../db/moveWriter.ts';
 import { isUuid } from '../http/validate.ts';
+import {
+  fail,
+  offerView,
+  ok,
+  seconds,
+  type DrawOffer,
+  type EndView,
+  type GameEvent,
+  type RatingChanges,
+  type Seat,
+  type Times,
+} from './liveGameEvents.ts';
+import { Timers } from './timers.ts';
 
-/** Seconds with millisecond precision, the unit of every clock field the API reports. */
-export const seconds = (ms: number) => Math.round(ms) / 1000;
-
-export type Seat = { id: string; username: string; rating: number };
-export type DrawOffer = { id: string; offeredBy: string; ply: number; expiresAt: number };
-export type RatingChanges = { white: number; black: number };
-
-/** Events of a live game, as the stream and the room publish them (DESIGN 2.6). */
-export type GameEvent =
-  | { type: 'move'; move: Move & { ply: number; fen: string; move_count: number; current_turn: Color }; times: Times }
-  | { type: 'time_update'; times: Times }
-  | { type: 'draw_offer'; draw_offer: DrawOfferView }
-  | { type: 'game_end'; status: 'finished' | 'abandoned'; abort_reason: string | null; result: EndView };
-type Times = { white: number; black: number };
-type DrawOfferView = { id: string; offered_by: string; status: string; expires_at: string };
-type EndView = { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
-
-const fail = (code: Extract<RoomReply, { ok: false }>['code'], message: string, details?: Record<string, unknown>): RoomReply<never> => ({
-  ok: false,
-  code,
-  message,
-  details,
-});
-const ok = <T>(data: T): RoomReply<T> => ({ ok: true, data });
+export { seconds, type GameEvent, type Seat } from './liveGameEvents.ts';
 
 /**
  * The actor core of one live game, free of Colyseus: the board, the clocks, the draw offer and
@@ -50,7 +40,7 @@ export class LiveGame {
   onLost: () => void = () => {};
 
   private chain: Promise<unknown> = Promise.resolve();
-  private timers: { flag?: NodeJS.Timeout; firstMove?: NodeJS.Timeout; offer?: NodeJS.Timeout; tick?: NodeJS.Timeout } = {};
+  private timers = new Timers<'flag' | 'firstMove' | 'offer' | 'tick'>();
   private firstMoveDeadline: number | null;
   private lost = false;
 
@@ -142,7 +132,7 @@ export class LiveGame {
         // Offering while the opponent's offer is pending accepts it.
         const end = await this.finish(drawBy('agreement'), { acceptedOfferId: pending.id });
         if (!end.ok) return end;
-        return ok({ draw_offer: this.offerView(pending, 'accepted'), ...end.data });
+        return ok({ draw_offer: offerView(pending, 'accepted'), ...end.data });
       }
       if (pending) return fail('DRAW_OFFER_PENDING', 'A draw offer is already pending');
       const last = this.lastOfferPly.get(userId);
@@ -160,8 +150,8 @@ export class LiveGame {
       this.drawOffer = { id: inserted.id, offeredBy: userId, ply: this.game.moveCount, expiresAt };
       this.lastOfferPly.set(userId, this.game.moveCount);
       this.armOfferTimer();
-      this.emit({ type: 'draw_offer', draw_offer: this.offerView(this.drawOffer, 'pending') });
-      return ok({ draw_offer: this.offerView(this.drawOffer, 'pending') });
+      this.emit({ type: 'draw_offer', draw_offer: offerView(this.drawOffer, 'pending') });
+      return ok({ draw_offer: offerView(this.drawOffer, 'pending') });
     });
   }
 
@@ -180,13 +170,13 @@ export class LiveGame {
       if (accept) return this.finish(drawBy('agreement'), { acceptedOfferId: offer.id });
       const closed = await this.closeOffer('declined');
       if (!closed) return this.lostReply();
-      return ok({ draw_offer: this.offerView(offer, 'declined'), status: 'active' as const });
+      return ok({ draw_offer: offerView(offer, 'declined'), status: 'active' as const });
     });
   }
 
   /** Stops timers; on a graceful close the lease is released with clocks booked up to now. */
   async close(graceful: boolean): Promise<void> {
-    this.clearTimers();
+    this.timers.clearAll();
     if (!graceful || this.lost || this.status !== 'active') return;
     await this.chain.catch(() => {});
     const now = Date.now();
@@ -198,7 +188,7 @@ export class LiveGame {
   markLost(): void {
     if (this.lost) return;
     this.lost = true;
-    this.clearTimers();
+    this.timers.clearAll();
     this.onLost();
   }
 
@@ -262,8 +252,8 @@ export class LiveGame {
     this.firstMoveDeadline = deadline;
     if (lapsed) {
       this.drawOffer = null;
-      clearTimeout(this.timers.offer);
-      this.emit({ type: 'draw_offer', draw_offer: this.offerView(lapsed, 'expired') });
+      this.timers.clear('offer');
+      this.emit({ type: 'draw_offer', draw_offer: offerView(lapsed, 'expired') });
     }
     // The move event carries both clocks; the stream derives its time_update from it, so the
     // room publishes once per move.
@@ -320,7 +310,7 @@ export class LiveGame {
     this.ending = ending;
     this.ratingChanges = result.ratingChanges;
     this.drawOffer = null;
-    this.clearTimers();
+    this.timers.clearAll();
     o.announceMove?.();
     const view = this.endView();
     this.emit({ type: 'game_end', status: this.status, abort_reason: o.abortReason ?? null, result: view });
@@ -353,13 +343,9 @@ export class LiveGame {
     );
     if (!closed) return false;
     this.drawOffer = null;
-    clearTimeout(this.timers.offer);
-    this.emit({ type: 'draw_offer', draw_offer: this.offerView(offer, status) });
+    this.timers.clear('offer');
+    this.emit({ type: 'draw_offer', draw_offer: offerView(offer, status) });
     return true;
-  }
-
-  offerView(o: DrawOffer, status: string): DrawOfferView {
-    return { id: o.id, offered_by: o.offeredBy, status, expires_at: new Date(o.expiresAt).toISOString() };
   }
 
   private emit(event: GameEvent): void {
@@ -401,37 +387,26 @@ export class LiveGame {
   // ---- timers: flag fall, first-move deadline, offer expiry, periodic time_update ---------
 
   private armTimers(): void {
-    this.clearTimers();
+    this.timers.clearAll();
     if (this.status !== 'active') return;
     const now = Date.now();
     const flagAt = this.clock.flagAt();
-    if (flagAt !== null) {
-      this.timers.flag = setTimeout(() => void this.exclusive(() => this.flagIfDue()), Math.max(0, flagAt - now) + 1);
-    }
+    if (flagAt !== null) this.timers.once('flag', flagAt - now + 1, () => void this.exclusive(() => this.flagIfDue()));
     if (this.firstMoveDeadline !== null && this.game.moveCount < 2) {
-      this.timers.firstMove = setTimeout(
-        () => void this.exclusive(() => this.abortIfNoFirstMove()),
-        Math.max(0, this.firstMoveDeadline - now),
-      );
+      this.timers.once('firstMove', this.firstMoveDeadline - now, () => void this.exclusive(() => this.abortIfNoFirstMove()));
     }
     this.armOfferTimer();
-    if (this.clock.started) {
-      this.timers.tick = setInterval(() => {
-        if (this.status === 'active') this.publishTimes();
-      }, 5000);
-    }
+    if (this.clock.started) this.timers.every('tick', 5000, () => this.status === 'active' && this.publishTimes());
   }
 
   private armOfferTimer(): void {
-    clearTimeout(this.timers.offer);
+    this.timers.clear('offer');
     if (!this.drawOffer) return;
     const offerId = this.drawOffer.id;
-    this.timers.offer = setTimeout(
-      () =>
-        void this.exclusive(async () => {
-          if (this.drawOffer?.id === offerId && this.status === 'active') await this.closeOffer('expired');
-        }),
-      Math.max(0, this.drawOffer.expiresAt - Date.now()),
+    this.timers.once('offer', this.drawOffer.expiresAt - Date.now(), () =>
+      void this.exclusive(async () => {
+        if (this.drawOffer?.id === offerId && this.status === 'active') await this.closeOffer('expired');
+      }),
     );
   }
 
@@ -444,13 +419,5 @@ export class LiveGame {
   /** time_update carries the live clocks; it is not a state change, so it does not advance v. */
   publishTimes(now = Date.now()): void {
     this.host.publish(this.id, { type: 'time_update', times: this.times(now), v: this.eventSeq, ts: now });
-  }
-
-  private clearTimers(): void {
-    clearTimeout(this.timers.flag);
-    clearTimeout(this.timers.firstMove);
-    clearTimeout(this.timers.offer);
-    clearInterval(this.timers.tick);
-    this.timers = {};
   }
 }
