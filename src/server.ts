@@ -13,6 +13,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
+import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { buildRoutes } from './http/routes/index.ts';
 import { limiterFactory } from './limits.ts';
@@ -70,11 +71,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const metrics = createMetrics();
     let openapiDoc: object | undefined;
     const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
+    const rateLimit = createRateLimit(config.rateLimits, ctx.makeLimiter);
     const app = createHttpApp({
       log,
       trustProxy: config.trustProxy,
       routes,
-      deps: { authenticate: services.auth.authenticate, rateLimit: createRateLimit(config.rateLimits, ctx.makeLimiter) },
+      deps: { authenticate: services.auth.authenticate, rateLimit },
       before: [metrics.observe],
       ops: opsRouter({
         probes: {
@@ -85,7 +87,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         openapi,
         docsHtml: () => renderDocs(openapi()),
         nodeId: () => matchMaker.processId,
-      }),
+      }).use(pagesRouter({ accounts: services.accounts, games: services.games, rateLimit, log })),
     });
 
     const httpServer = http.createServer(app);

@@ -53,6 +53,8 @@ export type MoveInput = { from: string; to: string; promotion?: string | null };
 export type GamesService = ReturnType<typeof createGamesService>;
 
 const notFound = () => new AppError('GAME_NOT_FOUND', 'Game not found');
+/** A viewer who is nobody's opponent (the nil uuid is never a user's id). */
+const NO_VIEWER = '00000000-0000-0000-0000-000000000000';
 
 const isPlayer = (g: GameRecord, userId: string) => g.whiteId === userId || g.blackId === userId;
 const isParticipant = (g: GameRecord, userId: string) => isPlayer(g, userId) || g.createdBy === userId;
@@ -252,6 +254,8 @@ export function createGamesService(ctx: AppContext) {
     declineGame: (userId: string, id: string) => closePending(userId, id, 'declined'),
     cancelGame: (userId: string, id: string) => closePending(userId, id, 'cancelled'),
     getGame,
+    /** What anyone may see: a started or ended game; a pending one is 404 (it exists only for its players). */
+    getPublicGame: (id: string) => getGame(NO_VIEWER, id),
     listGames,
     getPgn,
     async makeMove(userId: string, id: string, move: MoveInput): Promise<unknown> {

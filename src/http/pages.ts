@@ -1,0 +1,266 @@
+// The few pages a browser opens: the links the service mails (verify-email, reset-password) and
+// hands out (invite_url → /play/{id}). Plain server-rendered HTML, no framework, nothing fetched
+// from elsewhere; DESIGN 2.1's "never HTML" is about the API under /v1, which these are not.
+
+import { createHash } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import { isAppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { TokenBody, type Accounts } from '../services/accounts.ts';
+import type { GamesService } from '../services/games.ts';
+import type { GameDetail } from '../services/gameViews.ts';
+import type { OperationLimit, Route, RouteDeps } from './route.ts';
+
+// ---- HTML --------------------------------------------------------------------------------
+
+/** Markup that is already safe; everything else interpolated into `html` is escaped. */
+class Html {
+  constructor(readonly text: string) {}
+}
+type Part = Html | string | number | null | undefined | readonly Part[];
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const formatPart = (p: Part): string =>
+  p instanceof Html ? p.text : Array.isArray(p) ? p.map(formatPart).join('') : p == null ? '' : escapeHtml(String(p));
+
+export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
+  let text = strings[0];
+  values.forEach((v, i) => (text += formatPart(v) + strings[i + 1]));
+  return new Html(text);
+}
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f1ea;color:#222}
+main{max-width:32rem;margin:3rem auto;padding:1.5rem 2rem;background:#fff;border-radius:8px;box-shadow:0 1px 4px #0002}
+h1{font-size:1.4rem;margin-top:0}code{background:#eee;padding:0 .25rem;border-radius:3px;word-break:break-all}
+label{display:block;margin:.75rem 0 .25rem}input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
+button{margin-top:1rem;padding:.5rem 1.25rem;font:inherit}.error{color:#a00}.ok{color:#060}`;
+
+// The reset form: the token travels in a hidden field, the answer is shown as text (never as HTML).
+const RESET_SCRIPT = `
+const form = document.getElementById('reset');
+const result = document.getElementById('result');
+const button = form.querySelector('button');
+function show(lines, failed) {
+  const [first, ...rest] = lines;
+  const p = document.createElement('p');
+  p.className = failed ? 'error' : 'ok';
+  p.textContent = first;
+  const list = document.createElement('ul');
+  for (const line of rest) list.appendChild(document.createElement('li')).textContent = line;
+  result.replaceChildren(p, ...(rest.length ? [list] : []));
+}
+button.disabled = false;
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (form.password.value !== form.confirm.value) return show(['The two passwords differ.'], true);
+  button.disabled = true;
+  try {
+    const res = await fetch('/v1/auth/password/update', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: form.token.value, password: form.password.value }),
+    });
+    const body = await res.json().catch(() => ({}));
+    if (res.ok) {
+      form.hidden = true;
+      return show([body.message || 'Password updated.'], false);
+    }
+    const error = body.error || {};
+    const details = Object.entries(error.details || {}).flatMap(([field, messages]) =>
+      [].concat(messages).map((m) => field + ' ' + m));
+    show([error.message || 'The request failed (' + res.status + ').', ...details], true);
+  } catch {
+    show(['The service could not be reached; try again.'], true);
+  }
+  button.disabled = false;
+});
+`;
+
+const sourceHash = (source: string) => `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
+const STYLE_HASH = sourceHash(STYLE);
+const RESET_SCRIPT_HASH = sourceHash(RESET_SCRIPT);
+
+type Page = { status: number; title: string; body: Html; script?: 'reset'; headers?: Record<string, string> };
+
+/** Only the page's own inline style and script run; nothing is loaded from anywhere. */
+function contentSecurityPolicy(page: Page): string {
+  return [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    ...(page.script ? [`script-src ${RESET_SCRIPT_HASH}`, "connect-src 'self'"] : []),
+    "img-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function sendPage(res: Response, page: Page): void {
+  const script = page.script ? new Html(`<script>${RESET_SCRIPT}</script>`) : '';
+  const document = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${page.title}</title><style>${new Html(STYLE)}</style></head>
+<body><main>${page.body}</main>${script}</body></html>
+`;
+  res
+    .status(page.status)
+    .set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': contentSecurityPolicy(page),
+      'Cache-Control': 'no-store',
+      // The address of a mailed link carries its token: it must not leave as a Referer.
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+      ...page.headers,
+    })
+    .send(document.text);
+}
+
+const message = (status: number, title: string, ...lines: Part[]): Page => ({
+  status,
+  title,
+  body: html`<h1>${title}</h1>${lines.map((l) => html`<p>${l}</p>`)}`,
+});
+
+// ---- pages -------------------------------------------------------------------------------
+
+const invalidLink = (): Page =>
+  message(400, 'This link is invalid or has expired', 'Links work once and for a limited time. Ask the app for a new one.');
+
+const emailConfirmed = (email: string) =>
+  message(200, 'Email confirmed', html`<strong>${email}</strong> is confirmed. You can close this page.`);
+
+const resetForm = (token: string): Page => ({
+  status: 200,
+  title: 'Choose a new password',
+  script: 'reset',
+  body: html`<h1>Choose a new password</h1>
+<form id="reset" method="post" novalidate>
+<input type="hidden" name="token" value="${token}">
+<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" required>
+<label for="confirm">New password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
+<button type="submit" disabled>Set the password</button>
+</form>
+<noscript><p class="error">This form needs JavaScript.</p></noscript>
+<div id="result" role="status"></div>`,
+});
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const clock = (g: GameDetail) => `${g.time_control} ${g.initial_time / 60}+${g.increment}${g.rated ? ', rated' : ', casual'}`;
+
+function outcome(g: GameDetail): string {
+  if (g.status === 'active') return `in progress, ${g.move_count} half-moves played`;
+  if (g.status === 'abandoned') return `abandoned${g.abort_reason ? ` (${g.abort_reason.replaceAll('_', ' ')})` : ''}`;
+  return `finished ${g.result ?? ''}${g.termination ? ` by ${g.termination.replaceAll('_', ' ')}` : ''}`;
+}
+
+/** What anyone may see of a game that is no longer pending (watching is public, DESIGN 2.6). */
+const gamePage = (g: GameDetail): Page => ({
+  status: 200,
+  title: `${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`,
+  body: html`<h1>${g.white_player?.username ?? '?'} (White) vs ${g.black_player?.username ?? '?'} (Black)</h1>
+<p>${clock(g)}: ${outcome(g)}.</p>
+<p>Game <code>${g.id}</code>. Follow it in a chess client: read <code>GET /v1/games/${g.id}</code>, or join
+its room with <code>joinById('${g.id}')</code>.</p>`,
+});
+
+/** A pending game exists only for its participants: the same page for it as for an unknown id. */
+const openInClient = (id: string): Page => ({
+  status: 200,
+  title: 'Open this game in a chess client',
+  body: html`<h1>Open this game in a chess client</h1>
+<p>Game <code>${id}</code></p>
+<ul>
+<li>A challenge to you: sign in and accept it with <code>POST /v1/games/${id}/accept</code>.</li>
+<li>To play: join the Colyseus room with <code>joinById('${id}')</code>.</li>
+</ul>`,
+});
+
+const noSuchGame = () => message(404, 'No game at this address', 'Check the link you were given.');
+
+// ---- router ------------------------------------------------------------------------------
+
+/** Pages count against the limit of the API operation they stand for (DESIGN 2.3). */
+const countedAs = (path: string, limit?: OperationLimit): Route => ({
+  method: 'get',
+  path,
+  summary: '',
+  tags: [],
+  auth: 'none',
+  ...(limit ? { limit } : {}),
+  handler: async () => undefined,
+});
+const VERIFY = countedAs('/auth/verify'); // the auth class, shared with POST /v1/auth/verify
+const READ = countedAs('/pages');
+const GET_GAME = countedAs('/games/:id', 'getGame');
+
+export function pagesRouter(o: {
+  accounts: Accounts;
+  games: GamesService;
+  rateLimit: RouteDeps['rateLimit'];
+  log: Logger;
+}): express.Router {
+  const router = express.Router();
+  const limit = (req: Request, res: Response, as: Route) => o.rateLimit(req, res, as, undefined);
+  const tokenOf = (req: Request) => {
+    const parsed = TokenBody.safeParse({ token: req.query.token });
+    return parsed.success ? parsed.data.token : undefined;
+  };
+
+  // A mail link's GET does what POST /v1/auth/verify does. HEAD (link checkers) uses nothing up.
+  router.get('/verify-email', async (req, res) => {
+    if (req.method === 'HEAD') return sendPage(res, message(200, 'Confirm your email', 'Open this link in a browser.'));
+    await limit(req, res, VERIFY);
+    const token = tokenOf(req);
+    if (!token) return sendPage(res, invalidLink());
+    try {
+      const { user } = await o.accounts.verifyEmail(token);
+      sendPage(res, emailConfirmed(user.email));
+    } catch (error) {
+      if (isAppError(error) && error.code === 'INVALID_TOKEN') return sendPage(res, invalidLink());
+      throw error;
+    }
+  });
+
+  // The token cannot be checked without using it up: the API judges it when the form is sent.
+  router.get('/reset-password', async (req, res) => {
+    await limit(req, res, READ);
+    const token = tokenOf(req);
+    sendPage(res, token ? resetForm(token) : invalidLink());
+  });
+
+  router.get('/play/:id', async (req, res) => {
+    await limit(req, res, GET_GAME);
+    const id = req.params.id;
+    if (!UUID_RE.test(id)) return sendPage(res, noSuchGame());
+    const game = await o.games.getPublicGame(id).catch((error) => {
+      if (isAppError(error) && error.code === 'GAME_NOT_FOUND') return undefined;
+      throw error;
+    });
+    sendPage(res, game ? gamePage(game) : openInClient(id.toLowerCase()));
+  });
+
+  router.use(pageErrors(o.log));
+  return router;
+}
+
+/** Errors of a page are pages too: 429 with Retry-After, 4xx (e.g. a malformed URL), else 500. */
+function pageErrors(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (isAppError(err) && err.code === 'RATE_LIMIT_EXCEEDED') {
+      const retryAfter = String(err.extra?.retryAfter ?? 60);
+      return sendPage(res, {
+        ...message(429, 'Too many requests', `Please wait ${retryAfter} seconds and open the link again.`),
+        headers: { 'Retry-After': retryAfter },
+      });
+    }
+    const status = (err as { status?: unknown })?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendPage(res, message(400, 'This address is not valid', 'Check the link you were given.'));
+    }
+    log.error({ err, method: req.method, url: req.path }, 'page failed');
+    if (res.headersSent) return void res.end();
+    sendPage(res, message(500, 'Something went wrong', 'Please try again in a moment.'));
+  };
+}
