@@ -3,13 +3,14 @@
  * move next to a tight chess.js loop (move + isGameOver + fen) over the same moves, measured in
  * the same run. Prints one JSON report.
  *
- *   npx tsx loadtest/moves.ts [--games 200] [--plies 60]
+ *   npx tsx loadtest/moves.ts [--games 200] [--plies 60] [--idle-seconds 10]
  *
  * The server runs as a child process (so its CPU is its own, read from /proc); players are
  * Colyseus SDK clients in this process. DATABASE_URL names the PostgreSQL server to use (a fresh
  * database is created and dropped); without it the embedded one is used.
  */
 import '../src/polyfills.ts';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Chess } from 'chess.js';
 import { Client, type Room } from '@colyseus/sdk';
@@ -23,23 +24,33 @@ const arg = (name: string, fallback: number) => {
 };
 const GAMES = arg('games', 200);
 const PLIES = arg('plies', 60);
+/** After the moves, how long to watch the server hold every game live with nobody moving. */
+const IDLE_SECONDS = arg('idle-seconds', 10);
 
 async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const db = await createDatabase(serverUrl);
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const { child: server, port, base, exited } = await startServiceProcess(db.url, { nodeArgs });
+  // Setting up thousands of games takes longer than the first-move deadline.
+  const env = { FIRST_MOVE_SECONDS: '900' };
+  const { child: server, port, base, exited } = await startServiceProcess(db.url, { nodeArgs, env });
   try {
     const sequences = Array.from({ length: GAMES }, (_, i) => randomGame(1000 + i, PLIES));
     const games = await setupGames(base, GAMES);
-    const rooms = await Promise.all(
-      games.map(async (g) => {
-        const sdk = new Client(`ws://127.0.0.1:${port}`);
-        const white = await sdk.joinById(g.id, { token: g.white.token });
-        const black = await sdk.joinById(g.id, { token: g.black.token });
-        return { white, black };
-      }),
-    );
+    // Players join 100 games at a time: a burst of thousands of handshakes at once would measure
+    // the listen backlog, not the service.
+    const rooms: { white: Room; black: Room }[] = [];
+    for (let i = 0; i < games.length; i += 100) {
+      const joined = await Promise.all(
+        games.slice(i, i + 100).map(async (g) => {
+          const sdk = new Client(`ws://127.0.0.1:${port}`);
+          const white = await sdk.joinById(g.id, { token: g.white.token });
+          const black = await sdk.joinById(g.id, { token: g.black.token });
+          return { white, black };
+        }),
+      );
+      rooms.push(...joined);
+    }
 
     const cpu0 = processCpu(server.pid!);
     const pg0 = postgresCpu();
@@ -64,6 +75,11 @@ async function main() {
     const metric = (name: string) => Number(metrics.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? NaN);
     const chessUs = chessJsLoop(sequences);
     const serverUs = (cpuS * 1e6) / totalMoves;
+    // Every game stays live (clocks running, sockets open): what does holding them cost?
+    const idle0 = processCpu(server.pid!);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const idleCpuPercent = ((processCpu(server.pid!) - idle0) / IDLE_SECONDS) * 100;
+    const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => Number(latencies[Math.floor(p * (latencies.length - 1))].toFixed(2));
     console.log(
@@ -82,6 +98,9 @@ async function main() {
           ratio_server_to_chessjs: Number((serverUs / chessUs).toFixed(2)),
           moves_per_db_batch: Number((metric('chess_moves_written_total') / metric('chess_move_batches_total')).toFixed(1)),
           move_latency_ms: { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: pct(1) },
+          live_games_held: metric('chess_live_games'),
+          idle_server_cpu_percent: Number(idleCpuPercent.toFixed(1)),
+          server_rss_mb: Math.round(rssMb),
         },
         null,
         2,
