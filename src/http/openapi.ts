@@ -12,6 +12,35 @@ const ErrorEnvelope = z.object({
 
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
+const Pagination = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  total_pages: z.number().int(),
+  totalPages: z.number().int(),
+  hasNext: z.boolean(),
+  hasPrev: z.boolean(),
+});
+
+/** The success body as the route really sends it (see Route.envelope). */
+function successContent(r: Route): Record<string, { schema: z.ZodType }> {
+  const data = r.response ?? z.unknown();
+  switch (r.envelope ?? 'data') {
+    case 'raw':
+      return { [r.contentType ?? 'text/plain']: { schema: z.string() } };
+    case 'message':
+      return {
+        'application/json': {
+          schema: z.object({ success: z.literal(true), message: z.string(), ...(r.response ? { data: data.optional() } : {}) }),
+        },
+      };
+    case 'list':
+      return { 'application/json': { schema: z.object({ success: z.literal(true), data, pagination: Pagination }) } };
+    default:
+      return { 'application/json': { schema: z.object({ success: z.literal(true), data }) } };
+  }
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the very routes (and zod schemas) that serve and
  * validate requests, so the two cannot drift.
@@ -25,17 +54,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
     const responses: Record<string, { description: string; content?: object }> = {};
     const status = r.status ?? 200;
-    responses[String(status)] =
-      status === 204
-        ? { description: 'No content' }
-        : {
-            description: 'Success',
-            content: {
-              'application/json': {
-                schema: z.object({ success: z.literal(true), data: r.response ?? z.unknown() }),
-              },
-            },
-          };
+    responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
     const codes = new Set([...(r.errors ?? []), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
     codes.add('RATE_LIMIT_EXCEEDED');

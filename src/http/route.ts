@@ -46,6 +46,13 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   status?: number;
   /** Documented shape of `data` in the success envelope (OpenAPI only). */
   response?: z.ZodType;
+  /**
+   * How the success is documented (OpenAPI only): `data` (the default) `{success, data}`,
+   * `message` `{success, message, data?}`, `list` `{success, data, pagination}`, or `raw` for a
+   * body of `contentType` outside the envelope.
+   */
+  envelope?: 'data' | 'message' | 'list' | 'raw';
+  contentType?: string;
   /** Documented error codes (OpenAPI only). */
   errors?: string[];
   /** Served but left out of the OpenAPI document (aliases). */

@@ -27,6 +27,19 @@ describe('API reference', () => {
     assert.ok(schema.properties.email && schema.properties.password && schema.properties.username);
   });
 
+  it('documents each success body as it is sent: message envelopes, lists with pagination, raw PGN and SVG', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const json = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content['application/json'].schema;
+    assert.ok(json('/auth/password/reset', 'post', '200').properties.message);
+    assert.ok(json('/auth/signup', 'post', '201').properties.data);
+    assert.ok(json('/games', 'get', '200').properties.pagination);
+    assert.ok(json('/users/search', 'get', '200').properties.pagination);
+    assert.ok(doc.paths['/games/{id}/pgn'].get.responses['200'].content['application/x-chess-pgn']);
+    assert.ok(doc.paths['/users/{id}/avatar.svg'].get.responses['200'].content['image/svg+xml']);
+    assert.equal(doc.paths['/auth/logout'].post.responses['204'].content, undefined);
+  });
+
   it('serves a reference page at /docs', async () => {
     const res = await api('GET', '/docs');
     assert.equal(res.status, 200);

@@ -24,6 +24,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/signup',
+      envelope: 'message',
       summary: 'Create an account; a verification email is sent',
       tags,
       auth: 'none',
@@ -82,6 +83,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/password/reset',
+      envelope: 'message',
       summary: 'Mail a password reset link (same answer whether the account exists or not)',
       tags,
       auth: 'none',
@@ -94,6 +96,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/password/update',
+      envelope: 'message',
       summary: 'Set a new password with a reset token; ends every session of the account',
       tags,
       auth: 'none',
@@ -107,6 +110,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/verify',
+      envelope: 'message',
       summary: 'Confirm an email address with the token from the verification email',
       tags,
       auth: 'none',
@@ -118,6 +122,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/verify/resend',
+      envelope: 'message',
       summary: 'Mail a new verification link (same answer whether the account exists or not)',
       tags,
       auth: 'none',

@@ -107,6 +107,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       query: ListGamesQuery,
       response: z.array(GameListItem),
+      envelope: 'list',
       handler: async ({ query }) => {
         const { games: data, total } = await games.listGames(query);
         return new Reply(200, { success: true, data, pagination: paginate(query, total) });
@@ -126,6 +127,8 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'get',
       path: '/games/:id/pgn',
+      envelope: 'raw',
+      contentType: 'application/x-chess-pgn',
       summary: 'Export a game as PGN (application/x-chess-pgn)',
       tags: TAGS,
       auth: 'required',

@@ -55,6 +55,7 @@ export function userRoutes({ users }: Services): Route[] {
       auth: 'required',
       query: SearchQuery,
       response: z.array(PublicProfile),
+      envelope: 'list',
       handler: async ({ query }) => {
         const page = { page: query.page, limit: query.limit };
         const { users: found, total } = await users.search(query.q, page);
@@ -74,6 +75,8 @@ export function userRoutes({ users }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/:id/avatar.svg',
+      envelope: 'raw',
+      contentType: 'image/svg+xml',
       summary: 'The generated default avatar of a user (SVG)',
       tags,
       auth: 'none',
