@@ -62,6 +62,17 @@ export async function findOpenSeekOf(db: Queryable, userId: string): Promise<Ope
   return rows[0] ? toSeek(rows[0]) : undefined;
 }
 
+/** A player who starts a game stops seeking: their open seeks are cancelled (ids returned). */
+export async function cancelOpenSeeksOf(db: Queryable, userIds: string[]): Promise<string[]> {
+  const { rows } = await db.query(
+    `UPDATE games SET status = 'abandoned', abort_reason = 'cancelled', updated_at = now(), finished_at = now()
+      WHERE kind = 'matchmaking' AND status = 'pending' AND created_by = ANY($1::uuid[])
+      RETURNING id`,
+    [userIds],
+  );
+  return rows.map((r) => r.id as string);
+}
+
 /** The younger seek of a pair becomes part of the older one's game. */
 export async function mergeSeekInto(db: Queryable, seekId: string, gameId: string, userId: string): Promise<void> {
   await db.query(`DELETE FROM games WHERE id = $1 AND status = 'pending' AND kind = 'matchmaking'`, [seekId]);

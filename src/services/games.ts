@@ -8,10 +8,10 @@ import type { Color, GameResult } from '../domain/game.ts';
 import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import { callGame, callPool, openGame } from '../gateway/index.ts';
-import { findSeekRedirect, insertOutbox, poolId } from '../db/seeks.ts';
+import { cancelOpenSeeksOf, findSeekRedirect, insertOutbox, poolId } from '../db/seeks.ts';
 import { channels } from '../events.ts';
 import type { SeekResult } from './seekPool.ts';
-import type { UserEvent } from './seekViews.ts';
+import type { LobbyEvent, UserEvent } from './seekViews.ts';
 import {
   formatGameDetail,
   formatGameListItem,
@@ -174,7 +174,7 @@ export function createGamesService(ctx: AppContext) {
     if (!isOpen(game)) throw new AppError('GAME_NOT_PENDING', `The game is ${game.status === 'pending' ? 'expired' : game.status}`);
     const whiteId = game.whiteId!;
     const blackId = game.blackId!;
-    await withTransaction(pool, async (tx) => {
+    const cancelledSeeks = await withTransaction(pool, async (tx) => {
       // Player locks before the game row: the order every seating path takes.
       await repo.lockPlayers(tx, [whiteId, blackId]);
       const locked = await repo.lockGame(tx, id);
@@ -192,7 +192,12 @@ export function createGamesService(ctx: AppContext) {
         firstMoveDeadline: new Date(Date.now() + config.firstMoveMs),
       });
       await insertOutbox(tx, 'game.started', id, [whiteId, blackId], { game_id: id });
+      return cancelOpenSeeksOf(tx, [whiteId, blackId]);
     });
+    for (const seekId of cancelledSeeks) {
+      const removed: LobbyEvent = { type: 'seek_removed', id: seekId, reason: 'cancelled' };
+      ctx.events.publish(channels.lobby, removed);
+    }
     // The room runs the first-move deadline. Should it fail to start now, the game is active all
     // the same: the next call (or the sweeper's look at lease-less games) opens it.
     await openGame(id).catch((err) => log.warn({ err, gameId: id }, 'could not open the room of an accepted game'));

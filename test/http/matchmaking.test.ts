@@ -247,6 +247,19 @@ describe('Matchmaking over REST (POST /games type matchmaking)', () => {
       assert.equal(res.body.error.code, 'PLAYER_BUSY');
     });
 
+    it('cancels the open seek of a player who accepts a challenge meanwhile', async () => {
+      const [a, b, later] = await users(3);
+      const pool = uniquePool();
+      const pending = await seekOk(a, pool);
+      const challenge = await api('POST', '/v1/games', as(b, { type: 'challenge', opponent_id: a.id, ...pool, color: 'white' }));
+      assert.equal(challenge.status, 201, challenge.text);
+      assert.equal((await api('POST', `/v1/games/${challenge.body.data.id}/accept`, as(a, {}))).status, 200);
+      const seekNow = await view(pending.id, a);
+      assert.deepEqual([seekNow.status, seekNow.abort_reason], ['abandoned', 'cancelled']);
+      // Nobody is paired with a player who is busy playing.
+      assert.equal((await seekOk(later, pool)).status, 'pending');
+    });
+
     it('never seats a player who seeks in two pools at once in a game while a seek stays open', async () => {
       // Each round: x seeks in two pools at the same moment; a partner waits in one of them.
       // Both pools' actors exist already (a seeker who also wants white keeps p1 open), so
