@@ -47,24 +47,3 @@ export async function createDatabase(serverUrl: string): Promise<{ url: string; 
     },
   };
 }
-
-/**
- * A migrated database of its own, with no service attached: tests of the layers below HTTP
- * use it so that the running service's background work (the sweeper) cannot touch their rows.
- */
-export async function isolatedDatabase(): Promise<{ pool: import('../../src/db/pool.ts').Pool; drop: () => Promise<void> }> {
-  const { testService } = await import('./service.ts');
-  const { db } = await testService();
-  const { createPool } = await import('../../src/db/pool.ts');
-  const { migrate } = await import('../../src/db/migrate.ts');
-  const created = await createDatabase(db.serverUrl);
-  const pool = createPool(created.url, 5);
-  await migrate(pool);
-  return {
-    pool,
-    drop: async () => {
-      await pool.end();
-      await created.drop();
-    },
-  };
-}

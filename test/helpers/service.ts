@@ -19,10 +19,15 @@ export const TEST_ENV = {
 } as const;
 
 type Harness = { service: RunningService; mail: MailCatcher; db: TestDatabase; config: Config };
-let harness: Promise<Harness> | undefined;
+
+// Kept on globalThis, not in a module variable: should this file ever be loaded twice (mocha
+// loads tests through tsx's CommonJS hook, a dynamic import() goes through the ESM loader),
+// both copies still share one service instead of booting a second one.
+const HARNESS = Symbol.for('chess-service.test-harness');
+const shared = globalThis as { [HARNESS]?: Promise<Harness> };
 
 export function testService(): Promise<Harness> {
-  return (harness ??= boot());
+  return (shared[HARNESS] ??= boot());
 }
 
 async function boot(): Promise<Harness> {
@@ -57,8 +62,8 @@ async function boot(): Promise<Harness> {
 
 export const mochaHooks = {
   async afterAll() {
-    if (!harness) return;
-    const { service, mail, db } = await harness;
+    if (!shared[HARNESS]) return;
+    const { service, mail, db } = await shared[HARNESS];
     await service.stop();
     await mail.stop();
     await db.drop();

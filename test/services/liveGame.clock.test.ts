@@ -5,7 +5,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
-import { isolatedDatabase } from '../helpers/database.ts';
+import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease, insertActiveGame, insertUser } from '../helpers/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 

@@ -4,7 +4,7 @@ import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { createLogger } from '../../src/logger.ts';
 import { expireLease, insertActiveGame, insertUser } from '../helpers/fixtures.ts';
-import { isolatedDatabase } from '../helpers/database.ts';
+import { isolatedDatabase } from '../helpers/isolated.ts';
 import { testService } from '../helpers/service.ts';
 import type { Pool } from '../../src/db/pool.ts';
 

@@ -4,7 +4,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { poolId, type PoolKey } from '../../src/db/seeks.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SeekPool } from '../../src/services/seekPool.ts';
-import { isolatedDatabase } from '../helpers/database.ts';
+import { isolatedDatabase } from '../helpers/isolated.ts';
 import { insertUser } from '../helpers/fixtures.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
