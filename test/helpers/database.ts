@@ -18,6 +18,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
     serverUrl = embedded.url;
     stopEmbedded = embedded.stop;
   }
+  await dropStaleDatabases(serverUrl);
   const db = await createDatabase(serverUrl);
   return {
     url: db.url,
@@ -46,4 +47,22 @@ export async function createDatabase(serverUrl: string): Promise<{ url: string; 
       await c.end();
     },
   };
+}
+
+/**
+ * Test databases are dropped after their run; a run that was killed leaves its own behind.
+ * Their names carry their creation time, so those over an hour old are dropped here.
+ */
+async function dropStaleDatabases(serverUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname ~ '^chess_test_[0-9]+_[0-9a-f]+$'`);
+    for (const { datname } of rows) {
+      const createdAt = Number(datname.split('_')[2]);
+      if (Date.now() - createdAt > 3600_000) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => {});
+    }
+  } finally {
+    await admin.end();
+  }
 }
