@@ -239,9 +239,21 @@ const PLAYER_LOCK_CLASS = 7270;
  * seats players in an active game (accept, pairing) takes these locks first, before any row lock.
  */
 export async function lockPlayers(tx: Queryable, userIds: string[]): Promise<void> {
-  for (const id of [...new Set(userIds)].sort()) {
-    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [PLAYER_LOCK_CLASS, id]);
-  }
+  // One statement; the sorted subquery makes the locks be taken in that order.
+  await tx.query(
+    `SELECT pg_advisory_xact_lock($1, hashtext(id)) FROM (SELECT DISTINCT unnest($2::text[]) AS id ORDER BY 1) ids`,
+    [PLAYER_LOCK_CLASS, userIds],
+  );
+}
+
+/** Who of `userIds` plays an active game: one query for a pairing's both players. */
+export async function playersInActiveGames(db: Queryable, userIds: string[]): Promise<Set<string>> {
+  const { rows } = await db.query(
+    `SELECT u.id FROM unnest($1::uuid[]) AS u(id)
+      WHERE EXISTS (SELECT 1 FROM games g WHERE (g.white_id = u.id OR g.black_id = u.id) AND g.status = 'active')`,
+    [userIds],
+  );
+  return new Set(rows.map((r) => r.id as string));
 }
 
 export async function lockGame(tx: Queryable, id: string): Promise<GameRecord | undefined> {

@@ -62,6 +62,22 @@ export async function findOpenSeekOf(db: Queryable, userId: string): Promise<Ope
   return rows[0] ? toSeek(rows[0]) : undefined;
 }
 
+/** What the pool needs to know of a newcomer, in one round trip. */
+export async function seekerState(
+  db: Queryable,
+  userId: string,
+  category: TimeControl,
+): Promise<{ rating: number; seeking: boolean; playing: boolean }> {
+  const { rows } = await db.query(
+    `SELECT coalesce((SELECT rating FROM user_ratings WHERE user_id = $1 AND category = $2), $3) AS rating,
+            EXISTS (SELECT 1 FROM games WHERE created_by = $1 AND kind = 'matchmaking' AND status = 'pending'
+                      AND expires_at > now()) AS seeking,
+            EXISTS (SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = 'active') AS playing`,
+    [userId, category, DEFAULT_GLICKO.rating],
+  );
+  return { rating: Math.round(rows[0].rating), seeking: rows[0].seeking, playing: rows[0].playing };
+}
+
 /** A player who starts a game stops seeking: their open seeks are cancelled (ids returned). */
 export async function cancelOpenSeeksOf(db: Queryable, userIds: string[]): Promise<string[]> {
   const { rows } = await db.query(

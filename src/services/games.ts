@@ -94,14 +94,14 @@ export function createGamesService(ctx: AppContext) {
 
   async function loadDetail(userId: string, requestedId: string): Promise<DetailInput> {
     if (!UUID_RE.test(requestedId)) throw notFound();
-    // A seek paired with an older one lives on in that one's game; its owner is led there.
-    const redirect = await findSeekRedirect(pool, requestedId);
-    const id = redirect?.userId === userId ? redirect.gameId : requestedId;
-    const [found, moves, drawOffer] = await Promise.all([
-      repo.findGameWithPlayers(pool, id),
-      repo.listMoves(pool, id),
-      repo.findOpenDrawOffer(pool, id),
-    ]);
+    const load = (id: string) =>
+      Promise.all([repo.findGameWithPlayers(pool, id), repo.listMoves(pool, id), repo.findOpenDrawOffer(pool, id)]);
+    let [found, moves, drawOffer] = await load(requestedId);
+    if (!found) {
+      // A seek paired with an older one lives on in that one's game; its owner is led there.
+      const redirect = await findSeekRedirect(pool, requestedId);
+      if (redirect?.userId === userId) [found, moves, drawOffer] = await load(redirect.gameId);
+    }
     const game = visibleTo(found, userId);
     const seated = [game.whiteId, game.blackId].filter((x): x is string => x !== null);
     const ratings = game.status === 'pending' ? await repo.findCategoryRatings(pool, seated, game.timeControl) : undefined;

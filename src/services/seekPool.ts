@@ -57,11 +57,11 @@ export class SeekPool {
   seek(userId: string, color: SeekColor): Promise<RoomReply<SeekResult>> {
     return this.exclusive(async () => {
       const now = Date.now();
-      const rating = (await games.findCategoryRatings(this.ctx.pool, [userId], this.key.timeControl)).get(userId)!;
-      const newcomer: Seek = { id: `new:${userId}`, userId, rating, color, since: now };
+      const state = await seeks.seekerState(this.ctx.pool, userId, this.key.timeControl);
       // A player with an open seek or an active game may not seek again (checked again under lock).
-      const busy = await this.busyReason(userId);
-      if (busy) return busy;
+      if (state.seeking) return fail('PLAYER_BUSY', 'You already have an open seek');
+      if (state.playing) return fail('PLAYER_BUSY', 'You are already playing a game');
+      const newcomer: Seek = { id: `new:${userId}`, userId, rating: state.rating, color, since: now };
       for (let partner = findPartner(newcomer, this.candidates(), now); partner; partner = findPartner(newcomer, this.candidates(), now)) {
         const seated = await this.seat(partner, newcomer, undefined);
         if (seated === 'newcomer_busy') return fail('PLAYER_BUSY', 'You already have an open seek or game');
@@ -99,12 +99,6 @@ export class SeekPool {
     return [...this.waiting.values()].map(toSeek);
   }
 
-  private async busyReason(userId: string): Promise<RoomReply<never> | undefined> {
-    if (await seeks.findOpenSeekOf(this.ctx.pool, userId)) return fail('PLAYER_BUSY', 'You already have an open seek');
-    if (await games.userHasOpenGame(this.ctx.pool, userId)) return fail('PLAYER_BUSY', 'You are already playing a game');
-    return undefined;
-  }
-
   private async insertSeek(userId: string, color: SeekColor): Promise<OpenSeek | RoomReply<never>> {
     const expiresAt = new Date(Date.now() + this.ctx.config.seekTtlMs);
     const id = await withTransaction(this.ctx.pool, async (tx) => {
@@ -140,9 +134,10 @@ export class SeekPool {
     const gameId = older.id;
     const outcome = await withTransaction(this.ctx.pool, async (tx): Promise<'started' | 'gone' | 'newcomer_busy'> => {
       await games.lockPlayers(tx, [white.userId, black.userId]);
-      // The newcomer may have placed a seek in another pool, or started a game, since busyReason
+      // The newcomer may have placed a seek in another pool, or started a game, since seekerState
       // looked (one open seek each, none while playing).
-      if (!youngerRow && ((await seeks.findOpenSeekOf(tx, younger.userId)) || (await games.userHasOpenGame(tx, younger.userId)))) {
+      const playing = await games.playersInActiveGames(tx, [white.userId, black.userId]);
+      if (!youngerRow && (playing.has(younger.userId) || (await seeks.findOpenSeekOf(tx, younger.userId)))) {
         return 'newcomer_busy';
       }
       const row = await games.lockGame(tx, gameId);
@@ -151,7 +146,7 @@ export class SeekPool {
         const other = await games.lockGame(tx, youngerRow);
         if (!other || other.status !== 'pending') return 'gone';
       }
-      if ((await games.userHasOpenGame(tx, white.userId)) || (await games.userHasOpenGame(tx, black.userId))) return 'gone';
+      if (playing.size > 0) return 'gone';
       const ratings = await games.findCategoryRatings(tx, [white.userId, black.userId], this.key.timeControl);
       await games.activateGame(tx, gameId, {
         whiteId: white.userId,
