@@ -2,33 +2,22 @@ import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { createLogger } from '../../src/logger.ts';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { expireLease, insertActiveGame, insertUser } from '../helpers/fixtures.ts';
-import { testService } from '../helpers/service.ts';
+import { expireLease } from '../helpers/fixtures.ts';
+import { liveGameFixture, openLiveGame, uci } from '../helpers/liveGames.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
 const opened: LiveGame[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), promotion: m[4] ?? undefined });
-
 /** A live game actor against its own database; `config` overrides the service's settings. */
-async function setup(o: Parameters<typeof insertActiveGame>[3] = {}, config: Partial<Config> = {}) {
-  const service = await testService();
-  const pool = db.pool;
-  const host = (name: string) => new LiveGameHost(pool, { ...service.config, ...config }, createLogger('silent'), name);
-  const white = await insertUser(pool);
-  const black = await insertUser(pool);
-  const gameId = await insertActiveGame(pool, white, black, o);
-  return { pool, host, white, black, gameId };
-}
+const setup = (o: Parameters<typeof liveGameFixture>[1] = {}, config: Partial<Config> = {}) => liveGameFixture(db.pool, o, config);
+
 
 async function open(host: LiveGameHost, gameId: string): Promise<LiveGame> {
-  const live = await LiveGame.open(host, gameId);
-  assert.ok(live instanceof LiveGame, `could not open: ${String(live)}`);
+  const live = await openLiveGame(host, gameId);
   opened.push(live);
   return live;
 }

@@ -1,33 +1,17 @@
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
-import { LiveGameHost } from '../../src/services/liveGameHost.ts';
-import { createLogger } from '../../src/logger.ts';
-import { expireLease, insertActiveGame, insertUser } from '../helpers/fixtures.ts';
+import { expireLease } from '../helpers/fixtures.ts';
+import { liveGameFixture, openLiveGame, uci } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { testService } from '../helpers/service.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
 
-/** A live game actor against the real database, with a host identity of its own. */
-async function setup(o: Parameters<typeof insertActiveGame>[3] = {}) {
-  const { config } = await testService();
-  const pool = db.pool;
-  const host = (name: string) => new LiveGameHost(pool, config, createLogger('silent'), name);
-  const white = await insertUser(pool);
-  const black = await insertUser(pool);
-  const gameId = await insertActiveGame(pool, white, black, o);
-  return { pool, host, white, black, gameId };
-}
 
-async function open(host: LiveGameHost, gameId: string): Promise<LiveGame> {
-  const live = await LiveGame.open(host, gameId);
-  assert.ok(live instanceof LiveGame, `could not open: ${String(live)}`);
-  return live;
-}
 
-const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), promotion: m[4] ?? undefined });
+const setup = (o: Parameters<typeof liveGameFixture>[1] = {}) => liveGameFixture(db.pool, o);
+const open = openLiveGame;
 
 describe('LiveGame (the game actor) against PostgreSQL', () => {
   before(async () => {

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import type { Config } from '../../src/config.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { LiveGame } from '../../src/services/liveGame.ts';
+import { LiveGameHost } from '../../src/services/liveGameHost.ts';
+import { insertActiveGame, insertUser } from './fixtures.ts';
+import { testService } from './service.ts';
+
+/**
+ * Two players and an active game in `pool` (an isolated database), and a factory of hosts with
+ * identities of their own, so a test can play several nodes owning or losing the game.
+ */
+export async function liveGameFixture(pool: Pool, game: Parameters<typeof insertActiveGame>[3] = {}, config: Partial<Config> = {}) {
+  const service = await testService();
+  const host = (name: string) => new LiveGameHost(pool, { ...service.config, ...config }, createLogger('silent'), name);
+  const white = await insertUser(pool);
+  const black = await insertUser(pool);
+  const gameId = await insertActiveGame(pool, white, black, game);
+  return { pool, host, white, black, gameId };
+}
+
+/** Opens the game on `host`, failing the test when it cannot be hosted there. */
+export async function openLiveGame(host: LiveGameHost, gameId: string): Promise<LiveGame> {
+  const live = await LiveGame.open(host, gameId);
+  assert.ok(live instanceof LiveGame, `could not open: ${String(live)}`);
+  return live;
+}
+
+export const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), promotion: m[4] ?? undefined });
