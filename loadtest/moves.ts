@@ -15,7 +15,7 @@ import os from 'node:os';
 import { Chess } from 'chess.js';
 import { Client, type Room } from '@colyseus/sdk';
 import { createDatabase } from '../test/helpers/database.ts';
-import { startServiceProcess } from '../test/helpers/process.ts';
+import { postData, startServiceProcess } from '../test/helpers/process.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -170,19 +170,9 @@ function sendMove(room: Room, m: Uci): Promise<void> {
 type Player = { id: string; token: string };
 
 async function setupGames(base: string, count: number): Promise<{ id: string; white: Player; black: Player }[]> {
-  const post = async (p: string, body: unknown, token?: string) => {
-    const res = await fetch(`${base}${p}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as any;
-    if (!json.success) throw new Error(`${p}: ${JSON.stringify(json.error)}`);
-    return json.data;
-  };
   const signup = async (i: number, side: string): Promise<Player> => {
     const name = `bench_${side}${i}_${process.pid % 10000}`;
-    const d = await post('/v1/auth/signup', { email: `${name}@example.com`, password: 'benchmark1', username: name });
+    const d = await postData(base, '/v1/auth/signup', { email: `${name}@example.com`, password: 'benchmark1', username: name });
     return { id: d.user.id, token: d.session.access_token };
   };
   const out: { id: string; white: Player; black: Player }[] = [];
@@ -191,12 +181,13 @@ async function setupGames(base: string, count: number): Promise<{ id: string; wh
       Array.from({ length: Math.min(20, count - i) }, async (_, j) => {
         const white = await signup(i + j, 'w');
         const black = await signup(i + j, 'b');
-        const game = await post(
+        const game = await postData(
+          base,
           '/v1/games',
           { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 900, increment: 10, color: 'white' },
           white.token,
         );
-        await post(`/v1/games/${game.id}/accept`, {}, black.token);
+        await postData(base, `/v1/games/${game.id}/accept`, {}, black.token);
         return { id: game.id, white, black };
       }),
     );

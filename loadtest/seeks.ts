@@ -22,7 +22,10 @@ import '../src/polyfills.ts';
 import os from 'node:os';
 import pg from 'pg';
 import { findPartner, type Seek, type SeekColor } from '../src/domain/pairing.ts';
-import { startServiceProcess } from '../test/helpers/process.ts';
+import { requestJson, startServiceProcess } from '../test/helpers/process.ts';
+
+const post = (base: string, p: string, body: unknown, token?: string) => requestJson(base, 'POST', p, body, token);
+const get = (base: string, p: string, token: string) => requestJson(base, 'GET', p, undefined, token);
 import { postgresCpu, processCpu } from './cpu.ts';
 import { createDatabase } from '../test/helpers/database.ts';
 
@@ -286,19 +289,7 @@ function percentiles(values: number[]): Percentiles {
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function post(base: string, p: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${p}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json().catch(() => undefined) };
-}
 
-async function get(base: string, p: string, token: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, body: await res.json().catch(() => undefined) };
-}
 
 let signups = 0;
 // Digits read as letters to the offensive-word check; names spelled without vowels or digits spell nothing.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createDatabase } from './helpers/database.ts';
-import { startServiceProcess, type ServiceProcess } from './helpers/process.ts';
+import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { testService } from './helpers/service.ts';
 
 /**
@@ -42,14 +42,9 @@ describe('Two nodes, one service (REDIS_URL)', function () {
     await db?.drop();
   });
 
-  async function call(node: ServiceProcess, method: string, path: string, body?: unknown, token?: string) {
-    const res = await fetch(`${node.base}/v1${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
-  }
+
+  const call = (node: ServiceProcess, method: string, path: string, body?: unknown, token?: string) =>
+    requestJson(`${node.base}/v1`, method, path, body, token);
 
   it('serves one game through either node, and moves it to the survivor when its node dies', async () => {
     const [a, b] = nodes;

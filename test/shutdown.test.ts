@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startServiceProcess } from './helpers/process.ts';
+import { postData, startServiceProcess } from './helpers/process.ts';
 import { createDatabase } from './helpers/database.ts';
 import { testService } from './helpers/service.ts';
 
@@ -14,16 +14,7 @@ describe('SIGTERM drain', function () {
     const { child, port, base: origin, exited } = await startServiceProcess(db.url);
     try {
       const base = `${origin}/v1`;
-      const post = async (p: string, body: unknown, token?: string) => {
-        const res = await fetch(`${base}${p}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-          body: JSON.stringify(body),
-        });
-        const json = (await res.json()) as any;
-        assert.ok(json.success, `${p}: ${JSON.stringify(json)}`);
-        return json.data;
-      };
+      const post = (p: string, body: unknown, token?: string) => postData(base, p, body, token);
       const signup = (n: string) => post('/auth/signup', { email: `${n}@example.com`, password: 'drain-test-1', username: n });
       const a = await signup(`drain_a${port}`);
       const b = await signup(`drain_b${port}`);

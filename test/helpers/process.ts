@@ -55,3 +55,22 @@ export async function startServiceProcess(
   }
   return { child, port, base, exited };
 }
+
+export type JsonAnswer = { status: number; headers: Headers; body: any };
+
+/** A JSON request to a service process (`base` is its origin, or origin + `/v1`). */
+export async function requestJson(base: string, method: string, path: string, body?: unknown, token?: string): Promise<JsonAnswer> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json().catch(() => undefined) };
+}
+
+/** POSTs and returns `data`, throwing on anything but a success envelope (setup steps). */
+export async function postData(base: string, path: string, body: unknown, token?: string): Promise<any> {
+  const answer = await requestJson(base, 'POST', path, body, token);
+  if (!answer.body?.success) throw new Error(`${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.data;
+}
