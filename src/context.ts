@@ -4,6 +4,7 @@ import type { EventBus } from './events.ts';
 import type { Pool } from './db/pool.ts';
 import type { LimiterFactory } from './limits.ts';
 import type { Logger } from './logger.ts';
+import type { Clock } from './time.ts';
 
 /** What every service is built from: configuration and the connections of this process. */
 export type AppContext = {
@@ -15,6 +16,8 @@ export type AppContext = {
   makeLimiter: LimiterFactory;
   /** Realtime events to every process (presence pub/sub); usable once the server listens. */
   events: EventBus;
+  /** Every deadline, timer and timestamp of the service reads this clock (tests pass a manual one). */
+  clock: Clock;
 };
 
 /** The caller of a request or socket, from a verified access token of a live session. */

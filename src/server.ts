@@ -23,6 +23,7 @@ import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
+import { systemClock, type Clock } from './time.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
 import { LOBBY_ROOM, LobbyRoom } from '../rooms/LobbyRoom.ts';
@@ -42,7 +43,11 @@ export type RunningService = {
  * app and Colyseus on one HTTP server. Without DATABASE_URL a real PostgreSQL is embedded; without
  * REDIS_URL presence, driver and counters are in memory (a single node).
  */
-export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  log: Logger = createLogger(config.logLevel),
+  clock: Clock = systemClock,
+): Promise<RunningService> {
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
     let databaseUrl = config.databaseUrl;
@@ -63,7 +68,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }
 
     const events = createEventBus();
-    const ctx: AppContext = { config, log, pool, redis, makeLimiter: limiterFactory(redis), events };
+    const ctx: AppContext = { config, log, pool, redis, makeLimiter: limiterFactory(redis), events, clock };
     const services = createServices(ctx);
     cleanup.unshift(() => services.close());
 
