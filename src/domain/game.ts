@@ -58,7 +58,7 @@ export type MoveFailureCode = 'INVALID_MOVE' | 'VALIDATION_ERROR' | 'GAME_NOT_AC
 
 export type MoveOutcome =
   | { ok: true; move: Move; ending: Ending | null; position: PositionFlags }
-  | { ok: false; code: MoveFailureCode; message: string; details?: Record<string, string> };
+  | { ok: false; code: MoveFailureCode; message: string; details?: Record<string, string[]> };
 
 export const opponentOf = (color: Color): Color => (color === 'white' ? 'black' : 'white');
 
@@ -201,7 +201,7 @@ export class ChessGame {
       ok: false,
       code: 'VALIDATION_ERROR',
       message: 'A pawn reaching the last rank needs a promotion piece',
-      details: { promotion: 'required: one of q, r, b, n' },
+      details: { promotion: ['required: one of q, r, b, n'] },
     };
   }
 

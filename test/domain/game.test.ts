@@ -101,7 +101,7 @@ describe('ChessGame', () => {
       assert.equal(outcome.ok, false);
       if (outcome.ok) return;
       assert.equal(outcome.code, 'VALIDATION_ERROR');
-      assert.ok(outcome.details?.promotion);
+      assert.deepEqual(outcome.details, { promotion: ['required: one of q, r, b, n'] });
       assert.equal(game.moveCount, 0);
     });
 
