@@ -41,11 +41,14 @@ export type PlayedMove = {
   after: string;
 };
 
-/** Plays `from`-`to` if legal (same matching rule as chess.js's move()); undefined otherwise. */
+/**
+ * Plays `from`-`to` if legal; undefined otherwise. Matches as UCI does, stricter than chess.js's
+ * move(), which ignores a promotion piece on a move that promotes nothing: `e2e3q` is no move.
+ */
 export function playFast(chess: Chess, from: string, to: string, promotion?: string): PlayedMove | undefined {
   const c = chess as unknown as Internals;
   const candidates = c._moves({ legal: true, square: from });
-  const move = candidates.find((m) => algebraic(m.to) === to && (m.promotion === undefined || m.promotion === promotion));
+  const move = candidates.find((m) => algebraic(m.to) === to && m.promotion === promotion);
   if (!move) return undefined;
   // SAN disambiguates only between pieces of the same type reaching the same square.
   const san = c._moveToSan(move, move.piece === 'p' ? candidates : c._moves({ legal: true, piece: move.piece }));

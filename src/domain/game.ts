@@ -159,8 +159,12 @@ export class ChessGame {
     const promotion = input.promotion ? input.promotion.toLowerCase() : undefined;
     if (!promotion && this.reachesLastRank(input)) return this.promotionMissing(input);
 
+    // playFast matches as UCI does, so a promotion piece on a move that promotes nothing lands here.
     const played = playFast(this.chess, input.from, input.to, promotion);
-    if (!played) return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}` };
+    if (!played) {
+      const asked = promotion ? `=${promotion.toUpperCase()}` : '';
+      return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}${asked}` };
+    }
     return { ok: true, ...this.record(played) };
   }
 

@@ -105,6 +105,22 @@ describe('ChessGame', () => {
       assert.equal(game.moveCount, 0);
     });
 
+    it('refuses a promotion piece on a move that promotes nothing, as UCI does', () => {
+      const game = new ChessGame();
+      const outcome = game.tryMove({ from: 'e2', to: 'e3', promotion: 'q' });
+      assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+      assert.equal(game.fen, START_FEN);
+      assert.equal(game.moveCount, 0);
+      assert.equal(game.lastMove, null);
+    });
+
+    it('refuses a promotion piece on a king or piece move too', () => {
+      const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K1N1 w - - 0 1' });
+      assert.equal(game.tryMove({ from: 'g1', to: 'f3', promotion: 'n' }).ok, false);
+      assert.equal(game.tryMove({ from: 'e1', to: 'e2', promotion: 'q' }).ok, false);
+      assert.equal(game.moveCount, 0);
+    });
+
     it('calls an impossible pawn move to the last rank INVALID_MOVE, not a missing promotion', () => {
       const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K3 w - - 0 1' });
       const outcome = game.tryMove({ from: 'a7', to: 'b8' });
@@ -227,6 +243,17 @@ describe('ChessGame', () => {
       const game = new ChessGame({ fen: '8/P6p/8/8/8/8/k7/4K3 w - - 0 1', moves: ['a7a8n', 'a2b2'] });
       assert.deepEqual(game.sanList, ['a8=N', 'Kb2']);
       assert.equal(game.movetext, '1. a8=N Kb2');
+    });
+
+    it('replays a UCI game whose only promotion letter is on the promotion', () => {
+      const moves = ['e2e4', 'd7d5', 'e4d5', 'c7c6', 'd5c6', 'g8f6', 'c6b7', 'e7e6', 'b7a8q'];
+      const game = new ChessGame({ moves });
+      assert.deepEqual(game.sanList, ['e4', 'd5', 'exd5', 'c6', 'dxc6', 'Nf6', 'cxb7', 'e6', 'bxa8=Q']);
+      assert.equal(game.lastMove?.promotion, 'q');
+    });
+
+    it('throws on a stored UCI move with a promotion letter on a plain move', () => {
+      assert.throws(() => new ChessGame({ moves: ['e2e4q'] }), /e2e4q/);
     });
 
     it('numbers a movetext that starts with Black the PGN way', () => {
