@@ -5,6 +5,7 @@ import { RedisDriver } from '@colyseus/redis-driver';
 import { RedisPresence } from '@colyseus/redis-presence';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 import { Redis } from 'ioredis';
+import { assertPinnedChessJs } from './chessVersion.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
@@ -48,6 +49,7 @@ export async function startService(
   log: Logger = createLogger(config.logLevel),
   clock: Clock = systemClock,
 ): Promise<RunningService> {
+  assertPinnedChessJs();
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
     let databaseUrl = config.databaseUrl;

@@ -3,9 +3,14 @@
 // needs only the moving piece's legal moves, that piece type's moves for SAN disambiguation, and
 // one FEN. Likewise stalemate needs one legal reply, not all of them.
 //
-// These names are private to chess.js, so package.json pins chess.js to exactly 1.4.0, and
-// test/domain/fastMove.test.ts plays random games through both paths and compares every field.
+// These names are private to chess.js, so package.json pins chess.js to exactly 1.4.0, the
+// service refuses to start with any other installed version (src/chessVersion.ts), and
+// test/domain/fastMove*.test.ts compare both paths field by field on random games and on fixed
+// positions chosen for the rare rules.
 import type { Chess } from 'chess.js';
+
+/** The only chess.js version whose internals this file has been checked against. */
+export const FAST_PATH_CHESS_JS = '1.4.0';
 
 type Color = 'w' | 'b';
 type InternalMove = { color: Color; from: number; to: number; piece: string; captured?: string; promotion?: string; flags: number };
