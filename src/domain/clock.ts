@@ -18,6 +18,11 @@ export interface ClockSnapshot extends ClockConfig {
   blackQuotaMs: number;
 }
 
+/** A clock's whole state as data: the snapshot plus when the running turn began (null: stopped). */
+export interface ClockState extends ClockSnapshot {
+  turnStartedAt: number | null;
+}
+
 export type ClockMoveResult =
   | {
       ok: true;
@@ -76,6 +81,23 @@ export class ChessClock {
     clock.plies = snapshot.plies;
     if (clock.started) clock.turnStartedAt = Math.round(now);
     return clock;
+  }
+
+  /** Rebuilds a clock exactly as it was, running turn included (no time is forgiven). */
+  static fromState(state: ClockState): ChessClock {
+    const clock = ChessClock.restore(state, 0);
+    clock.turnStartedAt = state.turnStartedAt;
+    return clock;
+  }
+
+  /** Everything needed to rebuild this clock, as plain data. */
+  state(): ClockState {
+    return { ...this.snapshot(), turnStartedAt: this.turnStartedAt };
+  }
+
+  /** When the running turn began; null while the clock is stopped. */
+  get turnStart(): number | null {
+    return this.turnStartedAt;
   }
 
   /** The service only starts games from the initial position, so White moves on even plies. */

@@ -56,8 +56,21 @@ export interface PositionFlags {
 
 export type MoveFailureCode = 'INVALID_MOVE' | 'VALIDATION_ERROR' | 'GAME_NOT_ACTIVE';
 
+/** A move judged legal and played on the board, but not yet part of the game (see `commit`). */
+export type TriedMove = {
+  ok: true;
+  move: Move;
+  uci: string;
+  /** FEN after the move. */
+  fen: string;
+  /** What the move appends to the movetext. */
+  pgnSuffix: string;
+  ending: Ending | null;
+  position: PositionFlags;
+};
+
 export type MoveOutcome =
-  | { ok: true; move: Move; ending: Ending | null; position: PositionFlags }
+  | TriedMove
   | { ok: false; code: MoveFailureCode; message: string; details?: Record<string, string[]> };
 
 export const opponentOf = (color: Color): Color => (color === 'white' ? 'black' : 'white');
@@ -110,10 +123,14 @@ export class ChessGame {
   private last: Move | null = null;
   private flags: PositionFlags = { in_check: false, in_checkmate: false, in_stalemate: false, in_draw: false };
   private end: Ending | null = null;
+  private side: Color;
+  /** A move `tryMove` played on the board that is not yet committed (at most one). */
+  private tentative: { tried: TriedMove; key: string; seen: number } | null = null;
 
   constructor(options: ChessGameOptions = {}) {
     this.chess = options.fen === undefined ? new Chess() : new Chess(options.fen);
     this.currentFen = this.chess.fen();
+    this.side = this.chess.turn() === 'w' ? 'white' : 'black';
     this.fullMove = this.chess.moveNumber();
     this.repetitions.set(positionKey(this.currentFen), 1);
     for (const notation of options.moves ?? []) this.replay(notation);
@@ -124,7 +141,7 @@ export class ChessGame {
   }
 
   get turn(): Color {
-    return this.chess.turn() === 'w' ? 'white' : 'black';
+    return this.side;
   }
 
   /** Half-moves played in this game. */
@@ -154,7 +171,13 @@ export class ChessGame {
     return this.end;
   }
 
+  /**
+   * Judges a move and, when legal, plays it on the board without making it part of the game:
+   * the caller makes it durable first, then `commit`s it (or `rollback`s when that failed).
+   * Everything the game reports (FEN, turn, SAN list, movetext) is unchanged until the commit.
+   */
   tryMove(input: MoveInput): MoveOutcome {
+    this.rollback();
     if (this.end) return { ok: false, code: 'GAME_NOT_ACTIVE', message: 'The game is over' };
     const promotion = input.promotion ? input.promotion.toLowerCase() : undefined;
     if (!promotion && this.reachesLastRank(input)) return this.promotionMissing(input);
@@ -165,7 +188,35 @@ export class ChessGame {
       const asked = promotion ? `=${promotion.toUpperCase()}` : '';
       return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}${asked}` };
     }
-    return { ok: true, ...this.record(played) };
+    return this.judge(played);
+  }
+
+  /**
+   * Makes `uci` part of the game: the tentative move when it is that one (no second legality
+   * check), otherwise `uci` played afresh (a replay, or another node's move).
+   */
+  commit(uci: string): void {
+    if (this.tentative?.tried.uci !== uci) {
+      this.rollback();
+      this.replay(uci);
+      return;
+    }
+    this.record(this.tentative);
+    this.tentative = null;
+  }
+
+  /** Judges and commits in one step, for callers with nothing to make durable in between. */
+  play(input: MoveInput): MoveOutcome {
+    const outcome = this.tryMove(input);
+    if (outcome.ok) this.commit(outcome.uci);
+    return outcome;
+  }
+
+  /** Takes a tentative move back off the board. */
+  rollback(): void {
+    if (!this.tentative) return;
+    this.chess.undo();
+    this.tentative = null;
   }
 
   /** Ends the game for a reason no move decides; later moves are refused. */
@@ -217,36 +268,50 @@ export class ChessGame {
       ? playFast(this.chess, uci[1]!, uci[2]!, uci[3])
       : this.chess.move(notation);
     if (!played) throw new Error(`Cannot replay ${notation}: illegal in this position`);
-    this.record(played);
+    this.judge(played);
+    this.record(this.tentative!);
+    this.tentative = null;
   }
 
-  /** Updates the incremental state from chess.js's Move, which already carries SAN and FEN. */
-  private record(m: PlayedMove): { move: Move; ending: Ending | null; position: PositionFlags } {
+  /** Everything a move played on the board will add to the game, from chess.js's Move. */
+  private judge(m: PlayedMove): TriedMove {
     const move = toMove(m);
     const mover: Color = m.color === 'w' ? 'white' : 'black';
-
-    if (mover === 'white') this.text += `${this.text ? ' ' : ''}${this.fullMove}. ${m.san}`;
-    else if (!this.text) this.text = `${this.fullMove}... ${m.san}`;
-    else this.text += ` ${m.san}`;
-    if (mover === 'black') this.fullMove++;
-    this.sans.push(m.san);
-    this.currentFen = m.after;
-    this.last = move;
-
+    const pgnSuffix =
+      mover === 'white' ? `${this.text ? ' ' : ''}${this.fullMove}. ${m.san}` : this.text ? ` ${m.san}` : `${this.fullMove}... ${m.san}`;
     const key = positionKey(m.after);
     const seen = (this.repetitions.get(key) ?? 0) + 1;
-    this.repetitions.set(key, seen);
-
-    this.end = this.detectEnding(m, mover, seen);
-    const inCheck = m.san.endsWith('+') || m.san.endsWith('#');
-    const termination = this.end?.termination;
-    this.flags = {
-      in_check: inCheck,
-      in_checkmate: termination === 'checkmate',
-      in_stalemate: termination === 'stalemate',
-      in_draw: this.end !== null && this.end.winner === null,
+    const ending = this.detectEnding(m, mover, seen);
+    const termination = ending?.termination;
+    const tried: TriedMove = {
+      ok: true,
+      move,
+      uci: `${move.from}${move.to}${move.promotion ?? ''}`,
+      fen: m.after,
+      pgnSuffix,
+      ending,
+      position: {
+        in_check: m.san.endsWith('+') || m.san.endsWith('#'),
+        in_checkmate: termination === 'checkmate',
+        in_stalemate: termination === 'stalemate',
+        in_draw: ending !== null && ending.winner === null,
+      },
     };
-    return { move, ending: this.end, position: this.position };
+    this.tentative = { tried, key, seen };
+    return tried;
+  }
+
+  /** Updates the incremental state with a judged move. */
+  private record({ tried, key, seen }: { tried: TriedMove; key: string; seen: number }): void {
+    this.text += tried.pgnSuffix;
+    if (this.side === 'black') this.fullMove++;
+    this.side = opponentOf(this.side);
+    this.sans.push(tried.move.san);
+    this.currentFen = tried.fen;
+    this.last = tried.move;
+    this.repetitions.set(key, seen);
+    this.end = tried.ending;
+    this.flags = tried.position;
   }
 
   /** Cheapest checks first; chess.js is only asked what the SAN and FEN cannot tell. */

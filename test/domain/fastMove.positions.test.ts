@@ -46,7 +46,7 @@ function assertIllegal(fen: string, from: string, to: string, promotion?: string
   const game = new ChessGame({ fen });
   // chess.js writes an en passant square into its FEN only when the capture is legal.
   const before = game.fen;
-  const outcome = game.tryMove({ from, to, promotion });
+  const outcome = game.play({ from, to, promotion });
   assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
   assert.equal(game.fen, before);
   assert.equal(game.moveCount, 0);
@@ -182,7 +182,7 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
     it('promotes with mate (=Q#) and ChessGame ends the game by checkmate', () => {
       playBoth(backRank, 'a7', 'a8', 'q', { san: 'a8=Q#', after: 'Q6k/6pp/8/8/8/8/8/4K3 b - - 0 1' });
       const game = new ChessGame({ fen: backRank });
-      const outcome = game.tryMove({ from: 'a7', to: 'a8', promotion: 'q' });
+      const outcome = game.play({ from: 'a7', to: 'a8', promotion: 'q' });
       assert.ok(outcome.ok);
       assert.deepEqual(outcome.ending, { result: '1-0', winner: 'white', termination: 'checkmate' });
       assert.deepEqual(outcome.position, { in_check: true, in_checkmate: true, in_stalemate: false, in_draw: false });
@@ -190,7 +190,7 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
 
     it('mates with an underpromotion to a rook as well (=R#)', () => {
       playBoth(backRank, 'a7', 'a8', 'r', { san: 'a8=R#', after: 'R6k/6pp/8/8/8/8/8/4K3 b - - 0 1' });
-      const outcome = new ChessGame({ fen: backRank }).tryMove({ from: 'a7', to: 'a8', promotion: 'r' });
+      const outcome = new ChessGame({ fen: backRank }).play({ from: 'a7', to: 'a8', promotion: 'r' });
       assert.equal(outcome.ok && outcome.ending?.termination, 'checkmate');
     });
 
@@ -202,7 +202,7 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
       playFast(fast, 'f7', 'd5');
       assert.equal(hasLegalMove(fast), false);
       playBoth(beforeStalemate, 'f7', 'd5', undefined, { san: 'Bd5', after: 'k7/1n1N4/1K6/3B4/8/8/8/8 b - - 1 1' });
-      const outcome = new ChessGame({ fen: beforeStalemate }).tryMove({ from: 'f7', to: 'd5' });
+      const outcome = new ChessGame({ fen: beforeStalemate }).play({ from: 'f7', to: 'd5' });
       assert.ok(outcome.ok);
       assert.deepEqual(outcome.ending, { result: '1/2-1/2', winner: null, termination: 'stalemate' });
       assert.deepEqual(outcome.position, { in_check: false, in_checkmate: false, in_stalemate: true, in_draw: true });
@@ -212,7 +212,7 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
       const fast = new Chess(beforeStalemate);
       playFast(fast, 'f7', 'e6');
       assert.equal(hasLegalMove(fast), true);
-      const outcome = new ChessGame({ fen: beforeStalemate }).tryMove({ from: 'f7', to: 'e6' });
+      const outcome = new ChessGame({ fen: beforeStalemate }).play({ from: 'f7', to: 'e6' });
       assert.equal(outcome.ok && outcome.ending, null);
     });
   });

@@ -45,7 +45,7 @@ function playAlongside(choose: (sans: string[]) => string, maxPlies: number, com
   for (let ply = 0; ply < maxPlies && !game.ending; ply++) {
     const san = choose(ref.moves());
     const expected = ref.move(san);
-    const outcome = game.tryMove({ from: expected.from, to: expected.to, promotion: expected.promotion });
+    const outcome = game.play({ from: expected.from, to: expected.to, promotion: expected.promotion });
     assert.ok(outcome.ok, `ply ${ply + 1}: ${san} refused`);
     assert.equal(outcome.move.san, expected.san);
     assert.equal(outcome.move.flags, expected.flags);
@@ -121,7 +121,7 @@ describe('ChessGame on random games', () => {
       for (let ply = 0; ply < 120 && !game.ending; ply++) {
         const sans = ref.moves();
         const played = ref.move(sans[Math.floor(random() * sans.length)]!);
-        assert.ok(game.tryMove({ from: played.from, to: played.to, promotion: played.promotion }).ok);
+        assert.ok(game.play({ from: played.from, to: played.to, promotion: played.promotion }).ok);
       }
       assert.ok(game.moveCount >= 60);
     });

@@ -4,13 +4,13 @@ import type { MoveOutcome } from '../../src/domain/game.js';
 
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
-/** Plays SAN moves through tryMove (the real entry point), via their squares. */
+/** Plays SAN moves through play (tryMove + commit, the real entry point), via their squares. */
 function play(game: ChessGame, sans: readonly string[]): MoveOutcome {
   let outcome: MoveOutcome | undefined;
   for (const san of sans) {
     const probe = new ChessGame({ fen: game.fen, moves: [san] });
     const { from, to, promotion } = probe.lastMove!;
-    outcome = game.tryMove({ from, to, promotion });
+    outcome = game.play({ from, to, promotion });
     assert.equal(outcome.ok, true, `${san} should be legal`);
   }
   return outcome!;
@@ -36,7 +36,7 @@ describe('ChessGame', () => {
 
   describe('tryMove', () => {
     it('returns the move in the shape of the interface', () => {
-      const outcome = okOutcome(new ChessGame().tryMove({ from: 'g1', to: 'f3' }));
+      const outcome = okOutcome(new ChessGame().play({ from: 'g1', to: 'f3' }));
       assert.deepEqual(outcome.move, { from: 'g1', to: 'f3', san: 'Nf3', piece: 'n', captured: null, promotion: null, flags: 'n' });
       assert.equal(outcome.ending, null);
       assert.deepEqual(outcome.position, { in_check: false, in_checkmate: false, in_stalemate: false, in_draw: false });
@@ -55,7 +55,7 @@ describe('ChessGame', () => {
 
     it('refuses an illegal move with INVALID_MOVE and leaves the game unchanged', () => {
       const game = new ChessGame();
-      const outcome = game.tryMove({ from: 'e2', to: 'e5' });
+      const outcome = game.play({ from: 'e2', to: 'e5' });
       assert.equal(outcome.ok, false);
       assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
       assert.equal(game.fen, START_FEN);
@@ -63,12 +63,12 @@ describe('ChessGame', () => {
     });
 
     it("refuses moving the opponent's piece", () => {
-      const outcome = new ChessGame().tryMove({ from: 'e7', to: 'e5' });
+      const outcome = new ChessGame().play({ from: 'e7', to: 'e5' });
       assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
     });
 
     it('refuses squares that do not exist', () => {
-      const outcome = new ChessGame().tryMove({ from: 'z9', to: 'e4' });
+      const outcome = new ChessGame().play({ from: 'z9', to: 'e4' });
       assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
     });
 
@@ -83,13 +83,13 @@ describe('ChessGame', () => {
   describe('special moves', () => {
     it('promotes a pawn to the piece asked for', () => {
       const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K3 w - - 0 1' });
-      const outcome = okOutcome(game.tryMove({ from: 'a7', to: 'a8', promotion: 'n' }));
+      const outcome = okOutcome(game.play({ from: 'a7', to: 'a8', promotion: 'n' }));
       assert.deepEqual(outcome.move, { from: 'a7', to: 'a8', san: 'a8=N', piece: 'p', captured: null, promotion: 'n', flags: 'np' });
     });
 
     it('reports a capturing promotion with both flags', () => {
       const game = new ChessGame({ fen: '1r6/P7/8/8/8/8/k7/4K3 w - - 0 1' });
-      const outcome = okOutcome(game.tryMove({ from: 'a7', to: 'b8', promotion: 'q' }));
+      const outcome = okOutcome(game.play({ from: 'a7', to: 'b8', promotion: 'q' }));
       assert.equal(outcome.move.captured, 'r');
       assert.equal(outcome.move.promotion, 'q');
       assert.equal(outcome.move.flags, 'cp');
@@ -97,7 +97,7 @@ describe('ChessGame', () => {
 
     it('asks for the promotion piece with VALIDATION_ERROR when it is missing', () => {
       const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K3 w - - 0 1' });
-      const outcome = game.tryMove({ from: 'a7', to: 'a8' });
+      const outcome = game.play({ from: 'a7', to: 'a8' });
       assert.equal(outcome.ok, false);
       if (outcome.ok) return;
       assert.equal(outcome.code, 'VALIDATION_ERROR');
@@ -107,7 +107,7 @@ describe('ChessGame', () => {
 
     it('refuses a promotion piece on a move that promotes nothing, as UCI does', () => {
       const game = new ChessGame();
-      const outcome = game.tryMove({ from: 'e2', to: 'e3', promotion: 'q' });
+      const outcome = game.play({ from: 'e2', to: 'e3', promotion: 'q' });
       assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
       assert.equal(game.fen, START_FEN);
       assert.equal(game.moveCount, 0);
@@ -116,28 +116,28 @@ describe('ChessGame', () => {
 
     it('refuses a promotion piece on a king or piece move too', () => {
       const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K1N1 w - - 0 1' });
-      assert.equal(game.tryMove({ from: 'g1', to: 'f3', promotion: 'n' }).ok, false);
-      assert.equal(game.tryMove({ from: 'e1', to: 'e2', promotion: 'q' }).ok, false);
+      assert.equal(game.play({ from: 'g1', to: 'f3', promotion: 'n' }).ok, false);
+      assert.equal(game.play({ from: 'e1', to: 'e2', promotion: 'q' }).ok, false);
       assert.equal(game.moveCount, 0);
     });
 
     it('calls an impossible pawn move to the last rank INVALID_MOVE, not a missing promotion', () => {
       const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K3 w - - 0 1' });
-      const outcome = game.tryMove({ from: 'a7', to: 'b8' });
+      const outcome = game.play({ from: 'a7', to: 'b8' });
       assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
     });
 
     it('castles kingside with the k flag', () => {
       const game = new ChessGame();
       play(game, ['e4', 'e5', 'Nf3', 'Nc6', 'Bc4', 'Bc5']);
-      const outcome = okOutcome(game.tryMove({ from: 'e1', to: 'g1' }));
+      const outcome = okOutcome(game.play({ from: 'e1', to: 'g1' }));
       assert.equal(outcome.move.san, 'O-O');
       assert.equal(outcome.move.flags, 'k');
     });
 
     it('castles queenside with the q flag', () => {
       const game = new ChessGame({ fen: 'r3k3/8/8/8/8/8/8/4K3 b q - 0 1' });
-      const outcome = okOutcome(game.tryMove({ from: 'e8', to: 'c8' }));
+      const outcome = okOutcome(game.play({ from: 'e8', to: 'c8' }));
       assert.equal(outcome.move.san, 'O-O-O');
       assert.equal(outcome.move.flags, 'q');
     });
@@ -145,7 +145,7 @@ describe('ChessGame', () => {
     it('captures en passant with the e flag', () => {
       const game = new ChessGame();
       play(game, ['e4', 'a6', 'e5', 'd5']);
-      const outcome = okOutcome(game.tryMove({ from: 'e5', to: 'd6' }));
+      const outcome = okOutcome(game.play({ from: 'e5', to: 'd6' }));
       assert.deepEqual(outcome.move, { from: 'e5', to: 'd6', san: 'exd6', piece: 'p', captured: 'p', promotion: null, flags: 'e' });
     });
   });
@@ -186,46 +186,46 @@ describe('ChessGame', () => {
 
     it('draws by the fifty-move rule at the hundredth half-move', () => {
       const game = new ChessGame({ fen: '8/8/8/4k3/8/8/R7/4K3 w - - 99 80' });
-      const outcome = okOutcome(game.tryMove({ from: 'a2', to: 'a3' }));
+      const outcome = okOutcome(game.play({ from: 'a2', to: 'a3' }));
       assert.deepEqual(outcome.ending, { result: '1/2-1/2', winner: null, termination: 'fifty_moves' });
       assert.equal(outcome.position.in_draw, true);
     });
 
     it('lets a capture on the hundredth half-move reset the count', () => {
       const game = new ChessGame({ fen: '8/8/8/4k3/8/8/R6r/4K3 w - - 99 80' });
-      const outcome = okOutcome(game.tryMove({ from: 'a2', to: 'h2' }));
+      const outcome = okOutcome(game.play({ from: 'a2', to: 'h2' }));
       assert.equal(outcome.ending, null);
     });
 
     it('prefers checkmate over the fifty-move rule', () => {
       const game = new ChessGame({ fen: '7k/8/6K1/8/8/8/8/R7 w - - 99 80' });
-      const outcome = okOutcome(game.tryMove({ from: 'a1', to: 'a8' }));
+      const outcome = okOutcome(game.play({ from: 'a1', to: 'a8' }));
       assert.equal(outcome.ending?.termination, 'checkmate');
     });
 
     it('draws by insufficient material when a capture leaves king and knight against king', () => {
       const game = new ChessGame({ fen: '8/8/8/3k4/8/8/5r2/4K1N1 w - - 0 1' });
-      const outcome = okOutcome(game.tryMove({ from: 'e1', to: 'f2' }));
+      const outcome = okOutcome(game.play({ from: 'e1', to: 'f2' }));
       assert.deepEqual(outcome.ending, { result: '1/2-1/2', winner: null, termination: 'insufficient_material' });
     });
 
     it('draws by insufficient material when the last pawn is captured', () => {
       const game = new ChessGame({ fen: '8/8/8/1k6/3p4/4K3/8/8 w - - 0 1' });
-      const outcome = okOutcome(game.tryMove({ from: 'e3', to: 'd4' }));
+      const outcome = okOutcome(game.play({ from: 'e3', to: 'd4' }));
       assert.equal(outcome.ending?.termination, 'insufficient_material');
     });
 
     it('refuses any move once the game has ended', () => {
       const game = new ChessGame();
       play(game, ['f3', 'e5', 'g4', 'Qh4#']);
-      const outcome = game.tryMove({ from: 'a2', to: 'a3' });
+      const outcome = game.play({ from: 'a2', to: 'a3' });
       assert.equal(!outcome.ok && outcome.code, 'GAME_NOT_ACTIVE');
     });
 
     it('refuses moves after a draw by repetition although chess.js would allow them', () => {
       const game = new ChessGame();
       play(game, ['Nf3', 'Nf6', 'Ng1', 'Ng8', 'Nf3', 'Nf6', 'Ng1', 'Ng8']);
-      assert.equal(game.tryMove({ from: 'e2', to: 'e4' }).ok, false);
+      assert.equal(game.play({ from: 'e2', to: 'e4' }).ok, false);
     });
   });
 
@@ -268,7 +268,7 @@ describe('ChessGame', () => {
 
     it('keeps repetition counts across a replay', () => {
       const game = new ChessGame({ moves: ['Nf3', 'Nf6', 'Ng1', 'Ng8', 'Nf3', 'Nf6', 'Ng1'] });
-      const outcome = okOutcome(game.tryMove({ from: 'f6', to: 'g8' }));
+      const outcome = okOutcome(game.play({ from: 'f6', to: 'g8' }));
       assert.equal(outcome.ending?.termination, 'repetition');
     });
 
@@ -299,8 +299,58 @@ describe('ChessGame', () => {
     it('refuses moves after finish records another ending', () => {
       const game = new ChessGame();
       game.finish({ result: '0-1', winner: 'black', termination: 'resignation' });
-      assert.equal(game.tryMove({ from: 'e2', to: 'e4' }).ok, false);
+      assert.equal(game.play({ from: 'e2', to: 'e4' }).ok, false);
       assert.equal(game.ending?.termination, 'resignation');
     });
+  });
+});
+
+describe('ChessGame: a tried move is not part of the game until committed', () => {
+  it('leaves FEN, turn, SAN list and movetext as they were after tryMove', () => {
+    const game = new ChessGame();
+    const outcome = okOutcome(game.tryMove({ from: 'e2', to: 'e4' }));
+    assert.equal(outcome.fen, 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1');
+    assert.equal(outcome.uci, 'e2e4');
+    assert.equal(outcome.pgnSuffix, '1. e4');
+    assert.deepEqual([game.fen, game.turn, game.moveCount, game.movetext], [START_FEN, 'white', 0, '']);
+  });
+
+  it('makes the tried move part of the game on commit, without judging it again', () => {
+    const game = new ChessGame();
+    const outcome = okOutcome(game.tryMove({ from: 'g1', to: 'f3' }));
+    game.commit(outcome.uci);
+    assert.deepEqual([game.fen, game.turn, game.sanList, game.movetext], [outcome.fen, 'black', ['Nf3'], '1. Nf3']);
+  });
+
+  it('takes a tried move back on rollback, so the same side may try again', () => {
+    const game = new ChessGame();
+    okOutcome(game.tryMove({ from: 'e2', to: 'e4' }));
+    game.rollback();
+    assert.equal(game.fen, START_FEN);
+    const again = okOutcome(game.tryMove({ from: 'd2', to: 'd4' }));
+    game.commit(again.uci);
+    assert.deepEqual(game.sanList, ['d4']);
+  });
+
+  it('plays a committed move afresh when it is not the tried one (a replay)', () => {
+    const game = new ChessGame();
+    okOutcome(game.tryMove({ from: 'e2', to: 'e4' }));
+    game.commit('c2c4');
+    assert.deepEqual(game.sanList, ['c4']);
+  });
+
+  it('counts a position toward repetition only once its move is committed', () => {
+    const game = new ChessGame();
+    for (const m of ['g1f3', 'g8f6', 'f3g1', 'f6g8', 'g1f3', 'g8f6', 'f3g1']) {
+      const o = okOutcome(game.tryMove({ from: m.slice(0, 2), to: m.slice(2) }));
+      game.commit(o.uci);
+    }
+    // f6g8 would repeat the start position a third time: tried twice, it must not count twice.
+    okOutcome(game.tryMove({ from: 'f6', to: 'g8' }));
+    game.rollback();
+    const third = okOutcome(game.tryMove({ from: 'f6', to: 'g8' }));
+    assert.equal(third.ending?.termination, 'repetition');
+    game.commit(third.uci);
+    assert.equal(game.ending?.termination, 'repetition');
   });
 });

@@ -1,0 +1,442 @@
+// The rules of a live game as a pure decider: `decide(state, command, now)` judges a command and
+// says what to make durable (`write`), what happened (`events`) and what to answer (`reply`);
+// `evolve(state, event)` applies one event. No I/O and no clock reads: the actor shell
+// (src/services/liveGame.ts) persists the write, evolves, publishes and replies, in that order.
+import { ChessClock, type ClockState } from './clock.ts';
+import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags } from './game.ts';
+import {
+  fail,
+  offerView,
+  ok,
+  seconds,
+  type DrawOffer,
+  type DrawOfferStatus,
+  type EndView,
+  type GameEvent,
+  type RatingChanges,
+  type Reply,
+  type Seat,
+  type Times,
+} from './liveGameViews.ts';
+
+export type LiveStatus = 'active' | 'finished' | 'abandoned';
+export type AbortReason = 'no_first_move';
+/** Every draw offer of the game, so an answer to an old one is judged without a lookup. */
+export type OfferRecord = DrawOffer & { status: DrawOfferStatus };
+
+/** A player may not offer a draw again within this many plies of their previous offer. */
+export const DRAW_OFFER_SPACING_PLIES = 20;
+
+export interface LiveGameState {
+  readonly id: string;
+  readonly white: Seat;
+  readonly black: Seat;
+  readonly rules: { firstMoveMs: number; drawOfferTtlMs: number };
+  readonly game: ChessGame;
+  clock: ChessClock;
+  status: LiveStatus;
+  ending: Ending | null;
+  abortReason: AbortReason | null;
+  ratingChanges: RatingChanges;
+  /** White's (ply 0) or Black's (ply 1) deadline for the first move; null once both moved. */
+  firstMoveDeadline: number | null;
+  offers: OfferRecord[];
+  /** The number of the latest published event. */
+  eventSeq: number;
+}
+
+export type MoveCommand = { type: 'move'; userId: string; from: string; to: string; promotion?: string | null; lagMs?: number };
+export type Command =
+  | MoveCommand
+  | { type: 'resign'; userId: string }
+  /** `offerId` is the id the offer gets if one is made (ids are made by the caller, not here). */
+  | { type: 'offer_draw'; userId: string; offerId: string }
+  | { type: 'answer_draw'; userId: string; offerId: string; accept: boolean }
+  /** Timers: the flag may have fallen, the first-move deadline passed, an offer lapsed. */
+  | { type: 'check_clock' }
+  | { type: 'expire_offer'; offerId: string };
+export type PlayerCommand = Extract<Command, { userId: string }>;
+
+/** A move as it is made durable (the repository adds the game id and the lease epoch). */
+export type MoveRecord = {
+  ply: number;
+  san: string;
+  uci: string;
+  fen: string;
+  pgnSuffix: string;
+  /** The mover's clock right after the move (ms). */
+  clockMs: number;
+  whiteMs: number;
+  blackMs: number;
+  clockRunning: boolean;
+  turnStartedAt: Date | null;
+  firstMoveDeadline: Date | null;
+  roomState: { whiteQuotaMs: number; blackQuotaMs: number };
+  eventSeq: number;
+  moverId: string;
+};
+
+export type Write =
+  | { kind: 'move'; move: MoveRecord }
+  | {
+      kind: 'finish';
+      finalMove?: MoveRecord;
+      ending: Ending | null;
+      abortReason?: AbortReason;
+      acceptedOfferId?: string;
+      whiteMs: number;
+      blackMs: number;
+      eventSeq: number;
+    }
+  | { kind: 'open_offer'; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number }
+  | { kind: 'close_offer'; offerId: string; status: 'declined' | 'expired'; eventSeq: number };
+
+export type DomainEvent =
+  | {
+      type: 'moved';
+      at: number;
+      move: Move;
+      uci: string;
+      ply: number;
+      fen: string;
+      turn: Color;
+      position: PositionFlags;
+      clock: ClockState;
+      firstMoveDeadline: number | null;
+    }
+  | { type: 'offer_opened'; at: number; offer: DrawOffer }
+  | { type: 'offer_closed'; at: number; offerId: string; status: 'declined' | 'expired' }
+  | {
+      type: 'ended';
+      at: number;
+      status: 'finished' | 'abandoned';
+      ending: Ending | null;
+      abortReason: AbortReason | null;
+      acceptedOfferId: string | null;
+      /** Known once the finishing write has rated the game; the shell fills it in. */
+      ratingChanges?: RatingChanges;
+    };
+
+export type Decision = {
+  write: Write | null;
+  events: DomainEvent[];
+  /** The answer, computed from the state once every event has been applied. */
+  reply: (state: LiveGameState) => Reply;
+};
+
+// ---- decide -------------------------------------------------------------------------------
+
+export function decide(s: LiveGameState, c: Command, now: number): Decision {
+  if (c.type === 'check_clock') return overdueEnding(s, now) ?? nothing();
+  if (c.type === 'expire_offer') return expireOffer(s, c.offerId, now);
+
+  const color = colorOf(s, c.userId);
+  if (!color) return refuse('NOT_A_PLAYER', 'You are not a player of this game');
+  if (s.status !== 'active') return refuse('GAME_NOT_ACTIVE', 'The game is not active');
+  // A flag that has fallen (or a first move not made in time) ends the game before anything
+  // else is judged, whether or not its timer has fired yet.
+  const overdue = overdueEnding(s, now);
+  if (overdue) return { ...overdue, reply: () => fail('GAME_NOT_ACTIVE', 'The game is over: time ran out') };
+
+  switch (c.type) {
+    case 'move':
+      return decideMove(s, c, color, now);
+    case 'resign':
+      return finish(s, now, { ending: winBy(opponentOf(color), 'resignation') }, endReply);
+    case 'offer_draw':
+      return decideOffer(s, c.userId, c.offerId, now);
+    case 'answer_draw':
+      return decideAnswer(s, c.userId, c.offerId, c.accept, now);
+  }
+}
+
+function decideMove(s: LiveGameState, c: MoveCommand, color: Color, now: number): Decision {
+  if (s.game.turn !== color) return refuse('NOT_YOUR_TURN', 'It is not your turn');
+  const tried = s.game.tryMove(c);
+  if (!tried.ok) return refuse(tried.code, tried.message, tried.details);
+
+  const clock = ChessClock.fromState(s.clock.state());
+  const timed = clock.move(now, c.lagMs);
+  // Cannot happen: overdueEnding looked at the same `now`.
+  if (!timed.ok) throw new Error('clock flagged after the flag check');
+  const ply = s.game.moveCount + 1;
+  const firstMoveDeadline = ply === 1 ? now + s.rules.firstMoveMs : null;
+  const moved: DomainEvent = {
+    type: 'moved',
+    at: now,
+    move: tried.move,
+    uci: tried.uci,
+    ply,
+    fen: tried.fen,
+    turn: opponentOf(color),
+    position: tried.position,
+    clock: clock.state(),
+    firstMoveDeadline,
+  };
+  const reply = (after: LiveGameState) => ok(moveReply(after, tried.move, tried.position, now));
+
+  const record = (eventSeq: number) =>
+    moveRecord(tried, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq);
+  if (tried.ending) {
+    // The mating (or drawing) move is written in the transaction that ends the game.
+    return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
+  }
+  // The recipient of a pending offer declines it by moving; the offerer's own move keeps it.
+  const pending = pendingOffer(s);
+  const lapsed: DomainEvent[] =
+    pending && pending.offeredBy !== c.userId ? [{ type: 'offer_closed', at: now, offerId: pending.id, status: 'expired' }] : [];
+  const events = [...lapsed, moved];
+  return { write: { kind: 'move', move: record(s.eventSeq + events.length) }, events, reply };
+}
+
+function decideOffer(s: LiveGameState, userId: string, offerId: string, now: number): Decision {
+  const pending = pendingOffer(s);
+  if (pending && pending.offeredBy !== userId) {
+    // Offering while the opponent's offer is pending accepts it.
+    return finish(s, now, { ending: drawBy('agreement'), acceptedOfferId: pending.id }, (after) => {
+      const end = endReply(after);
+      return end.ok ? ok({ draw_offer: offerView(pending, 'accepted'), ...(end.data as object) }) : end;
+    });
+  }
+  if (pending) return refuse('DRAW_OFFER_PENDING', 'A draw offer is already pending');
+  const last = lastOfferPly(s, userId);
+  if (last !== undefined && s.game.moveCount - last < DRAW_OFFER_SPACING_PLIES) {
+    return refuse('DRAW_OFFER_LIMIT', `You may offer a draw again ${DRAW_OFFER_SPACING_PLIES} plies after your previous offer`);
+  }
+  const offer: DrawOffer = { id: offerId, offeredBy: userId, ply: s.game.moveCount, expiresAt: now + s.rules.drawOfferTtlMs };
+  return {
+    write: { kind: 'open_offer', offerId, offeredBy: userId, ply: offer.ply, expiresAt: new Date(offer.expiresAt), eventSeq: s.eventSeq + 1 },
+    events: [{ type: 'offer_opened', at: now, offer }],
+    reply: () => ok({ draw_offer: offerView(offer, 'pending') }),
+  };
+}
+
+function decideAnswer(s: LiveGameState, userId: string, offerId: string, accept: boolean, now: number): Decision {
+  const offer = s.offers.find((o) => o.id === offerId);
+  if (!offer) return refuse('DRAW_OFFER_NOT_FOUND', 'No such draw offer in this game');
+  if (offer.offeredBy === userId) return refuse('FORBIDDEN', 'Only the recipient may answer a draw offer');
+  if (offer.status !== 'pending') return refuse('DRAW_OFFER_NOT_PENDING', `The draw offer is ${offer.status}`);
+  if (accept) return finish(s, now, { ending: drawBy('agreement'), acceptedOfferId: offer.id }, endReply);
+  return {
+    write: { kind: 'close_offer', offerId, status: 'declined', eventSeq: s.eventSeq + 1 },
+    events: [{ type: 'offer_closed', at: now, offerId, status: 'declined' }],
+    reply: () => ok({ draw_offer: offerView(offer, 'declined'), status: 'active' as const }),
+  };
+}
+
+function expireOffer(s: LiveGameState, offerId: string, now: number): Decision {
+  const pending = pendingOffer(s);
+  if (s.status !== 'active' || pending?.id !== offerId || now < pending.expiresAt) return nothing();
+  return {
+    write: { kind: 'close_offer', offerId, status: 'expired', eventSeq: s.eventSeq + 1 },
+    events: [{ type: 'offer_closed', at: now, offerId, status: 'expired' }],
+    reply: () => ok(null),
+  };
+}
+
+/** The ending that time alone has brought about by `now`: a fallen flag or a missed first move. */
+function overdueEnding(s: LiveGameState, now: number): Decision | undefined {
+  if (s.status !== 'active') return undefined;
+  const flagged = s.clock.flagged(now);
+  if (flagged) return finish(s, now, { ending: s.game.timeoutEnding(flagged) }, endReply);
+  if (s.firstMoveDeadline !== null && s.game.moveCount < 2 && now >= s.firstMoveDeadline) {
+    return finish(s, now, { ending: null, abortReason: 'no_first_move' }, endReply);
+  }
+  return undefined;
+}
+
+type FinishOptions = {
+  ending: Ending | null;
+  abortReason?: AbortReason;
+  acceptedOfferId?: string;
+  /** The final move: its event comes first and its row is written in the finishing transaction. */
+  leading?: DomainEvent[];
+  /** The clock after the final move. */
+  clock?: ChessClock;
+  finalMove?: (eventSeq: number) => MoveRecord;
+};
+
+function finish(s: LiveGameState, now: number, o: FinishOptions, reply: (s: LiveGameState) => Reply): Decision {
+  const clock = o.clock ?? ChessClock.fromState(s.clock.state());
+  clock.pause(now);
+  const t = clock.times(now);
+  const flagged = o.ending?.termination === 'timeout' ? s.game.turn : null;
+  const leading = o.leading ?? [];
+  const ended: DomainEvent = {
+    type: 'ended',
+    at: now,
+    status: o.abortReason ? 'abandoned' : 'finished',
+    ending: o.ending,
+    abortReason: o.abortReason ?? null,
+    acceptedOfferId: o.acceptedOfferId ?? null,
+  };
+  const events = [...leading, ended];
+  const eventSeq = s.eventSeq + events.length;
+  return {
+    write: {
+      kind: 'finish',
+      finalMove: o.finalMove?.(eventSeq),
+      ending: o.ending,
+      abortReason: o.abortReason,
+      acceptedOfferId: o.acceptedOfferId,
+      whiteMs: flagged === 'white' ? 0 : t.white,
+      blackMs: flagged === 'black' ? 0 : t.black,
+      eventSeq,
+    },
+    events,
+    reply,
+  };
+}
+
+type TriedMove = Extract<ReturnType<ChessGame['tryMove']>, { ok: true }>;
+
+function moveRecord(
+  tried: TriedMove,
+  ply: number,
+  clock: ChessClock,
+  clockMs: number,
+  now: number,
+  firstMoveDeadline: number | null,
+  moverId: string,
+  eventSeq: number,
+): MoveRecord {
+  const snap = clock.snapshot();
+  return {
+    ply,
+    san: tried.move.san,
+    uci: tried.uci,
+    fen: tried.fen,
+    pgnSuffix: tried.pgnSuffix,
+    clockMs,
+    whiteMs: snap.whiteMs,
+    blackMs: snap.blackMs,
+    clockRunning: clock.running,
+    turnStartedAt: clock.running ? new Date(now) : null,
+    firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
+    roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
+    eventSeq,
+    moverId,
+  };
+}
+
+// ---- evolve -------------------------------------------------------------------------------
+
+/** Applies one event to the state (the shell calls it once the event's write is durable). */
+export function evolve(s: LiveGameState, e: DomainEvent): void {
+  s.eventSeq++;
+  switch (e.type) {
+    case 'moved':
+      s.game.commit(e.uci);
+      s.clock = ChessClock.fromState(e.clock);
+      s.firstMoveDeadline = e.firstMoveDeadline;
+      return;
+    case 'offer_opened':
+      s.offers.push({ ...e.offer, status: 'pending' });
+      return;
+    case 'offer_closed':
+      setOfferStatus(s, e.offerId, e.status);
+      return;
+    case 'ended':
+      s.status = e.status;
+      s.ending = e.ending;
+      s.abortReason = e.abortReason;
+      s.ratingChanges = e.ratingChanges ?? { white: 0, black: 0 };
+      s.firstMoveDeadline = null;
+      s.clock.pause(e.at);
+      if (e.ending) s.game.finish(e.ending);
+      // The finishing transaction lapses every pending offer but the accepted one.
+      for (const o of s.offers) if (o.status === 'pending') o.status = o.id === e.acceptedOfferId ? 'accepted' : 'expired';
+      return;
+  }
+}
+
+/** The event as the world sees it (call after evolving it, so the state is the one it made). */
+export function publicEvent(s: LiveGameState, e: DomainEvent): GameEvent {
+  switch (e.type) {
+    case 'moved':
+      return {
+        type: 'move',
+        move: { ...e.move, ply: e.ply, fen: e.fen, move_count: e.ply, current_turn: e.turn },
+        times: timesAt(ChessClock.fromState(e.clock), e.at),
+      };
+    case 'offer_opened':
+      return { type: 'draw_offer', draw_offer: offerView(e.offer, 'pending') };
+    case 'offer_closed':
+      return { type: 'draw_offer', draw_offer: offerView(s.offers.find((o) => o.id === e.offerId)!, e.status) };
+    case 'ended':
+      return { type: 'game_end', status: e.status, abort_reason: e.abortReason, result: endView(s) };
+  }
+}
+
+// ---- views and helpers --------------------------------------------------------------------
+
+export function colorOf(s: LiveGameState, userId: string): Color | undefined {
+  return userId === s.white.id ? 'white' : userId === s.black.id ? 'black' : undefined;
+}
+
+export function pendingOffer(s: LiveGameState): OfferRecord | undefined {
+  return s.offers.find((o) => o.status === 'pending');
+}
+
+export function timesAt(clock: ChessClock, now: number): Times {
+  const t = clock.times(now);
+  return { white: seconds(t.white), black: seconds(t.black) };
+}
+
+export function endView(s: LiveGameState): EndView {
+  return {
+    result: s.ending?.result ?? null,
+    winner: s.ending?.winner ?? null,
+    termination: s.ending?.termination ?? null,
+    rating_changes: s.ratingChanges,
+  };
+}
+
+/** When the next timer must look at the game: flag fall, first-move deadline, offer expiry. */
+export function nextDeadlines(s: LiveGameState): { clock: number | null; offer: DrawOffer | null } {
+  if (s.status !== 'active') return { clock: null, offer: null };
+  const flagAt = s.clock.flagAt();
+  const firstMove = s.game.moveCount < 2 ? s.firstMoveDeadline : null;
+  const candidates = [flagAt, firstMove].filter((t): t is number => t !== null);
+  return { clock: candidates.length ? Math.min(...candidates) : null, offer: pendingOffer(s) ?? null };
+}
+
+function moveReply(s: LiveGameState, move: Move, position: PositionFlags, now: number) {
+  const t = timesAt(s.clock, now);
+  return {
+    move,
+    game: {
+      status: s.status,
+      fen: s.game.fen,
+      current_turn: s.game.turn,
+      move_count: s.game.moveCount,
+      white_time_remaining: t.white,
+      black_time_remaining: t.black,
+      ...position,
+    },
+  };
+}
+
+function endReply(s: LiveGameState): Reply {
+  return ok({ status: s.status, ...endView(s) });
+}
+
+function lastOfferPly(s: LiveGameState, userId: string): number | undefined {
+  let last: number | undefined;
+  for (const o of s.offers) if (o.offeredBy === userId && (last === undefined || o.ply > last)) last = o.ply;
+  return last;
+}
+
+function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStatus): void {
+  const offer = s.offers.find((o) => o.id === offerId);
+  if (offer) offer.status = status;
+}
+
+function refuse(code: Parameters<typeof fail>[0] & string, message: string, details?: Record<string, string[]>): Decision {
+  const reply = fail(code as Extract<Reply, { ok: false }>['code'], message, details);
+  return { write: null, events: [], reply: () => reply };
+}
+
+function nothing(): Decision {
+  return { write: null, events: [], reply: () => ok(null) };
+}

@@ -1,0 +1,50 @@
+// What a live game tells the world: its published events (DESIGN 2.6) and the data of its
+// answers, shared by REST, the room and the stream.
+import type { Color, Move } from './game.ts';
+
+/** Seconds with millisecond precision, the unit of every clock field the API reports. */
+export const seconds = (ms: number) => Math.round(ms) / 1000;
+
+export type Seat = { id: string; username: string; rating: number };
+export type DrawOffer = { id: string; offeredBy: string; ply: number; expiresAt: number };
+export type DrawOfferStatus = 'pending' | 'accepted' | 'declined' | 'expired';
+export type RatingChanges = { white: number; black: number };
+export type Times = { white: number; black: number };
+export type DrawOfferView = { id: string; offered_by: string; status: DrawOfferStatus; expires_at: string };
+export type EndView = { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
+
+/** Events of a live game, as the stream and the room publish them (DESIGN 2.6). */
+export type GameEvent =
+  | { type: 'move'; move: Move & { ply: number; fen: string; move_count: number; current_turn: Color }; times: Times }
+  | { type: 'time_update'; times: Times }
+  | { type: 'draw_offer'; draw_offer: DrawOfferView }
+  | { type: 'game_end'; status: 'finished' | 'abandoned'; abort_reason: string | null; result: EndView };
+
+/** A published event with its per-game number and time. */
+export type NumberedEvent = GameEvent & { v: number; ts: number };
+
+export function offerView(o: DrawOffer, status: DrawOfferStatus): DrawOfferView {
+  return { id: o.id, offered_by: o.offeredBy, status, expires_at: new Date(o.expiresAt).toISOString() };
+}
+
+/** The codes a live game's rules answer with (a subset of the service's error table). */
+export type RuleErrorCode =
+  | 'NOT_A_PLAYER'
+  | 'GAME_NOT_ACTIVE'
+  | 'NOT_YOUR_TURN'
+  | 'INVALID_MOVE'
+  | 'VALIDATION_ERROR'
+  | 'FORBIDDEN'
+  | 'DRAW_OFFER_PENDING'
+  | 'DRAW_OFFER_LIMIT'
+  | 'DRAW_OFFER_NOT_FOUND'
+  | 'DRAW_OFFER_NOT_PENDING';
+
+/** An answer: data, or an error that travels as data (across processes too). */
+export type Reply<T = unknown, Code extends string = RuleErrorCode> =
+  | { ok: true; data: T }
+  | { ok: false; code: Code; message: string; details?: Record<string, string[]> };
+
+export const ok = <T>(data: T): Reply<T, never> => ({ ok: true, data });
+export const fail = <Code extends string>(code: Code, message: string, details?: Record<string, string[]>): Reply<never, Code> =>
+  details ? { ok: false, code, message, details } : { ok: false, code, message };
