@@ -12,6 +12,7 @@ import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
+import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
@@ -83,7 +84,7 @@ export async function startService(
       log,
       trustProxy: config.trustProxy,
       routes,
-      deps: { authenticate: services.auth.authenticate, rateLimit },
+      deps: { authenticate: services.auth.authenticate, rateLimit, idempotency: createIdempotency({ db: pool, clock, log }) },
       before: [metrics.observe],
       ops: opsRouter({
         probes: {
@@ -129,6 +130,7 @@ export async function startService(
     const stopSweeper = startSweeper({
       pool,
       log,
+      clock,
       openGame,
       // An expired challenge leaves both players' lists of pending challenges.
       onExpired: (game) => {

@@ -10,6 +10,16 @@ const ErrorEnvelope = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
 });
 
+/** DESIGN 2.1: the key is per user, so it applies to authenticated POSTs (anonymous ones ignore it). */
+const IdempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+    description:
+      'A retry with the same key by the same user within 24 h gets the first answer again (with `Idempotent-Replayed: true`) ' +
+      'instead of acting twice; the same key with another request → 409 IDEMPOTENCY_KEY_REUSED. 5xx and 429 answers are not kept.',
+  }),
+});
+const takesIdempotencyKey = (r: Route) => r.method === 'post' && r.auth !== 'none';
+
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
 const Pagination = z.object({
@@ -57,6 +67,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
     const codes = new Set([...(r.errors ?? []), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
+    if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');
     codes.add('RATE_LIMIT_EXCEEDED');
     for (const code of codes) {
       const s = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400);
@@ -75,6 +86,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       request: {
         params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) : undefined,
         query: r.query instanceof z.ZodObject ? r.query : undefined,
+        headers: takesIdempotencyKey(r) ? IdempotencyHeaders : undefined,
         body: r.body ? { content: { 'application/json': { schema: r.body } } } : undefined,
       },
       responses,

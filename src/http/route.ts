@@ -20,6 +20,8 @@ export type HandlerContext<B, Q> = {
   query: Q;
   params: Record<string, string>;
   user: AuthUser | undefined;
+  /** The caller's `Idempotency-Key` when it applies (an authenticated POST), for handlers to pass on. */
+  idempotencyKey?: string;
 };
 
 /** A handler may return plain data (wrapped as `{success: true, data}`) or a full Reply. */
@@ -69,6 +71,8 @@ export type RouteDeps = {
   authenticate: (token: string) => Promise<AuthUser>;
   /** Counts the request against its limit, sets the headers, throws RATE_LIMIT_EXCEEDED. */
   rateLimit: (req: Request, res: Response, r: Route, user: AuthUser | undefined) => Promise<void>;
+  /** The Idempotency-Key step (src/http/idempotency.ts): `replayed` when it already sent the stored answer. */
+  idempotency?: (req: Request, res: Response, r: Route, user: AuthUser | undefined) => Promise<{ key?: string; replayed: boolean }>;
 };
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -78,8 +82,9 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 /**
  * Mounts routes on an Express router. The order per request is fixed: identify the caller
- * (a valid token keys the rate limit by user) → rate limit → require auth → validate → handle,
- * so a 401 or 400 still carries the rate-limit headers.
+ * (a valid token keys the rate limit by user) → rate limit → require auth → idempotency key
+ * (replays a stored answer) → validate → handle, so a 401 or 400 still carries the rate-limit
+ * headers, and a replay is counted like any request.
  */
 export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): void {
   for (const r of routes) {
@@ -98,9 +103,11 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         await deps.rateLimit(req, res, r, user);
         if (authError) throw authError;
         if (r.auth === 'required' && !user) throw new AppError('UNAUTHORIZED', 'Missing or invalid access token');
+        const idempotency = await deps.idempotency?.(req, res, r, user);
+        if (idempotency?.replayed) return;
         const body = r.body ? parseOrThrow(r.body, objectBody(req.body)) : undefined;
         const query = r.query ? parseOrThrow(r.query, req.query) : undefined;
-        const result = await r.handler({ req, res, body, query, params: req.params as Record<string, string>, user });
+        const result = await r.handler({ req, res, body, query, params: req.params as Record<string, string>, user, idempotencyKey: idempotency?.key });
         send(res, result instanceof Reply ? result : new Reply(r.status ?? 200, { success: true, data: result }));
       } catch (error) {
         next(error);

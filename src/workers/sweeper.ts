@@ -1,10 +1,14 @@
 import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
+import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
+import type { Clock } from '../time.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 
 export type SweeperDeps = {
   pool: Pool;
   log: Logger;
+  /** "Now" for the 24 h of idempotency keys (their times come from this clock too). */
+  clock: Clock;
   /** Hosts an orphaned active game again (the gateway's openGame). */
   openGame: (gameId: string) => Promise<boolean>;
   /** Told about each pending game that expired (notifications). */
@@ -17,6 +21,7 @@ export type SweeperDeps = {
  * (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
  * nobody hosts (their node died, or released them on shutdown) get a room again, which then
  * enforces their clocks and first-move deadlines. SKIP LOCKED and the lease keep nodes apart.
+ * Idempotency keys past their 24 h are deleted (they already count as absent).
  */
 export function startSweeper(d: SweeperDeps): () => Promise<void> {
   let running: Promise<void> | undefined;
@@ -25,6 +30,7 @@ export function startSweeper(d: SweeperDeps): () => Promise<void> {
       for (const game of await expirePendingGames(d.pool)) d.onExpired?.(game);
       const orphans = await findOrphanedGames(d.pool);
       await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
+      await deleteExpiredIdempotencyKeys(d.pool, new Date(d.clock.now()));
     } catch (err) {
       d.log.warn({ err }, 'sweep failed');
     }

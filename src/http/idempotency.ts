@@ -1,0 +1,158 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { AuthUser } from '../context.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  findIdempotencyKey,
+  releaseIdempotencyKey,
+  type KeyRef,
+  type StoredAnswer,
+} from '../db/idempotency.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError, validationError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { sleep, type Clock } from '../time.ts';
+import type { Route } from './route.ts';
+import { objectBody } from './validate.ts';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * Response headers that belong to the answer and are replayed with it. The others describe the
+ * request at hand (rate-limit counters, CORS, Date) and are the replaying request's own.
+ */
+const ANSWER_HEADERS = ['content-type', 'content-disposition', 'content-language', 'location', 'etag', 'cache-control', 'www-authenticate'];
+
+export type IdempotencyOptions = {
+  db: Queryable;
+  clock: Clock;
+  log: Logger;
+  /** How long a request waits for another one with its key to finish before answering 503. */
+  waitMs?: number;
+};
+
+export type IdempotencyOutcome = { key: string | undefined; replayed: boolean };
+
+/**
+ * The Idempotency-Key step of every route (DESIGN 2.1), run after authentication and before
+ * validation. It applies to POSTs by an authenticated caller, since keys are per user; on an
+ * anonymous POST (signup, login, …) the header is ignored.
+ *
+ * The first request with a key claims it (an in-progress row) before its handler runs, and its
+ * answer is stored before it is sent, so a retry that arrives once the client has that answer
+ * always finds it. A request that finds the key in progress waits for the first to finish (polling,
+ * at most `waitMs`, then 503 SERVICE_UNAVAILABLE with Retry-After) and replays its answer; it
+ * never acts alongside it. Answers that mean "try again" (5xx, 429) are not kept: the key is
+ * released and the retry acts. An in-progress row 60 s old is taken to be a dead process's and a
+ * retry of the same request takes it over (IDEMPOTENCY_STALE_MS).
+ */
+export function createIdempotency(o: IdempotencyOptions) {
+  const waitMs = o.waitMs ?? 10_000;
+
+  return async function idempotency(req: Request, res: Response, r: Route, user: AuthUser | undefined): Promise<IdempotencyOutcome> {
+    const key = req.get(IDEMPOTENCY_HEADER);
+    if (r.method !== 'post' || !user || key === undefined) return { key: undefined, replayed: false };
+    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw validationError(IDEMPOTENCY_HEADER, `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+    }
+    const ref: KeyRef = { userId: user.id, key };
+    const requestHash = hashRequest(r, req);
+    const claim = randomUUID();
+    const deadline = o.clock.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      const now = new Date(o.clock.now());
+      if (await claimIdempotencyKey(o.db, { ...ref, requestHash, claim, now })) {
+        keepAnswer(res, { ...ref, claim }, o);
+        return { key, replayed: false };
+      }
+      const found = await findIdempotencyKey(o.db, ref, now);
+      if (found && found.requestHash !== requestHash) {
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another request');
+      }
+      if (found?.answer) {
+        replay(res, found.answer);
+        return { key, replayed: true };
+      }
+      // In progress elsewhere (or released in between): wait, then claim or replay.
+      if (o.clock.now() >= deadline) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'A request with this Idempotency-Key is still in progress', undefined, { retryAfter: 1 });
+      }
+      await sleep(Math.min(25 * 2 ** attempt, 250), o.clock);
+    }
+  };
+}
+
+/**
+ * What makes two requests the same: method, path with its parameters (whichever prefix,
+ * /v1 or /api, it came under), the query when the route reads one, and the JSON body with its
+ * keys sorted.
+ */
+export function hashRequest(r: Route, req: Request): string {
+  const path = r.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(req.params[name] ?? '')));
+  const parts = [r.method.toUpperCase(), path, canonical(objectBody(req.body)), r.query ? canonical(req.query) : null];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, canonical(o[k])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Holds back the end of the response until its answer is stored (or the key released), so the
+ * answer a client receives is always the one a retry gets. Whatever builds the response (the
+ * route, or the error middleware for a thrown error) ends it through `res.end`.
+ */
+function keepAnswer(res: Response, ref: KeyRef & { claim: string }, o: IdempotencyOptions): void {
+  const end = res.end;
+  res.end = function (this: Response, chunk?: unknown, encoding?: unknown, cb?: unknown) {
+    res.end = end;
+    if (typeof chunk === 'function') [cb, chunk, encoding] = [chunk, undefined, undefined];
+    else if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
+    const finish = () => (end as (...args: unknown[]) => Response).call(res, chunk, encoding, cb);
+    settle(res, ref, chunk, encoding as BufferEncoding | undefined, o).then(finish, (err) => {
+      o.log.warn({ err }, 'idempotency key not stored');
+      void releaseIdempotencyKey(o.db, ref).catch(() => {});
+      finish();
+    });
+    return res;
+  } as Response['end'];
+}
+
+async function settle(res: Response, ref: KeyRef & { claim: string }, chunk: unknown, encoding: BufferEncoding | undefined, o: IdempotencyOptions) {
+  const status = res.statusCode;
+  // Headers already sent means the body went out in pieces we did not see: not a whole answer.
+  if (res.headersSent || status >= 500 || status === 429) return releaseIdempotencyKey(o.db, ref);
+  const body =
+    chunk === undefined || chunk === null
+      ? Buffer.alloc(0)
+      : Buffer.isBuffer(chunk)
+        ? chunk
+        : typeof chunk === 'string'
+          ? Buffer.from(chunk, encoding ?? 'utf8')
+          : Buffer.from(chunk as Uint8Array);
+  const headers: Record<string, string> = {};
+  for (const name of ANSWER_HEADERS) {
+    const value = res.getHeader(name);
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  // False when another attempt took the key over meanwhile: its answer stands.
+  await completeIdempotencyKey(o.db, ref, { status, headers, body });
+}
+
+function replay(res: Response, answer: StoredAnswer): void {
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader(REPLAYED_HEADER, 'true');
+  res.status(answer.status).end(answer.body.length ? answer.body : undefined);
+}
