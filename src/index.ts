@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
+import { installProcessHandlers } from './processHandlers.ts';
 import { startService } from './server.ts';
 
 let config;
@@ -19,17 +20,6 @@ const service = await startService(config, log).catch((error) => {
   process.exit(1);
 });
 
-// SIGTERM drains: stop accepting, flush pending writes, release games, exit within 10 s.
-let signalled = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (signalled) return;
-    signalled = true;
-    log.info({ signal }, 'shutting down');
-    setTimeout(() => process.exit(1), 10_000).unref();
-    service.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}
+// SIGTERM drains: stop accepting, flush pending writes, release games, exit within 10 s. A
+// crash (unhandled rejection, uncaught exception) drains the same way, then exits 1.
+installProcessHandlers(process, { log, stop: service.stop, exit: (code) => process.exit(code) });
