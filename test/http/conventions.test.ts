@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { api } from '../helpers/http.ts';
+import { as } from '../helpers/games.ts';
+import { api, newIp } from '../helpers/http.ts';
+import { createUser } from '../helpers/users.ts';
 
 describe('HTTP conventions', () => {
   it('answers an unknown route with the 404 envelope, not HTML', async () => {
@@ -13,6 +15,29 @@ describe('HTTP conventions', () => {
     const res = await api('POST', '/v1/auth/login', { rawBody: '{"email": ' });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+  });
+
+  it('gives every 400 VALIDATION_ERROR details as field → array of messages', async () => {
+    const user = await createUser();
+    const cases = {
+      query: await api('GET', '/v1/games?status=bogus&limit=0', as(user)),
+      body: await api('POST', '/v1/auth/signup', { body: { email: 'not-an-email' }, ip: newIp() }),
+      json: await api('POST', '/v1/auth/login', { rawBody: '{"email": ', ip: newIp() }),
+      // Judged by the service, not by the route's schema.
+      timeControl: await api('POST', '/v1/games', as(user, { type: 'matchmaking', time_control: 'bullet', initial_time: 600, increment: 0 })),
+      self: await api('POST', '/v1/games', as(user, { type: 'challenge', opponent_id: user.id, time_control: 'blitz', initial_time: 300, increment: 0 })),
+    };
+    for (const [name, res] of Object.entries(cases)) {
+      assert.equal(res.status, 400, `${name}: ${res.text}`);
+      assert.equal(res.body.error.code, 'VALIDATION_ERROR', name);
+      const details = Object.entries(res.body.error.details ?? {});
+      assert.ok(details.length > 0, `${name}: ${res.text}`);
+      for (const [field, messages] of details) {
+        assert.ok(Array.isArray(messages) && messages.length > 0, `${name}.${field}: ${res.text}`);
+        assert.ok(messages.every((m: unknown) => typeof m === 'string' && m.length > 0), `${name}.${field}: ${res.text}`);
+      }
+    }
+    assert.deepEqual(Object.keys(cases.query.body.error.details).sort(), ['limit', 'status']);
   });
 
   it('answers a body over 64 KB with 413 PAYLOAD_TOO_LARGE', async () => {
