@@ -1,4 +1,6 @@
-import type { Pool } from './pool.ts';
+import pg from 'pg';
+import { systemClock, type Clock } from '../time.ts';
+import type { Pool, PoolClient } from './pool.ts';
 
 /** One accepted move of one game, as the room hands it to be made durable. */
 export type MoveWrite = {
@@ -54,29 +56,101 @@ WITH i AS (
 SELECT id FROM upd`;
 
 /**
+ * How long a move write may stay outstanding (queued, then written) before its node gives up on
+ * it: the writer abandons a batch statement still running this long after the batch started, and
+ * the host stops renewing the lease of a game whose write is older (LiveGameHost.renewAll), so
+ * another node takes the game over once the lease lapses. Half the lease: 7.5 s at the default
+ * 15 s, above the pool's statement timeout (5 s, src/db/pool.ts) so PostgreSQL normally cancels a
+ * stuck statement first and we know it did not land; and well below the lease, so that a node
+ * whose writes hang gives its games up within about two leases (the deadline, up to a renewal
+ * interval of a third of the lease, then the lease itself) instead of holding them forever.
+ */
+export const writeDeadlineMs = (leaseMs: number) => leaseMs / 2;
+
+/** The writer gave up waiting for a batch statement (its connection is destroyed). */
+export class MoveWriteTimeout extends Error {
+  constructor(ms: number) {
+    super(`move batch gave no answer within its ${ms} ms deadline`);
+    this.name = 'MoveWriteTimeout';
+  }
+}
+
+/** A value or constraint PostgreSQL refused (SQLSTATE classes 22 and 23): the fault of some rows. */
+const isDataError = (error: unknown) => error instanceof pg.DatabaseError && /^2[23]/.test(error.code ?? '');
+/** 57014: cancelled, here by statement_timeout. */
+const isTimeout = (error: unknown) =>
+  error instanceof MoveWriteTimeout || (error instanceof pg.DatabaseError && error.code === '57014');
+
+/**
  * Group commit for moves: every move of every room in this process that arrives while a batch
  * is being written goes into the next one, so one round trip and one WAL flush carry many moves
  * and durability does not cap throughput. A move is acknowledged only after its batch commits.
  */
 export class MoveWriter {
   private queue: Pending[] = [];
+  /** The game of every write queued or being written, and since when (clock ms). */
+  private readonly outstanding = new Map<string, number>();
   private inFlight = 0;
   private scheduled = false;
+  private readonly clock: Clock;
+  private readonly deadlineMs: number;
+  private readonly maxBatch: number;
+  // One batch at a time: moves arriving meanwhile wait and leave together, so under load the
+  // batches grow instead of the number of round trips (each one a write syscall and a commit).
+  private readonly maxInFlight: number;
+
+  /** Batches and moves written (the benchmark's batch size), and what failed, for the metrics. */
+  readonly stats = {
+    batches: 0,
+    moves: 0,
+    /** Batch statements that failed as a whole (timeout, connection): every write in them rejected. */
+    failedBatches: 0,
+    /** Of those, cancelled by statement_timeout or given up at the writer's deadline. */
+    timeouts: 0,
+    /** Writes rejected alone for a value or constraint PostgreSQL refused. */
+    badRows: 0,
+  };
 
   constructor(
     private readonly pool: Pool,
-    private readonly maxBatch = 500,
-    // One batch at a time: moves arriving meanwhile wait and leave together, so under load the
-    // batches grow instead of the number of round trips (each one a write syscall and a commit).
-    private readonly maxInFlight = 1,
-  ) {}
+    o: { clock?: Clock; deadlineMs?: number; maxBatch?: number; maxInFlight?: number } = {},
+  ) {
+    this.clock = o.clock ?? systemClock;
+    this.deadlineMs = o.deadlineMs ?? writeDeadlineMs(15_000);
+    this.maxBatch = o.maxBatch ?? 500;
+    this.maxInFlight = o.maxInFlight ?? 1;
+  }
 
-  /** Resolves true once durable, false when the write was fenced out (the room lost the game). */
+  /**
+   * Resolves true once durable, false when the write was fenced out (the room lost the game).
+   * Rejects when PostgreSQL refused this write's values, or its batch failed or timed out.
+   *
+   * A game has at most one write outstanding, so a batch never holds two writes of one game (the
+   * batch statement joins its rows by game id: two rows of one game would both insert a move).
+   * A second write while the first is queued or being written is rejected at once rather than
+   * deferred to the next batch: the actor awaits each write before it sends the next, so a
+   * second one means it lost track of its own state, and deferring would hide that. Rejected,
+   * the write reaches LiveGame's persist, which gives the game back to PostgreSQL (markLost):
+   * the safe end for a game whose memory cannot be trusted.
+   */
   write(write: MoveWrite): Promise<boolean> {
-    return new Promise((resolve, reject) => {
+    if (this.outstanding.has(write.gameId)) {
+      return Promise.reject(new Error(`move writer: game ${write.gameId} sent a write while its previous one is outstanding`));
+    }
+    this.outstanding.set(write.gameId, this.clock.now());
+    const settled = () => this.outstanding.delete(write.gameId);
+    return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
       this.schedule();
-    });
+    }).finally(settled);
+  }
+
+  /** Games whose write has been outstanding longer than the deadline: this node cannot vouch for them. */
+  overdue(): Set<string> {
+    const now = this.clock.now();
+    const ids = new Set<string>();
+    for (const [gameId, since] of this.outstanding) if (now - since > this.deadlineMs) ids.add(gameId);
+    return ids;
   }
 
   private schedule(): void {
@@ -93,25 +167,46 @@ export class MoveWriter {
     if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
     this.inFlight++;
+    this.stats.batches++;
+    this.stats.moves += batch.length;
     try {
-      const landed = await this.writeBatch(batch.map((p) => p.write));
-      for (const p of batch) p.resolve(landed.has(p.write.gameId));
-    } catch (error) {
-      for (const p of batch) p.reject(error);
+      await this.writeIsolating(batch, this.clock.now() + this.deadlineMs);
     } finally {
       this.inFlight--;
       this.schedule();
     }
   }
 
-  /** Batches written and moves in them, for the benchmark's report. */
-  readonly stats = { batches: 0, moves: 0 };
+  /**
+   * Writes `batch` in one statement. A data error belongs to some row: the batch is halved and
+   * each half written alone, down to the culprit, which alone is rejected; one bad row costs about
+   * 2·log2(n) more statements and no other game its move. Any other failure (timeout, lost
+   * connection) says nothing about single rows: every write of the statement is rejected.
+   */
+  private async writeIsolating(batch: Pending[], deadlineAt: number): Promise<void> {
+    try {
+      const landed = await this.writeBatch(batch.map((p) => p.write), deadlineAt);
+      for (const p of batch) p.resolve(landed.has(p.write.gameId));
+    } catch (error) {
+      if (isDataError(error) && batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await this.writeIsolating(batch.slice(0, half), deadlineAt);
+        await this.writeIsolating(batch.slice(half), deadlineAt);
+        return;
+      }
+      if (isDataError(error)) {
+        this.stats.badRows++;
+      } else {
+        this.stats.failedBatches++;
+        if (isTimeout(error)) this.stats.timeouts++;
+      }
+      for (const p of batch) p.reject(error);
+    }
+  }
 
-  private async writeBatch(writes: MoveWrite[]): Promise<Set<string>> {
-    this.stats.batches++;
-    this.stats.moves += writes.length;
+  private async writeBatch(writes: MoveWrite[], deadlineAt: number): Promise<Set<string>> {
     const col = <K extends keyof MoveWrite>(k: K) => writes.map((w) => w[k]);
-    const { rows } = await this.pool.query(BATCH_SQL, [
+    const { rows } = await this.query(deadlineAt, BATCH_SQL, [
       col('gameId'),
       col('epoch'),
       col('ply'),
@@ -130,5 +225,47 @@ export class MoveWriter {
       col('moverId'),
     ]);
     return new Set(rows.map((r) => r.id as string));
+  }
+
+  /**
+   * One statement on a connection of its own, abandoned at `deadlineAt`: the connection is then
+   * destroyed, so whatever it answers later is never read. (The statement itself may still run on
+   * the server until statement_timeout cancels it; the epoch and ply fences keep a late landing
+   * harmless.)
+   */
+  private query(deadlineAt: number, sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    const ms = deadlineAt - this.clock.now();
+    if (ms <= 0) return Promise.reject(new MoveWriteTimeout(this.deadlineMs));
+    return new Promise((resolve, reject) => {
+      let done = false;
+      let client: PoolClient | undefined;
+      const timer = this.clock.setTimeout(() => {
+        if (done) return;
+        done = true;
+        const error = new MoveWriteTimeout(this.deadlineMs);
+        client?.release(error); // released with an error, the pool closes the connection
+        reject(error);
+      }, ms);
+      const settle = (c: PoolClient | undefined, error: unknown, result?: pg.QueryResult) => {
+        if (done) return;
+        done = true;
+        this.clock.clearTimeout(timer);
+        // The server answered an error (DatabaseError): the connection is sound, keep it.
+        c?.release(error && !(error instanceof pg.DatabaseError) ? (error as Error) : undefined);
+        if (error) reject(error);
+        else resolve(result!);
+      };
+      this.pool.connect().then(
+        (c) => {
+          if (done) return c.release();
+          client = c;
+          c.query(sql, params).then(
+            (result) => settle(c, undefined, result),
+            (error: unknown) => settle(c, error),
+          );
+        },
+        (error: unknown) => settle(undefined, error),
+      );
+    });
   }
 }

@@ -29,20 +29,25 @@ export function createMetrics() {
 /** Live games of this process and the group-commit writer's work (batch size = moves / batches). */
 export function registerGameMetrics(
   registry: Registry,
-  games: { size: number; writer: { stats: { batches: number; moves: number } } },
+  games: { size: number; writer: { stats: Record<WriterStat, number> } },
 ): void {
   new Gauge({ name: 'chess_live_games', help: 'Live games hosted by this process', registers: [registry], collect() {
     this.set(games.size);
   } });
-  const counted = { batches: 0, moves: 0 };
-  const counter = (name: string, help: string, key: 'batches' | 'moves') =>
+  const counted: Record<WriterStat, number> = { batches: 0, moves: 0, failedBatches: 0, timeouts: 0, badRows: 0 };
+  const counter = (name: string, help: string, key: WriterStat) =>
     new Counter({ name, help, registers: [registry], collect() {
       this.inc(games.writer.stats[key] - counted[key]);
       counted[key] = games.writer.stats[key];
     } });
   counter('chess_move_batches_total', 'Group-commit batches written', 'batches');
   counter('chess_moves_written_total', 'Moves made durable', 'moves');
+  counter('chess_move_batches_failed_total', 'Move batch statements that failed as a whole (every move in them rejected)', 'failedBatches');
+  counter('chess_move_batch_timeouts_total', 'Move batch statements cancelled by statement_timeout or given up at the writer deadline', 'timeouts');
+  counter('chess_move_writes_refused_total', 'Moves PostgreSQL refused alone (a bad value), the rest of their batch written', 'badRows');
 }
+
+type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
 
 /**
  * Unversioned operational endpoints; none of them is rate limited.

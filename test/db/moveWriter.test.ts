@@ -1,0 +1,223 @@
+import assert from 'node:assert/strict';
+import { MoveWriter, MoveWriteTimeout, writeDeadlineMs, type MoveWrite } from '../../src/db/moveWriter.ts';
+import { createPool, STATEMENT_TIMEOUT_MS, type Pool, type PoolClient } from '../../src/db/pool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { LiveGame } from '../../src/services/liveGame.ts';
+import { LiveGameHost } from '../../src/services/liveGameHost.ts';
+import { ManualClock, settle } from '../helpers/clock.ts';
+import { insertActiveGame, insertUser } from '../helpers/fixtures.ts';
+import { isolatedDatabase } from '../helpers/isolated.ts';
+import { openLiveGame } from '../helpers/liveGames.ts';
+import { testService } from '../helpers/service.ts';
+
+let db: { pool: Pool; drop: () => Promise<void> };
+let players: { white: string; black: string };
+
+/**
+ * Active games with no move yet, never hosted (epoch 0), so a first move lands as it is; no
+ * first-move deadline, so a hosted one arms no timer that a manual clock could fire.
+ */
+const newGames = (n: number) =>
+  Promise.all(Array.from({ length: n }, () => insertActiveGame(db.pool, players.white, players.black, { firstMoveDeadline: null })));
+
+/** White's 1. e4 in `gameId`, as a game's actor hands it to the writer. */
+const e4 = (gameId: string, o: Partial<MoveWrite> = {}): MoveWrite => ({
+  gameId,
+  epoch: 0,
+  ply: 1,
+  san: 'e4',
+  uci: 'e2e4',
+  fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1',
+  pgnSuffix: '1. e4',
+  clockMs: 300_000,
+  whiteMs: 300_000,
+  blackMs: 300_000,
+  clockRunning: false,
+  turnStartedAt: null,
+  firstMoveDeadline: null,
+  roomState: {},
+  eventSeq: 1,
+  moverId: players.white,
+  ...o,
+});
+
+const e5 = (gameId: string): MoveWrite =>
+  e4(gameId, { ply: 2, san: 'e5', uci: 'e7e5', pgnSuffix: ' e5', eventSeq: 2, moverId: players.black });
+
+const movesOf = async (gameId: string) =>
+  (await db.pool.query('SELECT ply, san FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId])).rows;
+
+/** How a promise settled, without letting a rejection go unhandled. */
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+
+/** Another session's open transaction holding the rows of `gameIds` FOR UPDATE, until released. */
+async function lockGames(gameIds: string[]): Promise<{ release: () => Promise<void> }> {
+  const client: PoolClient = await db.pool.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT id FROM games WHERE id = ANY($1::uuid[]) FOR UPDATE', [gameIds]);
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      await client.query('ROLLBACK');
+      client.release();
+    },
+  };
+}
+
+/** Resolves once `n` statements of this database wait for a row lock in PostgreSQL. */
+async function waitersOnLocks(n: number): Promise<void> {
+  for (;;) {
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0].n >= n) return;
+    await settle();
+  }
+}
+
+/** A pool on the isolated database with its own statement timeout. */
+const poolWith = (statementTimeoutMs: number) =>
+  createPool((db.pool.options as { connectionString: string }).connectionString, 3, { statementTimeoutMs });
+
+describe('MoveWriter (group commit) against PostgreSQL', () => {
+  before(async () => {
+    db = await isolatedDatabase();
+    players = { white: await insertUser(db.pool), black: await insertUser(db.pool) };
+  });
+  after(() => db.drop());
+
+  it('gives every pool connection a statement timeout', async () => {
+    const { rows } = await db.pool.query('SHOW statement_timeout');
+    assert.equal(rows[0].statement_timeout, `${STATEMENT_TIMEOUT_MS / 1000}s`);
+  });
+
+  it('writes the other games of a batch with a bad row and rejects only the bad one', async () => {
+    const writer = new MoveWriter(db.pool);
+    const games = await newGames(5);
+    const bad = games[2]!;
+    // PostgreSQL refuses a NUL character in text: the whole statement fails on this one value.
+    const results = await Promise.all(games.map((id) => outcome(writer.write(e4(id, id === bad ? { san: 'e4\u0000' } : {})))));
+    assert.equal(writer.stats.batches, 1, 'the five writes left together');
+    for (const [i, id] of games.entries()) {
+      if (id === bad) {
+        assert.equal((results[i] as { error: { code: string } }).error.code, '22021');
+        assert.deepEqual(await movesOf(id), []);
+      } else {
+        assert.deepEqual(results[i], { value: true });
+        assert.deepEqual(await movesOf(id), [{ ply: 1, san: 'e4' }]);
+      }
+    }
+    assert.deepEqual({ badRows: writer.stats.badRows, failedBatches: writer.stats.failedBatches }, { badRows: 1, failedBatches: 0 });
+  });
+
+  it('fails a write blocked by a row lock at the statement timeout, then writes the next batch', async () => {
+    const pool = poolWith(200);
+    const writer = new MoveWriter(pool, { deadlineMs: 15_000 });
+    const [blocked, free] = await newGames(2);
+    const lock = await lockGames([blocked!]);
+    try {
+      const stuck = outcome(writer.write(e4(blocked!)));
+      await waitersOnLocks(1);
+      // Queued behind the blocked batch: it waits until that batch gives up, then goes alone.
+      const next = writer.write(e4(free!));
+      const failed = (await stuck) as { error: { code?: string } };
+      assert.equal(failed.error.code, '57014', 'cancelled by PostgreSQL (statement_timeout)');
+      assert.equal(await next, true);
+      // All while the lock is still held: the node's other games were not stalled past the timeout.
+      assert.deepEqual(await movesOf(free!), [{ ply: 1, san: 'e4' }]);
+      assert.deepEqual(await movesOf(blocked!), []);
+      const { batches, failedBatches, timeouts } = writer.stats;
+      assert.deepEqual({ batches, failedBatches, timeouts }, { batches: 2, failedBatches: 1, timeouts: 1 });
+    } finally {
+      await lock.release();
+      await pool.end();
+    }
+    assert.deepEqual(await movesOf(blocked!), [], 'the cancelled statement never lands');
+  });
+
+  it('gives up a batch the server never cancels at its deadline, and writes the next batch', async () => {
+    const pool = poolWith(0); // no statement timeout: only the writer's deadline can end the wait
+    const clock = new ManualClock();
+    const writer = new MoveWriter(pool, { clock, deadlineMs: 1000 });
+    const [blocked, free] = await newGames(2);
+    const lock = await lockGames([blocked!]);
+    try {
+      const stuck = outcome(writer.write(e4(blocked!)));
+      await waitersOnLocks(1);
+      const next = writer.write(e4(free!));
+      await clock.advance(999);
+      assert.equal(writer.stats.timeouts, 0);
+      await clock.advance(1);
+      assert.ok(((await stuck) as { error: unknown }).error instanceof MoveWriteTimeout);
+      assert.equal(await next, true);
+      assert.deepEqual(await movesOf(free!), [{ ply: 1, san: 'e4' }]);
+      assert.deepEqual({ failedBatches: writer.stats.failedBatches, timeouts: writer.stats.timeouts }, { failedBatches: 1, timeouts: 1 });
+    } finally {
+      await lock.release();
+      await pool.end();
+    }
+  });
+
+  it('refuses a second write for a game while its first is outstanding, so no batch holds two', async () => {
+    const writer = new MoveWriter(db.pool);
+    const [gameId] = await newGames(1);
+    const first = writer.write(e4(gameId!));
+    const second = outcome(writer.write(e5(gameId!)));
+    assert.match(String(((await second) as { error: Error }).error.message), /previous one is outstanding/);
+    assert.equal(await first, true);
+    assert.deepEqual({ batches: writer.stats.batches, moves: writer.stats.moves }, { batches: 1, moves: 1 });
+    // Once the first is durable the game's next write is welcome.
+    assert.equal(await writer.write(e5(gameId!)), true);
+    assert.deepEqual(await movesOf(gameId!), [{ ply: 1, san: 'e4' }, { ply: 2, san: 'e5' }]);
+  });
+
+  it('stops renewing the lease of a game whose write is stuck past the deadline, and tells it', async () => {
+    const { config } = await testService();
+    const clock = new ManualClock();
+    const host = new LiveGameHost(db.pool, { ...config, gameLeaseMs: 15_000 }, createLogger('silent'), 'A', clock);
+    const deadline = writeDeadlineMs(15_000);
+    const [first, stuck, idle] = await newGames(3);
+    const lost: string[] = [];
+    const live = new Map<string, LiveGame>();
+    for (const id of [stuck!, idle!]) {
+      const game = await openLiveGame(host, id);
+      // As GameRoom does: a lost game's room goes, and leaves the host.
+      game.onLost = () => (lost.push(id), host.unregister(game));
+      host.register(game);
+      live.set(id, game);
+    }
+    const leaseOf = async (id: string) =>
+      ((await db.pool.query('SELECT lease_expires_at FROM games WHERE id = $1', [id])).rows[0].lease_expires_at as Date).getTime();
+    const before = { stuck: await leaseOf(stuck!), idle: await leaseOf(idle!) };
+    const lock = await lockGames([first!, stuck!]);
+    try {
+      // A batch hangs on a lock; the stuck game's move waits behind it, then hangs on its own.
+      const hung = outcome(host.writer.write(e4(first!)));
+      await waitersOnLocks(1);
+      await clock.advance(deadline / 2);
+      const waiting = outcome(host.writer.write(e4(stuck!, { epoch: live.get(stuck!)!.epoch })));
+      await clock.advance(deadline / 2);
+      assert.ok(((await hung) as { error: unknown }).error instanceof MoveWriteTimeout);
+      assert.deepEqual([...host.writer.overdue()], [], 'outstanding for half the deadline only');
+      await clock.advance(deadline / 2 + 1);
+      assert.deepEqual([...host.writer.overdue()], [stuck]);
+
+      await host.renewAll();
+      assert.deepEqual(lost, [stuck]);
+      assert.equal(await leaseOf(stuck!), before.stuck, 'not renewed');
+      assert.ok((await leaseOf(idle!)) > before.idle, 'renewed');
+      await lock.release();
+      assert.deepEqual(await waiting, { value: true }, 'its write lands once the lock goes: the lease never lapsed');
+    } finally {
+      await lock.release();
+      host.close();
+      for (const game of live.values()) await game.close(false);
+    }
+  });
+});
