@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   DRAW_OFFER_PENDING: 409,
   DRAW_OFFER_LIMIT: 409,
   DRAW_OFFER_NOT_PENDING: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
   PAYLOAD_TOO_LARGE: 413,
   TOO_MANY_ATTEMPTS: 429,
   RATE_LIMIT_EXCEEDED: 429,
@@ -37,7 +38,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** Field name → messages, as the interface's validation errors carry them. */
-export type ErrorDetails = Record<string, unknown>;
+export type ErrorDetails = Record<string, string[]>;
 
 export class AppError extends Error {
   readonly status: number;

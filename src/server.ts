@@ -59,7 +59,9 @@ export async function startService(
       cleanup.unshift(embedded.stop);
       databaseUrl = embedded.url;
     }
-    const pool = createPool(databaseUrl, 20);
+    // A statement still running after a third of the game lease is stuck: cancel it, so this
+    // node gives its games up (src/services/liveGameHost.ts) well before their leases lapse.
+    const pool = createPool(databaseUrl, 20, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
     cleanup.unshift(() => pool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -113,7 +115,7 @@ export async function startService(
     });
     restrictMatchmakeRoute();
 
-    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '');
+    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock);
     GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate };
     gameServer.define(GAME_ROOM, GameRoom);
     SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };

@@ -10,28 +10,57 @@ import { withTransaction, type Pool, type PoolClient, type Queryable } from './p
  * change it.
  */
 
-export async function acquireLease(db: Queryable, gameId: string, host: string, leaseMs: number): Promise<GameRecord | undefined> {
+export type LeasedGame = GameRecord & { hostedAt: Date | null };
+
+/**
+ * Takes the game's lease if nobody holds it (or the holder's lapsed). The stored clocks are left
+ * as they are: the new owner works out what to charge (src/domain/outage.ts) and saves it with
+ * `saveResumedClocks`.
+ */
+export async function acquireLease(db: Queryable, gameId: string, host: string, leaseMs: number): Promise<LeasedGame | undefined> {
   const { rows } = await db.query(
-    // The turn restarts now (as the room's clock does): time nobody hosted the game is not charged.
     `UPDATE games SET host = $2, host_epoch = host_epoch + 1,
-            lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
-            turn_started_at = CASE WHEN clock_running THEN now() ELSE turn_started_at END
+            lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
       WHERE id = $1 AND status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
       RETURNING *`,
     [gameId, host, leaseMs],
   );
-  return rows[0] ? toGameRecord(rows[0]) : undefined;
+  return rows[0] ? { ...toGameRecord(rows[0]), hostedAt: rows[0].hosted_at ?? null } : undefined;
 }
 
-/** Renews the leases of many games in one statement; returns the ids still owned. */
-export async function renewLeases(db: Queryable, leases: { gameId: string; epoch: number }[], leaseMs: number): Promise<Set<string>> {
+/** The clocks a new owner resumes with (fenced by its epoch); false when it lost the game meanwhile. */
+export async function saveResumedClocks(
+  db: Queryable,
+  gameId: string,
+  epoch: number,
+  c: { whiteMs: number; blackMs: number; turnStartedAt: Date | null; firstMoveDeadline: Date | null; hostedAt: Date },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE games SET white_time_ms = $3, black_time_ms = $4, turn_started_at = $5, first_move_deadline = $6, hosted_at = $7
+      WHERE id = $1 AND host_epoch = $2 AND status = 'active'`,
+    [gameId, epoch, c.whiteMs, c.blackMs, c.turnStartedAt, c.firstMoveDeadline, c.hostedAt],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Renews the leases of many games in one statement; returns the ids still owned. `hostedAt`
+ * (the renewing node's clock) records that the games were hosted until then.
+ */
+export async function renewLeases(
+  db: Queryable,
+  leases: { gameId: string; epoch: number }[],
+  leaseMs: number,
+  hostedAt: Date | null = null,
+): Promise<Set<string>> {
   if (leases.length === 0) return new Set();
   const { rows } = await db.query(
-    `UPDATE games g SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+    `UPDATE games g SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+            hosted_at = coalesce($4, g.hosted_at)
        FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch)
       WHERE g.id = l.id AND g.host_epoch = l.epoch AND g.status = 'active'
       RETURNING g.id`,
-    [leases.map((l) => l.gameId), leases.map((l) => l.epoch), leaseMs],
+    [leases.map((l) => l.gameId), leases.map((l) => l.epoch), leaseMs, hostedAt],
   );
   return new Set(rows.map((r) => r.id as string));
 }
@@ -41,13 +70,15 @@ export async function releaseLease(
   db: Queryable,
   gameId: string,
   epoch: number,
-  clocks: { whiteMs: number; blackMs: number },
+  clocks: { whiteMs: number; blackMs: number; hostedAt: Date; firstMoveDeadline: Date | null },
 ): Promise<void> {
+  // The running turn is booked up to the release, so the next owner restarts it from there.
   await db.query(
     `UPDATE games SET lease_expires_at = NULL, host = NULL, white_time_ms = $3, black_time_ms = $4,
-            turn_started_at = NULL
+            turn_started_at = CASE WHEN clock_running THEN $5::timestamptz ELSE NULL END, hosted_at = $5,
+            first_move_deadline = $6
       WHERE id = $1 AND host_epoch = $2 AND status = 'active'`,
-    [gameId, epoch, clocks.whiteMs, clocks.blackMs],
+    [gameId, epoch, clocks.whiteMs, clocks.blackMs, clocks.hostedAt, clocks.firstMoveDeadline],
   );
 }
 
@@ -183,16 +214,16 @@ async function recordStats(tx: PoolClient, game: GameRecord, ending: Ending): Pr
 
 export async function insertDrawOffer(
   db: Queryable,
-  o: { gameId: string; epoch: number; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number },
-): Promise<{ id: string } | undefined> {
+  o: { gameId: string; epoch: number; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number },
+): Promise<boolean> {
   const { rows } = await db.query(
-    `WITH g AS (UPDATE games SET event_seq = $6, updated_at = now()
+    `WITH g AS (UPDATE games SET event_seq = $7, updated_at = now()
                  WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
-     INSERT INTO draw_offers (game_id, offered_by, ply, status, expires_at)
-     SELECT $1, $3, $4, 'pending', $5 FROM g RETURNING id`,
-    [o.gameId, o.epoch, o.offeredBy, o.ply, o.expiresAt, o.eventSeq],
+     INSERT INTO draw_offers (id, game_id, offered_by, ply, status, expires_at)
+     SELECT $3, $1, $4, $5, 'pending', $6 FROM g RETURNING id`,
+    [o.gameId, o.epoch, o.offerId, o.offeredBy, o.ply, o.expiresAt, o.eventSeq],
   );
-  return rows[0] ? { id: rows[0].id } : undefined;
+  return rows.length === 1;
 }
 
 /** pending → declined/expired (accepted goes through finishGame). False when fenced out. */
@@ -211,19 +242,25 @@ export async function closeDrawOffer(
   return rows.length === 1;
 }
 
-export async function findPendingOffer(db: Queryable, gameId: string) {
+export type StoredDrawOffer = {
+  id: string;
+  offeredBy: string;
+  ply: number;
+  expiresAt: Date;
+  status: 'pending' | 'accepted' | 'declined' | 'expired';
+};
+
+/** Every draw offer of a game, oldest first (a few at most: one per player per 20 plies). */
+export async function loadDrawOffers(db: Queryable, gameId: string): Promise<StoredDrawOffer[]> {
   const { rows } = await db.query(
-    `SELECT id, offered_by, ply, expires_at FROM draw_offers WHERE game_id = $1 AND status = 'pending'`,
+    'SELECT id, offered_by, ply, expires_at, status FROM draw_offers WHERE game_id = $1 ORDER BY created_at, ply',
     [gameId],
   );
-  const r = rows[0];
-  return r ? { id: r.id as string, offeredBy: r.offered_by as string, ply: r.ply as number, expiresAt: r.expires_at as Date } : undefined;
+  return rows.map((r) => ({ id: r.id, offeredBy: r.offered_by, ply: r.ply, expiresAt: r.expires_at, status: r.status }));
 }
 
-export async function lastOfferPlies(db: Queryable, gameId: string): Promise<Map<string, number>> {
-  const { rows } = await db.query(
-    'SELECT offered_by, max(ply) AS ply FROM draw_offers WHERE game_id = $1 GROUP BY offered_by',
-    [gameId],
-  );
-  return new Map(rows.map((r) => [r.offered_by as string, r.ply as number]));
+/** Usernames by id, for seating a live game's players. */
+export async function findUsernames(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  const { rows } = await db.query('SELECT id, username FROM users WHERE id = ANY($1::uuid[])', [ids]);
+  return new Map(rows.map((r) => [r.id as string, r.username as string]));
 }

@@ -25,6 +25,9 @@ export async function migrate(pool: Pool, migrations = readMigrations()): Promis
   const client = await pool.connect();
   const applied: string[] = [];
   try {
+    // Migrations (an index build) and the wait for another node's migration may take longer
+    // than the pool's statement timeout, which is meant for the live path.
+    await client.query('SET statement_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -45,6 +48,7 @@ export async function migrate(pool: Pool, migrations = readMigrations()): Promis
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
+    await client.query('RESET statement_timeout').catch(() => {});
     client.release();
   }
   return applied;

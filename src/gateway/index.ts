@@ -1,5 +1,7 @@
 import { matchMaker } from '@colyseus/core';
+import type { Reply } from '../domain/liveGameViews.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
+import { sleep } from '../time.ts';
 
 /** The room names games and seek pools are registered under (src/server.ts). */
 export const GAME_ROOM = 'game';
@@ -9,7 +11,7 @@ export const POOL_ROOM = 'seek_pool';
  * The room methods REST may call, and nothing else: `remoteRoomCall` would otherwise invoke any
  * method by name on a room, possibly on another node.
  */
-export const GAME_ROOM_METHODS = ['apiMove', 'apiResign', 'apiOfferDraw', 'apiAnswerDraw'] as const;
+export const GAME_ROOM_METHODS = ['apiCommand'] as const;
 export type GameRoomMethod = (typeof GAME_ROOM_METHODS)[number];
 export const POOL_ROOM_METHODS = ['apiSeek'] as const;
 export type PoolRoomMethod = (typeof POOL_ROOM_METHODS)[number];
@@ -18,9 +20,7 @@ export type PoolRoomMethod = (typeof POOL_ROOM_METHODS)[number];
  * What a room method returns across processes: errors travel as data, because an exception
  * thrown in a remote room loses its class (and code) on the way back.
  */
-export type RoomReply<T = unknown> =
-  | { ok: true; data: T }
-  | { ok: false; code: ErrorCode; message: string; details?: Record<string, unknown> };
+export type RoomReply<T = unknown> = Reply<T, ErrorCode>;
 
 /** Thrown by a room's onCreate when the game cannot be hosted here; read by the gateway. */
 export const ROOM_REFUSED = {
@@ -32,7 +32,6 @@ const ATTEMPTS = 6;
 /** The room is between owners (its node died and the lease has not lapsed): come back shortly. */
 const unavailable = () =>
   new AppError('SERVICE_UNAVAILABLE', 'The game is temporarily unavailable, retry shortly', undefined, { retryAfter: 1 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Makes sure the live room of an active game exists somewhere in the cluster: finds it, or

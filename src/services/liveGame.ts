@@ -1,187 +1,213 @@
+import { randomUUID } from 'node:crypto';
 import { ChessClock } from '../domain/clock.ts';
-import { ChessGame, opponentOf, winBy, drawBy, type Color, type Ending, type Move, type MoveInput } from '../domain/game.ts';
-import type { GameRecord } from '../db/games.ts';
-import type { RoomReply } from '../gateway/index.ts';
-import type { LiveGameHost } from './liveGameHost.ts';
-import * as store from '../db/liveGames.ts';
-import type { MoveWrite } from '../db/moveWriter.ts';
-import { isUuid } from '../http/validate.ts';
+import { ChessGame, type Color, type Ending } from '../domain/game.ts';
 import {
-  fail,
-  offerView,
-  ok,
-  seconds,
-  type DrawOffer,
-  type EndView,
-  type GameEvent,
-  type RatingChanges,
-  type Seat,
-  type Times,
-} from './liveGameEvents.ts';
+  colorOf,
+  decide,
+  evolve,
+  nextDeadlines,
+  pendingOffer,
+  publicEvent,
+  timesAt,
+  type Command,
+  type DomainEvent,
+  type LiveGameState,
+  type PlayerCommand,
+  type Write,
+} from '../domain/liveGame.ts';
+import { fail, type DrawOffer, type NumberedEvent, type RatingChanges, type Reply, type Seat, type Times } from '../domain/liveGameViews.ts';
+import { resumeAfterOutage } from '../domain/outage.ts';
+import * as store from '../db/liveGames.ts';
+import type { ErrorCode } from '../errors.ts';
+import type { LiveGameHost } from './liveGameHost.ts';
 import { Timers } from './timers.ts';
 
-export { seconds, type GameEvent, type Seat } from './liveGameEvents.ts';
+export type { GameEvent, NumberedEvent, Seat } from '../domain/liveGameViews.ts';
+
+/** A command as callers send it: a draw offer's id is made here. */
+export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | { type: 'offer_draw'; userId: string };
+export type LiveReply = Reply<unknown, ErrorCode>;
+
+/** How many answered command keys a game remembers, for retries (REST, gateway, reconnected sockets). */
+const REMEMBERED_COMMANDS = 256;
+const TIME_UPDATE_MS = 5000;
 
 /**
- * The actor core of one live game, free of Colyseus: the board, the clocks, the draw offer and
- * the lease epoch. Every command runs alone (a promise chain), is validated in memory, made
- * durable (fenced by the epoch), and only then applied and announced. GameRoom wires it to
- * sockets and schema; REST reaches it through the gateway.
+ * The actor shell of one live game, free of Colyseus. The rules are the pure decider in
+ * src/domain/liveGame.ts; this shell runs one command at a time (a promise chain): decide →
+ * make the write durable (fenced by the lease epoch) → evolve → publish → reply. It also owns
+ * the timers (flag, first-move deadline, offer expiry, periodic time_update) and the memory of
+ * answered command keys, so a retried command is answered again instead of acting twice.
  */
 export class LiveGame {
-  status: 'active' | 'finished' | 'abandoned' = 'active';
-  ending: Ending | null = null;
-  ratingChanges: RatingChanges = { white: 0, black: 0 };
-  drawOffer: DrawOffer | null = null;
-  eventSeq: number;
-  /** Called after every change, with the event to publish (the room updates its state). */
-  onEvent: (event: GameEvent & { v: number; ts: number }) => void = () => {};
+  /** Called after every published event (the room updates its state from it). */
+  onEvent: (event: NumberedEvent) => void = () => {};
   /** Called when this node lost the game (fenced out) or could not persist: the room must go. */
   onLost: () => void = () => {};
 
   private chain: Promise<unknown> = Promise.resolve();
-  private timers = new Timers<'flag' | 'firstMove' | 'offer' | 'tick'>();
-  private firstMoveDeadline: number | null;
+  private readonly timers: Timers<'clock' | 'offer' | 'tick'>;
+  private readonly answered = new Map<string, { fingerprint: string; reply: Promise<LiveReply> }>();
   private lost = false;
 
   private constructor(
     private readonly host: LiveGameHost,
-    readonly record: GameRecord,
-    readonly white: Seat,
-    readonly black: Seat,
-    readonly game: ChessGame,
-    readonly clock: ChessClock,
+    readonly state: LiveGameState,
     readonly epoch: number,
-    private readonly lastOfferPly: Map<string, number>,
   ) {
-    this.eventSeq = record.eventSeq;
-    this.firstMoveDeadline = record.firstMoveDeadline?.getTime() ?? null;
+    this.timers = new Timers(host.clock);
   }
 
-  /** Takes the game's lease and rebuilds it from PostgreSQL; undefined when it cannot be hosted. */
+  /** Takes the game's lease and rebuilds it from PostgreSQL. */
   static async open(host: LiveGameHost, gameId: string): Promise<LiveGame | 'not_active' | 'lease_held'> {
+    const now = host.clock.now();
     const record = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
     if (!record) {
       const current = await host.findGame(gameId);
       return current?.status === 'active' ? 'lease_held' : 'not_active';
     }
-    const [moves, seats, offer, offerPlies] = await Promise.all([
+    const [moves, seats, offers] = await Promise.all([
       store.loadMoveUcis(host.pool, gameId),
       host.seats(record),
-      store.findPendingOffer(host.pool, gameId),
-      store.lastOfferPlies(host.pool, gameId),
+      store.loadDrawOffers(host.pool, gameId),
     ]);
     const game = new ChessGame({ moves: moves.map((m) => m.uci) });
     const quotas = record.roomState as { whiteQuotaMs?: number; blackQuotaMs?: number };
     const fresh = new ChessClock({ initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 });
+    // Time during which no node hosted the game is charged to nobody; time a node did host it is.
+    const resumed = resumeAfterOutage(
+      {
+        whiteMs: record.whiteTimeMs,
+        blackMs: record.blackTimeMs,
+        sideToMove: game.turn,
+        turnStartedAt: record.clockRunning ? (record.turnStartedAt?.getTime() ?? null) : null,
+        hostedAt: record.hostedAt?.getTime() ?? null,
+        firstMoveDeadline: record.firstMoveDeadline?.getTime() ?? null,
+        firstMoveMs: host.config.firstMoveMs,
+      },
+      now,
+    );
     const clock = ChessClock.restore(
       {
         initialMs: fresh.initialMs,
         incrementMs: fresh.incrementMs,
-        whiteMs: record.whiteTimeMs,
-        blackMs: record.blackTimeMs,
+        whiteMs: resumed.whiteMs,
+        blackMs: resumed.blackMs,
         plies: game.moveCount,
         whiteQuotaMs: quotas.whiteQuotaMs ?? fresh.quota('white'),
         blackQuotaMs: quotas.blackQuotaMs ?? fresh.quota('black'),
       },
-      Date.now(),
+      now,
     );
-    const live = new LiveGame(host, record, seats.white, seats.black, game, clock, record.hostEpoch, offerPlies);
-    if (offer) live.drawOffer = { id: offer.id, offeredBy: offer.offeredBy, ply: offer.ply, expiresAt: offer.expiresAt.getTime() };
+    const resumedOk = await store.saveResumedClocks(host.pool, gameId, record.hostEpoch, {
+      whiteMs: resumed.whiteMs,
+      blackMs: resumed.blackMs,
+      turnStartedAt: clock.running ? new Date(now) : null,
+      firstMoveDeadline: resumed.firstMoveDeadline === null ? null : new Date(resumed.firstMoveDeadline),
+      hostedAt: new Date(now),
+    });
+    if (!resumedOk) return 'lease_held';
+    const state: LiveGameState = {
+      id: gameId,
+      white: seats.white,
+      black: seats.black,
+      rules: { firstMoveMs: host.config.firstMoveMs, drawOfferTtlMs: host.config.drawOfferTtlMs },
+      game,
+      clock,
+      status: 'active',
+      ending: null,
+      abortReason: null,
+      ratingChanges: { white: 0, black: 0 },
+      firstMoveDeadline: resumed.firstMoveDeadline,
+      offers: offers.map((o) => ({ id: o.id, offeredBy: o.offeredBy, ply: o.ply, expiresAt: o.expiresAt.getTime(), status: o.status })),
+      eventSeq: record.eventSeq,
+    };
+    const live = new LiveGame(host, state, record.hostEpoch);
     live.armTimers();
     return live;
   }
 
+  // ---- what the room and the views read -----------------------------------------------------
+
   get id(): string {
-    return this.record.id;
+    return this.state.id;
+  }
+  get status() {
+    return this.state.status;
+  }
+  get ending(): Ending | null {
+    return this.state.ending;
+  }
+  get ratingChanges(): RatingChanges {
+    return this.state.ratingChanges;
+  }
+  get drawOffer(): DrawOffer | null {
+    return pendingOffer(this.state) ?? null;
+  }
+  get eventSeq(): number {
+    return this.state.eventSeq;
+  }
+  get game(): ChessGame {
+    return this.state.game;
+  }
+  get clock(): ChessClock {
+    return this.state.clock;
+  }
+  /** Whether this node still owns the game. */
+  get owned(): boolean {
+    return !this.lost;
   }
 
   colorOf(userId: string): Color | undefined {
-    return userId === this.white.id ? 'white' : userId === this.black.id ? 'black' : undefined;
+    return colorOf(this.state, userId);
   }
 
   seat(color: Color): Seat {
-    return color === 'white' ? this.white : this.black;
+    return this.state[color];
   }
 
-  times(now = Date.now()): Times {
-    const t = this.clock.times(now);
-    return { white: seconds(t.white), black: seconds(t.black) };
+  times(now = this.host.clock.now()): Times {
+    return timesAt(this.state.clock, now);
   }
 
-  // ---- commands (each runs alone) -------------------------------------------------------
+  // ---- commands ----------------------------------------------------------------------------
 
-  move(userId: string, input: MoveInput, lagMs?: number) {
-    return this.exclusive(() => this.doMove(userId, input, lagMs));
-  }
-
-  resign(userId: string) {
-    return this.exclusive(async () => {
-      const color = await this.playerOfActiveGame(userId);
-      if (typeof color !== 'string') return color;
-      return this.finish(winBy(opponentOf(color), 'resignation'));
-    });
-  }
-
-  offerDraw(userId: string) {
-    return this.exclusive(async () => {
-      const color = await this.playerOfActiveGame(userId);
-      if (typeof color !== 'string') return color;
-      const pending = this.drawOffer;
-      if (pending && pending.offeredBy !== userId) {
-        // Offering while the opponent's offer is pending accepts it.
-        const end = await this.finish(drawBy('agreement'), { acceptedOfferId: pending.id });
-        if (!end.ok) return end;
-        return ok({ draw_offer: offerView(pending, 'accepted'), ...end.data });
+  /**
+   * Runs a player's command. With a `key` (REST's Idempotency-Key, the gateway's request id, a
+   * socket command's id), a command seen before is answered again as it was the first time, and
+   * does not act twice; the same key with another command is refused.
+   */
+  execute(input: CommandInput, key?: string): Promise<LiveReply> {
+    if (key === undefined) return this.run(withId(input));
+    const fingerprint = fingerprintOf(input);
+    const seen = this.answered.get(key);
+    if (seen) {
+      if (seen.fingerprint !== fingerprint) {
+        return Promise.resolve(fail('IDEMPOTENCY_KEY_REUSED', 'This command id was already used for another command'));
       }
-      if (pending) return fail('DRAW_OFFER_PENDING', 'A draw offer is already pending');
-      const last = this.lastOfferPly.get(userId);
-      if (last !== undefined && this.game.moveCount - last < 20) {
-        return fail('DRAW_OFFER_LIMIT', 'You may offer a draw again 20 plies after your previous offer');
-      }
-      const expiresAt = Date.now() + this.host.config.drawOfferTtlMs;
-      const v = this.eventSeq + 1;
-      const inserted = await this.persist(() =>
-        store.insertDrawOffer(this.host.pool, {
-          gameId: this.id, epoch: this.epoch, offeredBy: userId, ply: this.game.moveCount, expiresAt: new Date(expiresAt), eventSeq: v,
-        }),
-      );
-      if (!inserted) return this.lostReply();
-      this.drawOffer = { id: inserted.id, offeredBy: userId, ply: this.game.moveCount, expiresAt };
-      this.lastOfferPly.set(userId, this.game.moveCount);
-      this.armOfferTimer();
-      this.emit({ type: 'draw_offer', draw_offer: offerView(this.drawOffer, 'pending') });
-      return ok({ draw_offer: offerView(this.drawOffer, 'pending') });
-    });
-  }
-
-  answerDraw(userId: string, offerId: string, accept: boolean) {
-    return this.exclusive(async () => {
-      const color = await this.playerOfActiveGame(userId);
-      if (typeof color !== 'string') return color;
-      const offer = this.drawOffer;
-      if (!offer || offer.id !== offerId) {
-        const known = isUuid(offerId) ? await this.host.findDrawOffer(this.id, offerId) : undefined;
-        if (!known) return fail('DRAW_OFFER_NOT_FOUND', 'No such draw offer in this game');
-        if (known.offeredBy === userId) return fail('FORBIDDEN', 'Only the recipient may answer a draw offer');
-        return fail('DRAW_OFFER_NOT_PENDING', `The draw offer is ${known.status}`);
-      }
-      if (offer.offeredBy === userId) return fail('FORBIDDEN', 'Only the recipient may answer a draw offer');
-      if (accept) return this.finish(drawBy('agreement'), { acceptedOfferId: offer.id });
-      const closed = await this.closeOffer('declined');
-      if (!closed) return this.lostReply();
-      return ok({ draw_offer: offerView(offer, 'declined'), status: 'active' as const });
-    });
+      return seen.reply;
+    }
+    const reply = this.run(withId(input));
+    this.remember(key, fingerprint, reply);
+    return reply;
   }
 
   /** Stops timers; on a graceful close the lease is released with clocks booked up to now. */
   async close(graceful: boolean): Promise<void> {
     this.timers.clearAll();
-    if (!graceful || this.lost || this.status !== 'active') return;
+    if (!graceful || this.lost || this.state.status !== 'active') return;
     await this.chain.catch(() => {});
-    const now = Date.now();
-    const t = this.clock.times(now);
-    await store.releaseLease(this.host.pool, this.id, this.epoch, { whiteMs: t.white, blackMs: t.black }).catch(() => {});
+    const now = this.host.clock.now();
+    const t = this.state.clock.times(now);
+    const deadline = this.state.game.moveCount < 2 ? this.state.firstMoveDeadline : null;
+    await store
+      .releaseLease(this.host.pool, this.id, this.epoch, {
+        whiteMs: t.white,
+        blackMs: t.black,
+        hostedAt: new Date(now),
+        firstMoveDeadline: deadline === null ? null : new Date(deadline),
+      })
+      .catch((err) => this.host.log.warn({ err, gameId: this.id }, 'could not release the game; its lease will lapse'));
   }
 
   /** The host renews leases in bulk and tells the games that lost theirs. */
@@ -192,190 +218,74 @@ export class LiveGame {
     this.onLost();
   }
 
-  // ---- internals ------------------------------------------------------------------------
-
-  /**
-   * The checks every command starts with, in the documented order: a player (403) of an active
-   * game (409). A flag that has fallen ends the game first, so the command finds it over.
-   */
-  private async playerOfActiveGame(userId: string, now = Date.now()): Promise<Color | RoomReply<never>> {
-    const color = this.colorOf(userId);
-    if (!color) return fail('NOT_A_PLAYER', 'You are not a player of this game');
-    if (this.status !== 'active') return fail('GAME_NOT_ACTIVE', 'The game is not active');
-    if (await this.flagIfDue(now)) return fail('GAME_NOT_ACTIVE', 'The game is over: time ran out');
-    return color;
+  /** time_update carries the live clocks; it is not a state change, so it does not advance v. */
+  publishTimes(now = this.host.clock.now()): void {
+    this.host.publish(this.id, { type: 'time_update', times: this.times(now), v: this.state.eventSeq, ts: now });
   }
 
-  private async doMove(userId: string, input: MoveInput, lagMs?: number): Promise<RoomReply> {
-    const now = Date.now();
-    const color = await this.playerOfActiveGame(userId, now);
-    if (typeof color !== 'string') return color;
-    if (this.game.turn !== color) return fail('NOT_YOUR_TURN', 'It is not your turn');
+  // ---- the shell ---------------------------------------------------------------------------
 
-    const textBefore = this.game.movetext.length;
-    const outcome = this.game.tryMove(input);
-    if (!outcome.ok) return fail(outcome.code, outcome.message, outcome.details);
-    const timed = this.clock.move(now, lagMs);
-    if (!timed.ok) throw new Error('clock flagged after the flag check'); // cannot happen: same `now`
-
-    const ply = this.game.moveCount;
-    const lapsed = this.drawOffer && this.drawOffer.offeredBy !== userId ? this.drawOffer : null;
-    const v = this.eventSeq + 1 + (lapsed ? 1 : 0);
-    const deadline = ply === 1 ? now + this.host.config.firstMoveMs : null;
-    const snap = this.clock.snapshot();
-    const write: MoveWrite = {
-      gameId: this.id,
-      epoch: this.epoch,
-      ply,
-      san: outcome.move.san,
-      uci: `${outcome.move.from}${outcome.move.to}${outcome.move.promotion ?? ''}`,
-      fen: this.game.fen,
-      pgnSuffix: this.game.movetext.slice(textBefore),
-      clockMs: timed.remainingMs,
-      whiteMs: snap.whiteMs,
-      blackMs: snap.blackMs,
-      clockRunning: this.clock.running,
-      turnStartedAt: this.clock.running ? new Date(now) : null,
-      firstMoveDeadline: deadline === null ? null : new Date(deadline),
-      roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
-      eventSeq: v,
-      moverId: userId,
-    };
-
-    if (outcome.ending) {
-      const end = await this.finish(outcome.ending, { finalMove: write, announceMove: () => this.announceMove(outcome.move, now) });
-      if (!end.ok) return end;
-      return ok(this.moveReply(outcome.move, outcome.position, now));
-    }
-    const landed = await this.persist(() => this.host.writer.write(write));
-    if (!landed) return this.lostReply();
-    this.firstMoveDeadline = deadline;
-    if (lapsed) {
-      this.drawOffer = null;
-      this.timers.clear('offer');
-      this.emit({ type: 'draw_offer', draw_offer: offerView(lapsed, 'expired') });
-    }
-    // The move event carries both clocks; the stream derives its time_update from it, so the
-    // room publishes once per move.
-    this.announceMove(outcome.move, now);
-    this.armTimers();
-    return ok(this.moveReply(outcome.move, outcome.position, now));
-  }
-
-  private announceMove(move: Move, now: number): void {
-    this.emit({
-      type: 'move',
-      move: { ...move, ply: this.game.moveCount, fen: this.game.fen, move_count: this.game.moveCount, current_turn: this.game.turn },
-      times: this.times(now),
+  private run(command: Command): Promise<LiveReply> {
+    return this.exclusive(async () => {
+      const now = this.host.clock.now();
+      const decision = decide(this.state, command, now);
+      if (decision.write) {
+        const written = await this.persist(decision.write);
+        if (!written) {
+          this.state.game.rollback();
+          return this.lostReply();
+        }
+        for (const event of decision.events) this.apply(event, written.ratingChanges);
+        this.armTimers();
+      }
+      return decision.reply(this.state) as LiveReply;
     });
   }
 
-  private moveReply(move: Move, position: { in_check: boolean; in_checkmate: boolean; in_stalemate: boolean; in_draw: boolean }, now: number) {
-    const t = this.times(now);
-    return {
-      move,
-      game: {
-        status: this.status,
-        fen: this.game.fen,
-        current_turn: this.game.turn,
-        move_count: this.game.moveCount,
-        white_time_remaining: t.white,
-        black_time_remaining: t.black,
-        ...position,
-      },
-    };
-  }
-
-  /** Ends the game durably, then announces it. */
-  private async finish(
-    ending: Ending | null,
-    o: { finalMove?: MoveWrite; acceptedOfferId?: string; abortReason?: 'no_first_move'; announceMove?: () => void } = {},
-  ): Promise<RoomReply<{ status: 'finished' | 'abandoned'; result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges }>> {
-    const now = Date.now();
-    this.clock.pause(now);
-    const t = this.clock.times(now);
-    const flagged = ending?.termination === 'timeout' ? this.game.turn : null;
-    const whiteMs = flagged === 'white' ? 0 : t.white;
-    const blackMs = flagged === 'black' ? 0 : t.black;
-    const v = this.eventSeq + (o.finalMove ? 2 : 1);
-    const result = await this.persist(() =>
-      store.finishGame(this.host.pool, {
-        gameId: this.id, epoch: this.epoch, finalMove: o.finalMove, ending, abortReason: o.abortReason,
-        acceptedOfferId: o.acceptedOfferId, whiteMs, blackMs, eventSeq: v,
-      }),
-    );
-    if (!result || 'fenced' in result) return this.lostReply();
-    if (ending) this.game.finish(ending);
-    this.status = o.abortReason ? 'abandoned' : 'finished';
-    this.ending = ending;
-    this.ratingChanges = result.ratingChanges;
-    this.drawOffer = null;
-    this.timers.clearAll();
-    o.announceMove?.();
-    const view = this.endView();
-    this.emit({ type: 'game_end', status: this.status, abort_reason: o.abortReason ?? null, result: view });
-    return ok({ status: this.status, ...view });
-  }
-
-  endView(): EndView {
-    return {
-      result: this.ending?.result ?? null,
-      winner: this.ending?.winner ?? null,
-      termination: this.ending?.termination ?? null,
-      rating_changes: this.ratingChanges,
-    };
-  }
-
-  /** Ends the game on time if the side to move's flag has fallen; true when it did. */
-  private async flagIfDue(now = Date.now()): Promise<boolean> {
-    const flagged = this.clock.flagged(now);
-    if (!flagged || this.status !== 'active') return false;
-    await this.finish(this.game.timeoutEnding(flagged));
-    return true;
-  }
-
-  private async closeOffer(status: 'declined' | 'expired'): Promise<boolean> {
-    const offer = this.drawOffer;
-    if (!offer) return true;
-    const v = this.eventSeq + 1;
-    const closed = await this.persist(() =>
-      store.closeDrawOffer(this.host.pool, { gameId: this.id, epoch: this.epoch, offerId: offer.id, status, eventSeq: v }),
-    );
-    if (!closed) return false;
-    this.drawOffer = null;
-    this.timers.clear('offer');
-    this.emit({ type: 'draw_offer', draw_offer: offerView(offer, status) });
-    return true;
-  }
-
-  private emit(event: GameEvent): void {
-    this.eventSeq++;
-    const full = { ...event, v: this.eventSeq, ts: Date.now() };
+  private apply(event: DomainEvent, ratingChanges: RatingChanges | undefined): void {
+    evolve(this.state, event.type === 'ended' ? { ...event, ratingChanges } : event);
+    const full = { ...publicEvent(this.state, event), v: this.state.eventSeq, ts: event.at } as NumberedEvent;
     this.host.publish(this.id, full);
     this.onEvent(full);
   }
 
-  /** Runs a write; any failure other than fencing means the in-memory state can't be trusted. */
-  private async persist<T>(write: () => Promise<T>): Promise<T | undefined> {
+  /** Makes a write durable; undefined when it did not land (fenced out, or the database failed). */
+  private async persist(write: Write): Promise<{ ratingChanges?: RatingChanges } | undefined> {
+    const { pool } = this.host;
+    const fence = { gameId: this.id, epoch: this.epoch };
     try {
-      const result = await write();
-      if (result === false || result === undefined || (typeof result === 'object' && result !== null && 'fenced' in result)) {
-        this.markLost();
+      switch (write.kind) {
+        case 'move':
+          return (await this.host.writer.write({ ...write.move, ...fence })) ? {} : this.fenced();
+        case 'finish': {
+          const finalMove = write.finalMove && { ...write.finalMove, ...fence };
+          const result = await store.finishGame(pool, { ...write, ...fence, finalMove });
+          return 'fenced' in result ? this.fenced() : { ratingChanges: result.ratingChanges };
+        }
+        case 'open_offer':
+          return (await store.insertDrawOffer(pool, { ...write, ...fence })) ? {} : this.fenced();
+        case 'close_offer':
+          return (await store.closeDrawOffer(pool, { ...write, ...fence })) ? {} : this.fenced();
       }
-      return result;
     } catch (error) {
+      // The in-memory state can no longer be trusted to match PostgreSQL: give the game back.
       this.host.log.error({ err: error, gameId: this.id }, 'live game write failed; handing the game back to PostgreSQL');
       this.markLost();
       return undefined;
     }
   }
 
-  private lostReply(): RoomReply<never> {
+  private fenced(): undefined {
+    this.markLost();
+    return undefined;
+  }
+
+  private lostReply(): LiveReply {
     return fail('SERVICE_UNAVAILABLE', 'The game moved to another server; retry');
   }
 
-  private exclusive<T>(command: () => Promise<T>): Promise<T | RoomReply<never>> {
-    const run = this.chain.then((): Promise<T | RoomReply<never>> | RoomReply<never> => (this.lost ? this.lostReply() : command()));
+  private exclusive(command: () => Promise<LiveReply>): Promise<LiveReply> {
+    const run = this.chain.then(() => (this.lost ? this.lostReply() : command()));
     this.chain = run.catch(() => {});
     return run.catch((error) => {
       this.host.log.error({ err: error, gameId: this.id }, 'live game command failed');
@@ -384,40 +294,41 @@ export class LiveGame {
     });
   }
 
-  // ---- timers: flag fall, first-move deadline, offer expiry, periodic time_update ---------
+  private remember(key: string, fingerprint: string, reply: Promise<LiveReply>): void {
+    this.answered.set(key, { fingerprint, reply });
+    // A lost game's answer says "retry elsewhere": a retry must reach the new owner, not this memory.
+    void reply.then((r) => {
+      if (!r.ok && r.code === 'SERVICE_UNAVAILABLE') this.answered.delete(key);
+    });
+    if (this.answered.size > REMEMBERED_COMMANDS) this.answered.delete(this.answered.keys().next().value!);
+  }
+
+  // ---- timers: flag fall and first-move deadline, offer expiry, periodic time_update -------
 
   private armTimers(): void {
     this.timers.clearAll();
-    if (this.status !== 'active') return;
-    const now = Date.now();
-    const flagAt = this.clock.flagAt();
-    if (flagAt !== null) this.timers.once('flag', flagAt - now + 1, () => void this.exclusive(() => this.flagIfDue()));
-    if (this.firstMoveDeadline !== null && this.game.moveCount < 2) {
-      this.timers.once('firstMove', this.firstMoveDeadline - now, () => void this.exclusive(() => this.abortIfNoFirstMove()));
-    }
-    this.armOfferTimer();
-    if (this.clock.started) this.timers.every('tick', 5000, () => this.status === 'active' && this.publishTimes());
+    if (this.state.status !== 'active' || this.lost) return;
+    const now = this.host.clock.now();
+    const next = nextDeadlines(this.state);
+    if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }));
+    const offer = next.offer;
+    if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }));
+    if (this.state.clock.started) this.timers.every('tick', TIME_UPDATE_MS, () => this.state.status === 'active' && this.publishTimes());
   }
+}
 
-  private armOfferTimer(): void {
-    this.timers.clear('offer');
-    if (!this.drawOffer) return;
-    const offerId = this.drawOffer.id;
-    this.timers.once('offer', this.drawOffer.expiresAt - Date.now(), () =>
-      void this.exclusive(async () => {
-        if (this.drawOffer?.id === offerId && this.status === 'active') await this.closeOffer('expired');
-      }),
-    );
-  }
+function withId(input: CommandInput): PlayerCommand {
+  return input.type === 'offer_draw' ? { ...input, offerId: randomUUID() } : input;
+}
 
-  private async abortIfNoFirstMove(): Promise<void> {
-    if (this.status !== 'active' || this.game.moveCount >= 2 || this.firstMoveDeadline === null) return;
-    if (Date.now() < this.firstMoveDeadline) return this.armTimers();
-    await this.finish(null, { abortReason: 'no_first_move' });
-  }
-
-  /** time_update carries the live clocks; it is not a state change, so it does not advance v. */
-  publishTimes(now = Date.now()): void {
-    this.host.publish(this.id, { type: 'time_update', times: this.times(now), v: this.eventSeq, ts: now });
+/** What makes two commands the same, for a retried key (a move's measured lag may differ). */
+function fingerprintOf(c: CommandInput): string {
+  switch (c.type) {
+    case 'move':
+      return `move:${c.userId}:${c.from}${c.to}${c.promotion ?? ''}`;
+    case 'answer_draw':
+      return `answer_draw:${c.userId}:${c.offerId}:${c.accept}`;
+    default:
+      return `${c.type}:${c.userId}`;
   }
 }

@@ -1,9 +1,10 @@
 import type { Config } from '../config.ts';
-import { findDrawOffer, findGame, type GameRecord } from '../db/games.ts';
-import { renewLeases } from '../db/liveGames.ts';
-import { MoveWriter } from '../db/moveWriter.ts';
+import { findGame, type GameRecord } from '../db/games.ts';
+import { findUsernames, renewLeases } from '../db/liveGames.ts';
+import { MoveWriter, writeDeadlineMs } from '../db/moveWriter.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
+import { systemClock, type Clock } from '../time.ts';
 import type { LiveGame, Seat } from './liveGame.ts';
 
 export type Publish = (channel: string, message: string) => void;
@@ -27,8 +28,9 @@ export class LiveGameHost {
     readonly log: Logger,
     /** This process's identity in the games' `host` column. */
     public hostId: string,
+    readonly clock: Clock = systemClock,
   ) {
-    this.writer = new MoveWriter(pool);
+    this.writer = new MoveWriter(pool, { clock, deadlineMs: writeDeadlineMs(config.gameLeaseMs) });
   }
 
   setPublisher(publish: Publish): void {
@@ -56,11 +58,22 @@ export class LiveGameHost {
     return this.games.size;
   }
 
-  /** One statement renews every lease of this process; games that lost theirs are told. */
+  /**
+   * One statement renews every lease of this process; games that lost theirs are told. A game
+   * whose move write has been outstanding past the writer's deadline is left out and told too:
+   * this node cannot make its moves durable, so its lease must lapse for another node to take it.
+   */
   async renewAll(): Promise<void> {
-    const live = [...this.games.values()].filter((g) => g.status === 'active');
+    const overdue = this.writer.overdue();
+    const active = [...this.games.values()].filter((g) => g.status === 'active' && g.owned);
+    for (const g of active.filter((g) => overdue.has(g.id))) {
+      this.log.warn({ gameId: g.id }, 'move write outstanding past its deadline; giving the game up');
+      g.markLost();
+    }
+    const live = active.filter((g) => !overdue.has(g.id));
     try {
-      const kept = await renewLeases(this.pool, live.map((g) => ({ gameId: g.id, epoch: g.epoch })), this.config.gameLeaseMs);
+      const leases = live.map((g) => ({ gameId: g.id, epoch: g.epoch }));
+      const kept = await renewLeases(this.pool, leases, this.config.gameLeaseMs, new Date(this.clock.now()));
       for (const g of live) if (!kept.has(g.id) && g.status === 'active') g.markLost();
     } catch (err) {
       // The database is unreachable: keep the games; their leases lapse if this lasts.
@@ -77,16 +90,10 @@ export class LiveGameHost {
     return findGame(this.pool, id);
   }
 
-  findDrawOffer(gameId: string, offerId: string) {
-    return findDrawOffer(this.pool, gameId, offerId);
-  }
-
   /** Both players with their usernames and ratings at game start. */
   async seats(record: GameRecord): Promise<{ white: Seat; black: Seat }> {
-    const { rows } = await this.pool.query('SELECT id, username FROM users WHERE id = ANY($1::uuid[])', [
-      [record.whiteId, record.blackId],
-    ]);
-    const name = (id: string | null) => rows.find((r) => r.id === id)?.username ?? '';
+    const names = await findUsernames(this.pool, [record.whiteId!, record.blackId!]);
+    const name = (id: string | null) => (id && names.get(id)) || '';
     return {
       white: { id: record.whiteId!, username: name(record.whiteId), rating: record.whiteRating ?? 1500 },
       black: { id: record.blackId!, username: name(record.blackId), rating: record.blackRating ?? 1500 },

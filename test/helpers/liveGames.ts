@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { Clock } from '../../src/time.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { insertActiveGame, insertUser } from './fixtures.ts';
@@ -13,7 +14,8 @@ import { testService } from './service.ts';
  */
 export async function liveGameFixture(pool: Pool, game: Parameters<typeof insertActiveGame>[3] = {}, config: Partial<Config> = {}) {
   const service = await testService();
-  const host = (name: string) => new LiveGameHost(pool, { ...service.config, ...config }, createLogger('silent'), name);
+  const host = (name: string, clock?: Clock) =>
+    new LiveGameHost(pool, { ...service.config, ...config }, createLogger('silent'), name, clock);
   const white = await insertUser(pool);
   const black = await insertUser(pool);
   const gameId = await insertActiveGame(pool, white, black, game);
@@ -28,3 +30,7 @@ export async function openLiveGame(host: LiveGameHost, gameId: string): Promise<
 }
 
 export const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), promotion: m[4] ?? undefined });
+
+/** A move command by `userId` in UCI notation. */
+export const moveBy = (userId: string, m: string, lagMs?: number) =>
+  ({ type: 'move', userId, ...uci(m), ...(lagMs === undefined ? {} : { lagMs }) }) as const;

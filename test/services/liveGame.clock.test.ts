@@ -6,12 +6,12 @@ import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease } from '../helpers/fixtures.ts';
-import { liveGameFixture, openLiveGame, uci } from '../helpers/liveGames.ts';
+import { liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
+import { ManualClock } from '../helpers/clock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
 const opened: LiveGame[] = [];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A live game actor against its own database; `config` overrides the service's settings. */
 const setup = (o: Parameters<typeof liveGameFixture>[1] = {}, config: Partial<Config> = {}) => liveGameFixture(db.pool, o, config);
 
@@ -43,7 +43,7 @@ function nextEvent<T extends Event['type']>(live: LiveGame, type: T, timeoutMs =
 async function playLine(live: LiveGame, players: { white: string; black: string }, moves: string[]) {
   let reply: any;
   for (const [i, m] of moves.entries()) {
-    reply = await live.move(i % 2 === 0 ? players.white : players.black, uci(m));
+    reply = await live.execute(moveBy(i % 2 === 0 ? players.white : players.black, m));
     assert.equal(reply.ok, true, `${m}: ${JSON.stringify(reply)}`);
   }
   return reply.data;
@@ -77,45 +77,49 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
   });
   after(() => db.drop());
 
-  describe('clocks', () => {
+  describe('clocks (on a manual clock: no test waits for the time it describes)', () => {
+    /** A game on a host whose clock moves only when the test says so. */
+    async function manualGame(game: Parameters<typeof setup>[0] = {}, config: Partial<Config> = {}) {
+      const clock = new ManualClock(Date.now());
+      const fixture = await setup({ firstMoveDeadline: new Date(clock.now() + 60_000), ...game }, config);
+      const live = await open(fixture.host('A', clock), fixture.gameId);
+      return { ...fixture, clock, live };
+    }
+
     it("charges no time and gives no increment before Black's first move", async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 1, increment: 3 });
-      const live = await open(host('A'), gameId);
-      await sleep(150);
-      const first = (await live.move(white, uci('e2e4'))) as any;
+      const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 3 });
+      await clock.advance(150);
+      const first = (await live.execute(moveBy(white, 'e2e4'))) as any;
       assert.deepEqual([first.data.game.white_time_remaining, first.data.game.black_time_remaining], [1, 1]);
       assert.equal(live.clock.flagAt(), null);
-      await sleep(150);
-      const second = (await live.move(black, uci('e7e5'))) as any;
+      await clock.advance(150);
+      const second = (await live.execute(moveBy(black, 'e7e5'))) as any;
       assert.deepEqual([second.data.game.white_time_remaining, second.data.game.black_time_remaining], [1, 1]);
       const { rows } = await pool.query('SELECT ply, clock_ms FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
       assert.deepEqual(rows, [{ ply: 1, clock_ms: 1000 }, { ply: 2, clock_ms: 1000 }]);
     });
 
     it("runs White's clock from Black's first move on", async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 1, increment: 0 });
-      const live = await open(host('A'), gameId);
+      const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
-      const started = Date.now();
       assert.ok(live.clock.running);
       const row = await gameRow(pool, gameId);
       assert.equal(row.clock_running, true);
-      assert.ok(row.turn_started_at instanceof Date);
-      await sleep(200);
-      const { white: left } = live.times();
-      const ran = (Date.now() - started) / 1000;
-      assert.ok(left <= 1 - 0.2 + 0.01 && left >= 1 - ran - 0.05, `white has ${left} s after ${ran} s`);
-      assert.equal(live.times().black, 1);
+      assert.equal(row.turn_started_at.getTime(), clock.now());
+      await clock.advance(200);
+      assert.deepEqual(live.times(), { white: 0.8, black: 1 });
     });
 
-    it('ends the game by timeout within 100 ms of the flag, the opponent winning', async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 1, increment: 0 });
-      const live = await open(host('A'), gameId);
+    it('ends the game by timeout when the flag falls, the opponent winning', async () => {
+      const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
       const flagAt = live.clock.flagAt()!;
-      const end = await nextEvent(live, 'game_end');
-      const late = end.ts - flagAt;
-      assert.ok(late >= 0 && late <= 100, `game_end ${late} ms after the flag`);
+      const ended = nextEvent(live, 'game_end');
+      await clock.advance(999);
+      assert.equal(live.status, 'active');
+      await clock.advance(2);
+      const end = await ended;
+      assert.equal(end.ts, flagAt + 1);
       assert.deepEqual(end.result, { result: '0-1', winner: 'black', termination: 'timeout', rating_changes: end.result.rating_changes });
       assert.equal(end.status, 'finished');
       const row = await gameRow(pool, gameId);
@@ -127,30 +131,26 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
     });
 
     it('draws on time when the opponent of the flagged side has only a king', async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 1, increment: 0 });
-      const live = await open(host('A'), gameId);
+      const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
       await playLine(live, { white, black }, BARE_KING_LINE);
       const reference = new Chess();
       for (const m of BARE_KING_LINE) reference.move(uci(m));
       assert.equal(live.game.fen, reference.fen());
       assert.equal(live.game.turn, 'white');
-      const end = await nextEvent(live, 'game_end');
+      const ended = nextEvent(live, 'game_end');
+      await clock.advance(1001);
+      const end = await ended;
       assert.deepEqual([end.result.result, end.result.winner, end.result.termination], ['1/2-1/2', null, 'timeout']);
       const row = await gameRow(pool, gameId);
       assert.deepEqual([row.status, row.result, row.winner, row.termination, row.white_time_ms], ['finished', '1/2-1/2', null, 'timeout', 0]);
     });
 
     it('refuses a move that arrives after the flag, before the flag timer fired, and ends the game by timeout', async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 1, increment: 0 });
-      const live = await open(host('A'), gameId);
+      const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
       const ended = nextEvent(live, 'game_end');
-      const flagAt = live.clock.flagAt()!;
-      await sleep(flagAt - Date.now() - 30);
-      // Spin past the flag: the flag timer cannot fire while this runs, and the move below is
-      // queued (a microtask) before the timer gets its turn.
-      while (Date.now() <= flagAt) {}
-      const reply = (await live.move(white, uci('g1f3'))) as { ok: false; code: string; message: string };
+      clock.skip(1000); // the flag timer is late: the move gets there first
+      const reply = (await live.execute(moveBy(white, 'g1f3'))) as { ok: false; code: string; message: string };
       assert.equal(reply.ok, false);
       assert.equal(reply.code, 'GAME_NOT_ACTIVE');
       assert.match(reply.message, /time/, 'the move itself discovered the flag');
@@ -163,26 +163,30 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
     });
 
     it('adds the increment to the mover after each timed move', async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 60, increment: 2 });
-      const live = await open(host('A'), gameId);
+      const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 60, increment: 2 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
-      const turnStart = Date.now();
-      await sleep(100);
-      const third = (await live.move(white, uci('g1f3'))) as any;
-      const used = Date.now() - turnStart;
-      const whiteLeft = third.data.game.white_time_remaining;
-      assert.ok(whiteLeft >= 62 - used / 1000 - 0.01 && whiteLeft <= 62 - 0.099, `white has ${whiteLeft} s after ${used} ms`);
-      const fourth = (await live.move(black, uci('b8c6'))) as any;
-      const blackLeft = fourth.data.game.black_time_remaining;
-      assert.ok(blackLeft > 61.9 && blackLeft <= 62, `black has ${blackLeft} s`);
+      await clock.advance(100);
+      const third = (await live.execute(moveBy(white, 'g1f3'))) as any;
+      assert.equal(third.data.game.white_time_remaining, 61.9);
+      await clock.advance(2500);
+      const fourth = (await live.execute(moveBy(black, 'b8c6'))) as any;
+      assert.equal(fourth.data.game.black_time_remaining, 59.5);
       const { rows } = await pool.query('SELECT clock_ms FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
-      assert.deepEqual(rows.map((r) => r.clock_ms), [60_000, 60_000, Math.round(whiteLeft * 1000), Math.round(blackLeft * 1000)]);
+      assert.deepEqual(rows.map((r) => r.clock_ms), [60_000, 60_000, 61_900, 59_500]);
     });
 
     it('aborts the game when White does not move in time: abandoned, no_first_move, unrated', async () => {
-      const { pool, host, white, black, gameId } = await setup({ initialTime: 60, rated: true, firstMoveDeadline: new Date(Date.now() + 300) });
-      const live = await open(host('A'), gameId);
-      const end = await nextEvent(live, 'game_end');
+      const clock = new ManualClock(Date.now());
+      const { pool, host, white, black, gameId } = await setup(
+        { initialTime: 60, rated: true, firstMoveDeadline: new Date(clock.now() + 300) },
+        { firstMoveMs: 300 },
+      );
+      const live = await open(host('A', clock), gameId);
+      const ended = nextEvent(live, 'game_end');
+      await clock.advance(299);
+      assert.equal(live.status, 'active');
+      await clock.advance(2);
+      const end = await ended;
       assert.deepEqual([end.status, end.abort_reason], ['abandoned', 'no_first_move']);
       assert.deepEqual(end.result, { result: null, winner: null, termination: null, rating_changes: { white: 0, black: 0 } });
       const row = await gameRow(pool, gameId);
@@ -197,14 +201,84 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
     });
 
     it("aborts the game when Black does not answer White's first move in time", async () => {
-      const { pool, host, white, gameId } = await setup({ initialTime: 60 }, { firstMoveMs: 300 });
-      const live = await open(host('A'), gameId);
+      const { pool, clock, live, white, gameId } = await manualGame({ initialTime: 60 }, { firstMoveMs: 30_000 });
+      assert.equal((await live.execute(moveBy(white, 'e2e4'))).ok, true);
       const ended = nextEvent(live, 'game_end');
-      assert.equal((await live.move(white, uci('e2e4'))).ok, true);
+      await clock.advance(30_001);
       const end = await ended;
       assert.deepEqual([end.status, end.abort_reason], ['abandoned', 'no_first_move']);
       const row = await gameRow(pool, gameId);
       assert.deepEqual([row.status, row.abort_reason, row.move_count, row.white_rating_change], ['abandoned', 'no_first_move', 1, 0]);
+    });
+
+    it('lapses a draw offer at its expiry', async () => {
+      const { pool, clock, live, white, black } = await manualGame({ initialTime: 60 }, { drawOfferTtlMs: 60_000 });
+      await playLine(live, { white, black }, ['e2e4', 'e7e5']);
+      const offered = (await live.execute({ type: 'offer_draw', userId: white })) as any;
+      const lapsed = nextEvent(live, 'draw_offer');
+      await clock.advance(60_000);
+      const event = await lapsed;
+      assert.deepEqual([event.draw_offer.id, event.draw_offer.status], [offered.data.draw_offer.id, 'expired']);
+      const { rows } = await pool.query('SELECT status FROM draw_offers WHERE id = $1', [offered.data.draw_offer.id]);
+      assert.equal(rows[0].status, 'expired');
+      assert.equal(live.drawOffer, null);
+    });
+  });
+
+  describe('clocks across an outage (time no node hosted the game is charged to nobody)', () => {
+    it('charges the turn in progress up to the last lease renewal of the node that died', async () => {
+      const clock = new ManualClock(Date.now());
+      const { pool, host, white, black, gameId } = await setup({ initialTime: 60, firstMoveDeadline: new Date(clock.now() + 60_000) });
+      const a = host('A', clock);
+      const first = await open(a, gameId);
+      a.register(first);
+      await playLine(first, { white, black }, ['e2e4', 'e7e5']);
+      await clock.advance(4000);
+      await a.renewAll(); // A still hosts the game 4 s into White's turn…
+      await clock.advance(20_000);
+      first.markLost(); // …then dies without a word, and nobody hosts it for 20 s.
+      a.close();
+      await expireLease(pool, gameId);
+      const second = await open(host('B', clock), gameId);
+      assert.deepEqual(second.times(), { white: 56, black: 60 });
+      await clock.advance(1000);
+      const reply = (await second.execute(moveBy(white, 'g1f3'))) as any;
+      assert.equal(reply.data.game.white_time_remaining, 55);
+    });
+
+    it('moves the first-move deadline on by the time nobody hosted the game', async () => {
+      const clock = new ManualClock(Date.now());
+      const { pool, host, gameId } = await setup({ initialTime: 60, firstMoveDeadline: new Date(clock.now() + 30_000) }, { firstMoveMs: 30_000 });
+      const a = host('A', clock);
+      const first = await open(a, gameId);
+      a.register(first);
+      await clock.advance(10_000);
+      await a.renewAll();
+      first.markLost();
+      a.close();
+      await clock.advance(50_000); // down for longer than the whole deadline
+      await expireLease(pool, gameId);
+      const second = await open(host('B', clock), gameId);
+      const ended = nextEvent(second, 'game_end');
+      await clock.advance(19_000);
+      assert.equal(second.status, 'active', 'White still has the 20 s left when the node died');
+      await clock.advance(1001);
+      assert.equal((await ended).abort_reason, 'no_first_move');
+    });
+
+    it('books the running turn on a graceful release, so the next owner charges nothing twice', async () => {
+      const clock = new ManualClock(Date.now());
+      const { pool, host, white, black, gameId } = await setup({ initialTime: 60, firstMoveDeadline: new Date(clock.now() + 60_000) });
+      const first = await open(host('A', clock), gameId);
+      await playLine(first, { white, black }, ['e2e4', 'e7e5']);
+      await clock.advance(3000);
+      await first.close(true);
+      opened.splice(opened.indexOf(first), 1);
+      await clock.advance(30_000);
+      const second = await open(host('B', clock), gameId);
+      assert.deepEqual(second.times(), { white: 57, black: 60 });
+      const row = await gameRow(pool, gameId);
+      assert.equal(row.turn_started_at.getTime(), clock.now());
     });
   });
 
@@ -213,7 +287,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       const { pool, host, white, black, gameId } = await setup({ initialTime: 60 });
       const first = await open(host('A'), gameId);
       await playLine(first, { white, black }, ['e2e4', 'e7e5']);
-      const offered = await first.offerDraw(white);
+      const offered = await first.execute({ type: 'offer_draw', userId: white });
       assert.equal(offered.ok, true);
       const before = { offer: { ...first.drawOffer! }, v: first.eventSeq };
       first.markLost(); // its node dies: no release
@@ -222,7 +296,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       const second = await open(host('B'), gameId);
       assert.deepEqual(second.drawOffer, before.offer);
       assert.equal(second.eventSeq, before.v);
-      const accepted = (await second.answerDraw(black, before.offer.id, true)) as any;
+      const accepted = (await second.execute({ type: 'answer_draw', userId: black, offerId: before.offer.id, accept: true })) as any;
       assert.equal(accepted.ok, true, JSON.stringify(accepted));
       assert.deepEqual([accepted.data.status, accepted.data.result, accepted.data.termination], ['finished', '1/2-1/2', 'agreement']);
       const row = await gameRow(pool, gameId);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { expireLease } from '../helpers/fixtures.ts';
-import { liveGameFixture, openLiveGame, uci } from '../helpers/liveGames.ts';
+import { liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
@@ -22,7 +22,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
   it('makes a move durable before acknowledging it', async () => {
     const { pool, host, white, gameId } = await setup();
     const live = await open(host('A'), gameId);
-    const reply = await live.move(white, uci('e2e4'));
+    const reply = await live.execute(moveBy(white, 'e2e4'));
     assert.equal(reply.ok, true);
     const { rows } = await pool.query('SELECT ply, san, uci FROM game_moves WHERE game_id = $1', [gameId]);
     assert.deepEqual(rows, [{ ply: 1, san: 'e4', uci: 'e2e4' }]);
@@ -35,7 +35,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
   it('accepts exactly one of 20 identical concurrent moves', async () => {
     const { pool, host, white, gameId } = await setup();
     const live = await open(host('A'), gameId);
-    const replies = await Promise.all(Array.from({ length: 20 }, () => live.move(white, uci('e2e4'))));
+    const replies = await Promise.all(Array.from({ length: 20 }, () => live.execute(moveBy(white, 'e2e4'))));
     assert.equal(replies.filter((r) => r.ok).length, 1);
     for (const r of replies.filter((r) => !r.ok)) assert.equal((r as { code: string }).code, 'NOT_YOUR_TURN');
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM game_moves WHERE game_id = $1', [gameId]);
@@ -55,12 +55,12 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     const old = await open(host('A'), gameId);
     let lost = false;
     old.onLost = () => (lost = true);
-    assert.equal((await old.move(white, uci('e2e4'))).ok, true);
+    assert.equal((await old.execute(moveBy(white, 'e2e4'))).ok, true);
     await expireLease(pool, gameId);
     const taker = await open(host('B'), gameId);
-    const stale = await old.move(black, uci('e7e5'));
+    const stale = await old.execute(moveBy(black, 'e7e5'));
     assert.deepEqual([stale.ok, (stale as { code: string }).code, lost], [false, 'SERVICE_UNAVAILABLE', true]);
-    assert.equal((await taker.move(black, uci('e7e5'))).ok, true);
+    assert.equal((await taker.execute(moveBy(black, 'e7e5'))).ok, true);
     const { rows } = await pool.query('SELECT san FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
     assert.deepEqual(rows.map((r) => r.san), ['e4', 'e5']);
     await taker.close(true);
@@ -70,7 +70,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     const { pool, host, white, black, gameId } = await setup({ initialTime: 60, increment: 2 });
     const first = await open(host('A'), gameId);
     for (const [who, m] of [[white, 'e2e4'], [black, 'e7e5'], [white, 'g1f3'], [black, 'b8c6']] as const) {
-      assert.equal((await first.move(who, uci(m))).ok, true);
+      assert.equal((await first.execute(moveBy(who, m))).ok, true);
     }
     const before = { fen: first.game.fen, sans: [...first.game.sanList], v: first.eventSeq, clock: first.clock.snapshot() };
     first.markLost(); // dies abruptly: no release
@@ -92,12 +92,12 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     const events: GameEvent[] = [];
     live.onEvent = (e) => events.push(e);
     for (const [who, m] of [[white, 'f2f3'], [black, 'e7e5'], [white, 'g2g4'], [black, 'd8h4']] as const) {
-      assert.equal((await live.move(who, uci(m))).ok, true);
+      assert.equal((await live.execute(moveBy(who, m))).ok, true);
     }
     const { rows } = await pool.query('SELECT status, result, winner, termination, move_count FROM games WHERE id = $1', [gameId]);
     assert.deepEqual(rows[0], { status: 'finished', result: '0-1', winner: 'black', termination: 'checkmate', move_count: 4 });
     assert.deepEqual(events.slice(-2).map((e) => e.type), ['move', 'game_end']);
-    const end = await live.move(white, uci('a2a3'));
+    const end = await live.execute(moveBy(white, 'a2a3'));
     assert.equal((end as { code: string }).code, 'GAME_NOT_ACTIVE');
   });
 
@@ -111,11 +111,63 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
       const options = reference.moves({ verbose: true });
       const pick = options[Math.floor(rand() * options.length)];
       const mover = reference.turn() === 'w' ? white : black;
-      const reply = await live.move(mover, { from: pick.from, to: pick.to, promotion: pick.promotion });
+      const reply = await live.execute({ type: 'move', userId: mover, from: pick.from, to: pick.to, promotion: pick.promotion });
       reference.move(pick);
       assert.equal(reply.ok, true);
       assert.equal(live.game.fen, reference.fen());
     }
     await live.close(true);
+  });
+
+  describe('retried commands (a key answered once is answered again, never acted on twice)', () => {
+    it('answers a retried move with the first answer and plays it once', async () => {
+      const { pool, host, white, gameId } = await setup();
+      const live = await open(host('A'), gameId);
+      const first = await live.execute(moveBy(white, 'e2e4'), 'rest:k1');
+      const retry = await live.execute(moveBy(white, 'e2e4'), 'rest:k1');
+      assert.equal(first.ok, true);
+      assert.deepEqual(retry, first);
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM game_moves WHERE game_id = $1', [gameId]);
+      assert.equal(rows[0].n, 1);
+      await live.close(true);
+    });
+
+    it('answers a retry that arrives while the first is still being written with the same answer', async () => {
+      const { pool, host, white, gameId } = await setup();
+      const live = await open(host('A'), gameId);
+      const replies = await Promise.all([1, 2, 3].map(() => live.execute(moveBy(white, 'e2e4'), 'gateway:r1')));
+      assert.ok(replies.every((r) => r.ok));
+      assert.deepEqual(replies[1], replies[0]);
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM game_moves WHERE game_id = $1', [gameId]);
+      assert.equal(rows[0].n, 1);
+      await live.close(true);
+    });
+
+    it('refuses the same key for another command, and changes nothing', async () => {
+      const { host, white, gameId } = await setup();
+      const live = await open(host('A'), gameId);
+      await live.execute(moveBy(white, 'e2e4'), 'socket:s1:7');
+      const other = await live.execute({ type: 'resign', userId: white }, 'socket:s1:7');
+      assert.deepEqual([other.ok, (other as { code: string }).code], [false, 'IDEMPOTENCY_KEY_REUSED']);
+      assert.equal(live.status, 'active');
+      await live.close(true);
+    });
+
+    it('replays a refusal too: a retried illegal move is refused the same way', async () => {
+      const { host, white, gameId } = await setup();
+      const live = await open(host('A'), gameId);
+      const first = await live.execute(moveBy(white, 'e2e5'), 'rest:bad');
+      assert.deepEqual(await live.execute(moveBy(white, 'e2e5'), 'rest:bad'), first);
+      assert.equal((first as { code: string }).code, 'INVALID_MOVE');
+      await live.close(true);
+    });
+
+    it('acts on a new key for the same move as a new command', async () => {
+      const { host, white, gameId } = await setup();
+      const live = await open(host('A'), gameId);
+      assert.equal((await live.execute(moveBy(white, 'e2e4'), 'a')).ok, true);
+      assert.equal(((await live.execute(moveBy(white, 'e2e4'), 'b')) as { code: string }).code, 'NOT_YOUR_TURN');
+      await live.close(true);
+    });
   });
 });
