@@ -82,9 +82,12 @@ export async function releaseLease(
   );
 }
 
-export async function loadMoveUcis(db: Queryable, gameId: string): Promise<{ uci: string; clockMs: number }[]> {
-  const { rows } = await db.query('SELECT uci, clock_ms FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
-  return rows.map((r) => ({ uci: r.uci, clockMs: r.clock_ms }));
+export async function loadMoveUcis(
+  db: Queryable,
+  gameId: string,
+): Promise<{ uci: string; clockMs: number; commandKey: string | null }[]> {
+  const { rows } = await db.query('SELECT uci, clock_ms, command_key FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
+  return rows.map((r) => ({ uci: r.uci, clockMs: r.clock_ms, commandKey: r.command_key }));
 }
 
 export type FinishInput = {
@@ -108,7 +111,7 @@ const SINGLE_MOVE_SQL = `
 WITH upd AS (
   UPDATE games SET fen = $5, pgn = pgn || $6, move_count = $3, last_move_at = now()
    WHERE id = $1 AND host_epoch = $2 AND move_count = $3 - 1 AND status = 'active' RETURNING id)
-INSERT INTO game_moves (game_id, ply, san, uci, clock_ms) SELECT $1, $3, $4, $7, $8 FROM upd RETURNING ply`;
+INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key) SELECT $1, $3, $4, $7, $8, $9 FROM upd RETURNING ply`;
 
 /**
  * Ends a live game in one transaction: the final move (if any), the result, both players'
@@ -118,7 +121,9 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
   return withTransaction(pool, async (tx) => {
     if (f.finalMove) {
       const m = f.finalMove;
-      const { rowCount } = await tx.query(SINGLE_MOVE_SQL, [m.gameId, m.epoch, m.ply, m.san, m.fen, m.pgnSuffix, m.uci, m.clockMs]);
+      const { rowCount } = await tx.query(SINGLE_MOVE_SQL, [
+        m.gameId, m.epoch, m.ply, m.san, m.fen, m.pgnSuffix, m.uci, m.clockMs, m.commandKey ?? null,
+      ]);
       if (rowCount !== 1) return { fenced: true };
     }
     const status = f.abortReason ? 'abandoned' : 'finished';

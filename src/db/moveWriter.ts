@@ -23,6 +23,8 @@ export type MoveWrite = {
   roomState: Record<string, unknown>;
   eventSeq: number;
   moverId: string;
+  /** The key of the command that made the move, so a retry reaching another node is recognised. */
+  commandKey?: string | null;
 };
 
 type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (e: unknown) => void };
@@ -34,20 +36,21 @@ const BATCH_SQL = `
 WITH i AS (
   SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
                        $8::int[], $9::int[], $10::int[], $11::bool[], $12::timestamptz[], $13::timestamptz[],
-                       $14::jsonb[], $15::int[], $16::uuid[])
+                       $14::jsonb[], $15::int[], $16::uuid[], $17::text[])
     AS t(game_id, epoch, ply, san, uci, fen, pgn_suffix, clock_ms, white_ms, black_ms, running,
-         turn_started, first_deadline, room_state, event_seq, mover_id)
+         turn_started, first_deadline, room_state, event_seq, mover_id, command_key)
 ), upd AS (
   UPDATE games g SET fen = i.fen, pgn = g.pgn || i.pgn_suffix, move_count = i.ply,
          white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
          turn_started_at = i.turn_started, first_move_deadline = i.first_deadline,
-         room_state = i.room_state, event_seq = i.event_seq, last_move_at = now(), updated_at = now()
+         room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.turn_started, g.hosted_at),
+         last_move_at = now(), updated_at = now()
     FROM i
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count = i.ply - 1 AND g.status = 'active'
   RETURNING g.id
 ), mv AS (
-  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms)
-  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms FROM i JOIN upd ON upd.id = i.game_id
+  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key)
+  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key FROM i JOIN upd ON upd.id = i.game_id
 ), lapse AS (
   UPDATE draw_offers d SET status = 'expired', answered_at = now()
     FROM i JOIN upd ON upd.id = i.game_id
@@ -223,6 +226,7 @@ export class MoveWriter {
       writes.map((w) => JSON.stringify(w.roomState)),
       col('eventSeq'),
       col('moverId'),
+      writes.map((w) => w.commandKey ?? null),
     ]);
     return new Set(rows.map((r) => r.id as string));
   }

@@ -401,7 +401,8 @@ export function nextDeadlines(s: LiveGameState): { clock: number | null; offer: 
   return { clock: candidates.length ? Math.min(...candidates) : null, offer: pendingOffer(s) ?? null };
 }
 
-function moveReply(s: LiveGameState, move: Move, position: PositionFlags, now: number) {
+/** The answer to a move: the move and the game as it stands at `now`. */
+export function moveReply(s: LiveGameState, move: Move, position: PositionFlags, now: number) {
   const t = timesAt(s.clock, now);
   return {
     move,

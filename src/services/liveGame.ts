@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ChessClock } from '../domain/clock.ts';
-import { ChessGame, type Color, type Ending } from '../domain/game.ts';
+import { ChessGame, type Color, type Ending, type Move, type PositionFlags } from '../domain/game.ts';
 import {
   colorOf,
   decide,
   evolve,
+  moveReply,
   nextDeadlines,
   pendingOffer,
   publicEvent,
@@ -15,7 +16,7 @@ import {
   type PlayerCommand,
   type Write,
 } from '../domain/liveGame.ts';
-import { fail, type DrawOffer, type NumberedEvent, type RatingChanges, type Reply, type Seat, type Times } from '../domain/liveGameViews.ts';
+import { fail, ok, type DrawOffer, type NumberedEvent, type RatingChanges, type Reply, type Seat, type Times } from '../domain/liveGameViews.ts';
 import { resumeAfterOutage } from '../domain/outage.ts';
 import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -71,7 +72,17 @@ export class LiveGame {
       host.seats(record),
       store.loadDrawOffers(host.pool, gameId),
     ]);
-    const game = new ChessGame({ moves: moves.map((m) => m.uci) });
+    const game = new ChessGame();
+    // Moves made by a keyed command are remembered, so a retry reaching this node after a
+    // failover is answered with its move instead of being refused as out of turn.
+    const keyed: { key: string; move: Move; position: PositionFlags; uci: string; ply: number }[] = [];
+    for (const [i, m] of moves.entries()) {
+      const played = game.play({ from: m.uci.slice(0, 2), to: m.uci.slice(2, 4), promotion: m.uci[4] ?? null });
+      if (!played.ok) throw new Error(`game ${gameId}: stored move ${m.uci} is illegal (${played.code})`);
+      if (m.commandKey && moves.length - i <= REMEMBERED_COMMANDS) {
+        keyed.push({ key: m.commandKey, move: played.move, position: played.position, uci: played.uci, ply: i + 1 });
+      }
+    }
     const quotas = record.roomState as { whiteQuotaMs?: number; blackQuotaMs?: number };
     const fresh = new ChessClock({ initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 });
     // Time during which no node hosted the game is charged to nobody; time a node did host it is.
@@ -123,6 +134,11 @@ export class LiveGame {
       eventSeq: record.eventSeq,
     };
     const live = new LiveGame(host, state, record.hostEpoch);
+    for (const k of keyed) {
+      const mover = k.ply % 2 === 1 ? state.white.id : state.black.id;
+      const reply = ok(moveReply(state, k.move, k.position, now));
+      live.answered.set(k.key, { fingerprint: `move:${mover}:${k.uci}`, reply: Promise.resolve(reply) });
+    }
     live.armTimers();
     return live;
   }
@@ -178,7 +194,7 @@ export class LiveGame {
    * does not act twice; the same key with another command is refused.
    */
   execute(input: CommandInput, key?: string): Promise<LiveReply> {
-    if (key === undefined) return this.run(withId(input));
+    if (key === undefined) return this.run(withId(input), null);
     const fingerprint = fingerprintOf(input);
     const seen = this.answered.get(key);
     if (seen) {
@@ -187,7 +203,7 @@ export class LiveGame {
       }
       return seen.reply;
     }
-    const reply = this.run(withId(input));
+    const reply = this.run(withId(input), key);
     this.remember(key, fingerprint, reply);
     return reply;
   }
@@ -225,12 +241,12 @@ export class LiveGame {
 
   // ---- the shell ---------------------------------------------------------------------------
 
-  private run(command: Command): Promise<LiveReply> {
+  private run(command: Command, key: string | null): Promise<LiveReply> {
     return this.exclusive(async () => {
       const now = this.host.clock.now();
       const decision = decide(this.state, command, now);
       if (decision.write) {
-        const written = await this.persist(decision.write);
+        const written = await this.persist(decision.write, key);
         if (!written) {
           this.state.game.rollback();
           return this.lostReply();
@@ -250,15 +266,15 @@ export class LiveGame {
   }
 
   /** Makes a write durable; undefined when it did not land (fenced out, or the database failed). */
-  private async persist(write: Write): Promise<{ ratingChanges?: RatingChanges } | undefined> {
+  private async persist(write: Write, commandKey: string | null): Promise<{ ratingChanges?: RatingChanges } | undefined> {
     const { pool } = this.host;
     const fence = { gameId: this.id, epoch: this.epoch };
     try {
       switch (write.kind) {
         case 'move':
-          return (await this.host.writer.write({ ...write.move, ...fence })) ? {} : this.fenced();
+          return (await this.host.writer.write({ ...write.move, ...fence, commandKey })) ? {} : this.fenced();
         case 'finish': {
-          const finalMove = write.finalMove && { ...write.finalMove, ...fence };
+          const finalMove = write.finalMove && { ...write.finalMove, ...fence, commandKey };
           const result = await store.finishGame(pool, { ...write, ...fence, finalMove });
           return 'fenced' in result ? this.fenced() : { ratingChanges: result.ratingChanges };
         }
@@ -310,9 +326,9 @@ export class LiveGame {
     if (this.state.status !== 'active' || this.lost) return;
     const now = this.host.clock.now();
     const next = nextDeadlines(this.state);
-    if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }));
+    if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }, null));
     const offer = next.offer;
-    if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }));
+    if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }, null));
     if (this.state.clock.started) this.timers.every('tick', TIME_UPDATE_MS, () => this.state.status === 'active' && this.publishTimes());
   }
 }

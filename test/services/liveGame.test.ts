@@ -162,6 +162,25 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
       await live.close(true);
     });
 
+    it('recognises a move retried on the node that took the game over after its first node died', async () => {
+      const { pool, host, white, black, gameId } = await setup();
+      const first = await open(host('A'), gameId);
+      assert.equal((await first.execute(moveBy(white, 'e2e4'), 'request:r1')).ok, true);
+      const answered = (await first.execute(moveBy(black, 'e7e5'), 'rest:black:k')) as any;
+      first.markLost(); // dies before the answer reached the client, which retries elsewhere
+      await expireLease(pool, gameId);
+      const second = await open(host('B'), gameId);
+      const retry = (await second.execute(moveBy(black, 'e7e5'), 'rest:black:k')) as any;
+      assert.equal(retry.ok, true, JSON.stringify(retry));
+      assert.deepEqual(retry.data.move, answered.data.move);
+      assert.equal(retry.data.game.move_count, 2);
+      const other = await second.execute({ type: 'resign', userId: black }, 'rest:black:k');
+      assert.equal((other as { code: string }).code, 'IDEMPOTENCY_KEY_REUSED');
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM game_moves WHERE game_id = $1', [gameId]);
+      assert.equal(rows[0].n, 2);
+      await second.close(true);
+    });
+
     it('acts on a new key for the same move as a new command', async () => {
       const { host, white, gameId } = await setup();
       const live = await open(host('A'), gameId);
