@@ -261,10 +261,12 @@ export async function lockGame(tx: Queryable, id: string): Promise<GameRecord | 
   return rows[0] ? toGameRecord(rows[0]) : undefined;
 }
 
-export const LIST_STATUSES = ['active', 'finished', 'abandoned'] as const;
+export const LIST_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at'] as const;
 
 export type GameListFilter = {
+  /** Who asks: status `pending` lists only the viewer's own pending games. */
+  viewerId: string;
   status?: (typeof LIST_STATUSES)[number];
   playerId?: string;
   timeControl?: GameRecord['timeControl'];
@@ -281,9 +283,18 @@ export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&'
 function listWhere(f: GameListFilter): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (value: unknown) => `$${params.push(value)}`;
-  // Pending games are never listed; every list index is partial on this predicate.
-  const where = [`g.status <> 'pending'`];
-  if (f.status) where.push(`g.status = ${p(f.status)}`);
+  const where: string[] = [];
+  if (f.status === 'pending') {
+    // Only the viewer's own, and not past the deadline the sweeper is about to act on. Every
+    // pending game seats its creator (a challenge both players, a seek its seeker), so being
+    // seated covers sent and received challenges and one's own seeks.
+    const viewer = p(f.viewerId);
+    where.push(`g.status = 'pending'`, `g.expires_at > now()`, `(g.white_id = ${viewer} OR g.black_id = ${viewer})`);
+  } else {
+    // Any other listing leaves pending games out; every list index is partial on this predicate.
+    where.push(`g.status <> 'pending'`);
+    if (f.status) where.push(`g.status = ${p(f.status)}`);
+  }
   if (f.playerId) {
     const id = p(f.playerId);
     where.push(`(g.white_id = ${id} OR g.black_id = ${id})`);
@@ -302,7 +313,8 @@ function listWhere(f: GameListFilter): { sql: string; params: unknown[] } {
 }
 
 /**
- * One page of games (never pending) with their players, and the number of games matching.
+ * One page of games with their players, and the number of games matching: pending ones only
+ * when asked for (the viewer's own), else every other status.
  * The count runs on `games` alone; it is skipped when the page itself tells the total.
  */
 export async function listGames(

@@ -12,6 +12,9 @@ import { defaultAvatarUrl } from './users.ts';
 export const GAME_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
 export const ABORT_REASONS = ['expired', 'declined', 'cancelled', 'no_first_move'] as const;
 export const DRAW_OFFER_STATUSES = ['pending', 'accepted', 'declined', 'expired'] as const;
+/** Which way a pending game points, seen by the caller: created by them or sent to them. */
+export const PENDING_DIRECTIONS = ['incoming', 'outgoing'] as const;
+export type PendingDirection = (typeof PENDING_DIRECTIONS)[number];
 
 const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 const clockSeconds = z.number().meta({ description: 'seconds, millisecond precision' });
@@ -49,7 +52,7 @@ export type RatingChanges = z.infer<typeof RatingChanges>;
 
 export const GameListItem = z.object({
   id: z.uuid(),
-  // A seek waiting for an opponent has one seat empty; listed games always have both.
+  // A seek waiting for an opponent (listed with status=pending) has one seat empty.
   white_player: ListPlayerView.nullable(),
   black_player: ListPlayerView.nullable(),
   status: z.enum(GAME_STATUSES),
@@ -64,6 +67,11 @@ export const GameListItem = z.object({
   black_time_remaining: clockSeconds,
   created_at: isoTime,
   updated_at: isoTime,
+  direction: z.enum(PENDING_DIRECTIONS).optional().meta({
+    description:
+      'pending games only (status=pending), absent on every other: outgoing when the caller created the game ' +
+      '(a challenge sent, their own open seek), incoming for a challenge sent to the caller',
+  }),
 });
 export type GameListItem = z.infer<typeof GameListItem>;
 
@@ -218,12 +226,23 @@ export function formatDrawOffer(o: DrawOfferRecord): DrawOfferView {
   return { id: o.id, offered_by: o.offeredBy, status: o.status, expires_at: o.expiresAt.toISOString() };
 }
 
-export function formatGameListItem(g: GameWithPlayers, env: ViewEnv): GameListItem {
+/**
+ * A list row as `viewerId` sees it; `ratings` are the current ratings (by user id) in the game's
+ * category, shown while the game is pending.
+ */
+export function formatGameListItem(
+  g: GameWithPlayers,
+  env: ViewEnv,
+  viewerId: string,
+  ratings?: ReadonlyMap<string, number>,
+): GameListItem {
   const clocks = liveClocks(g, env.now);
+  const direction: PendingDirection | undefined =
+    g.status === 'pending' ? (g.createdBy === viewerId ? 'outgoing' : 'incoming') : undefined;
   return {
     id: g.id,
-    white_player: withoutCountry(formatPlayer(g.white, ratingOf(g, 'white', undefined), env.publicUrl)),
-    black_player: withoutCountry(formatPlayer(g.black, ratingOf(g, 'black', undefined), env.publicUrl)),
+    white_player: withoutCountry(formatPlayer(g.white, ratingOf(g, 'white', ratings), env.publicUrl)),
+    black_player: withoutCountry(formatPlayer(g.black, ratingOf(g, 'black', ratings), env.publicUrl)),
     status: g.status,
     time_control: g.timeControl,
     initial_time: g.initialTime,
@@ -236,6 +255,7 @@ export function formatGameListItem(g: GameWithPlayers, env: ViewEnv): GameListIt
     black_time_remaining: toSeconds(clocks.black),
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
+    ...(direction ? { direction } : {}),
   };
 }
 

@@ -1,15 +1,17 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import * as repo from '../db/games.ts';
 import type { GameListFilter, GameRecord } from '../db/games.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
 import type { Color, GameResult } from '../domain/game.ts';
+import { isUuid } from '../domain/ids.ts';
 import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import { callGame, callPool, openGame } from '../gateway/index.ts';
 import { cancelOpenSeeksOf, findSeekRedirect, insertOutbox, poolId } from '../db/seeks.ts';
 import { channels } from '../events.ts';
+import type { CommandInput } from './liveGame.ts';
 import type { SeekResult } from './seekPool.ts';
 import type { LobbyEvent, UserEvent } from './seekViews.ts';
 import {
@@ -23,7 +25,6 @@ import {
   type PendingGameView,
 } from './gameViews.ts';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type CreateGameInput = {
   type: 'challenge' | 'matchmaking';
@@ -36,6 +37,7 @@ export type CreateGameInput = {
 };
 
 export type ListGamesInput = {
+  /** `pending`: the caller's own pending games (challenges sent and received, open seeks). */
   status?: GameListFilter['status'];
   player_id?: string;
   time_control?: TimeControl;
@@ -88,12 +90,12 @@ export function createGamesService(ctx: AppContext) {
   const env = () => ({ publicUrl: config.publicUrl, now: Date.now() });
 
   async function findVisible(userId: string, id: string): Promise<GameRecord> {
-    if (!UUID_RE.test(id)) throw notFound();
+    if (!isUuid(id)) throw notFound();
     return visibleTo(await repo.findGame(pool, id), userId);
   }
 
   async function loadDetail(userId: string, requestedId: string): Promise<DetailInput> {
-    if (!UUID_RE.test(requestedId)) throw notFound();
+    if (!isUuid(requestedId)) throw notFound();
     const load = (id: string) =>
       Promise.all([repo.findGameWithPlayers(pool, id), repo.listMoves(pool, id), repo.findOpenDrawOffer(pool, id)]);
     let [found, moves, drawOffer] = await load(requestedId);
@@ -222,12 +224,13 @@ export function createGamesService(ctx: AppContext) {
     return getGame(userId, id);
   }
 
-  async function listGames(q: ListGamesInput): Promise<{ games: GameListItem[]; total: number }> {
+  async function listGames(userId: string, q: ListGamesInput): Promise<{ games: GameListItem[]; total: number }> {
     const descending = q.sort?.startsWith('-');
     const field = (q.sort?.replace(/^-/, '') ?? 'created_at') as repo.GameListOrder['field'];
     const { games, total } = await repo.listGames(
       pool,
       {
+        viewerId: userId,
         status: q.status,
         playerId: q.player_id,
         timeControl: q.time_control,
@@ -237,8 +240,23 @@ export function createGamesService(ctx: AppContext) {
       { field, direction: descending ? 'desc' : (q.order ?? 'desc') },
       { limit: q.limit, offset: (q.page - 1) * q.limit },
     );
+    // Pending games show the players' current ratings (as their detail does): one lookup per
+    // category on the page, which is one or two for a player's handful of pending games.
+    const pending = games.filter((g) => g.status === 'pending');
+    const categories = [...new Set(pending.map((g) => g.timeControl))];
+    const ratings = new Map(
+      await Promise.all(
+        categories.map(async (category) => {
+          const seated = pending
+            .filter((g) => g.timeControl === category)
+            .flatMap((g) => [g.whiteId, g.blackId])
+            .filter((id): id is string => id !== null);
+          return [category, await repo.findCategoryRatings(pool, [...new Set(seated)], category)] as const;
+        }),
+      ),
+    );
     const e = env();
-    return { games: games.map((g) => formatGameListItem(g, e)), total };
+    return { games: games.map((g) => formatGameListItem(g, e, userId, ratings.get(g.timeControl))), total };
   }
 
   async function getPgn(userId: string, id: string): Promise<string> {
@@ -253,6 +271,17 @@ export function createGamesService(ctx: AppContext) {
     return game;
   }
 
+  /**
+   * Hands a player's command to the game's room. The room remembers answered keys: the client's
+   * Idempotency-Key when given, else one made for this request, so the gateway's own retry after
+   * a timeout is answered as the first try was and never acts twice.
+   */
+  async function command(gameId: string, input: CommandInput, idempotencyKey?: string): Promise<unknown> {
+    await forLiveGame(input.userId, gameId);
+    const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${input.userId}:${idempotencyKey}`;
+    return callGame(gameId, 'apiCommand', [input, key]);
+  }
+
   return {
     createGame,
     acceptGame,
@@ -263,21 +292,11 @@ export function createGamesService(ctx: AppContext) {
     getPublicGame: (id: string) => getGame(NO_VIEWER, id),
     listGames,
     getPgn,
-    async makeMove(userId: string, id: string, move: MoveInput): Promise<unknown> {
-      await forLiveGame(userId, id);
-      return callGame(id, 'apiMove', [userId, { from: move.from, to: move.to, promotion: move.promotion ?? null }]);
-    },
-    async resign(userId: string, id: string): Promise<unknown> {
-      await forLiveGame(userId, id);
-      return callGame(id, 'apiResign', [userId]);
-    },
-    async offerDraw(userId: string, id: string): Promise<unknown> {
-      await forLiveGame(userId, id);
-      return callGame(id, 'apiOfferDraw', [userId]);
-    },
-    async answerDraw(userId: string, id: string, offerId: string, accept: boolean): Promise<unknown> {
-      await forLiveGame(userId, id);
-      return callGame(id, 'apiAnswerDraw', [userId, offerId, accept]);
-    },
+    makeMove: (userId: string, id: string, move: MoveInput, key?: string) =>
+      command(id, { type: 'move', userId, from: move.from, to: move.to, promotion: move.promotion ?? null }, key),
+    resign: (userId: string, id: string, key?: string) => command(id, { type: 'resign', userId }, key),
+    offerDraw: (userId: string, id: string, key?: string) => command(id, { type: 'offer_draw', userId }, key),
+    answerDraw: (userId: string, id: string, offerId: string, accept: boolean, key?: string) =>
+      command(id, { type: 'answer_draw', userId, offerId, accept }, key),
   };
 }

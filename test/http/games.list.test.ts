@@ -134,7 +134,6 @@ describe('GET /games (list)', () => {
   });
 
   const invalid: [string, string][] = [
-    ['status=pending', 'status'],
     ['status=bogus', 'status'],
     ['time_control=hyper', 'time_control'],
     ['result=2-0', 'result'],

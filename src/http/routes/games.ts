@@ -52,7 +52,11 @@ export const DrawAnswerBody = z.object({ accept: z.boolean({ error: 'must be a b
 export type DrawAnswerBody = z.infer<typeof DrawAnswerBody>;
 
 export const ListGamesQuery = z.object({
-  status: oneOf(LIST_STATUSES).optional(),
+  status: oneOf(LIST_STATUSES).optional().meta({
+    description:
+      "pending: the caller's own pending games only (challenges sent and received, open seeks), each with direction; " +
+      'any other listing leaves pending games out',
+  }),
   player_id: z.uuid({ error: 'must be a user id (uuid)' }).optional(),
   time_control: oneOf(TIME_CONTROLS).optional(),
   result: oneOf(RESULTS).optional(),
@@ -81,7 +85,7 @@ export function gameRoutes({ games }: Services): Route[] {
       body: MoveBody,
       response: MoveResult,
       errors: [...LIVE_ERRORS, 'NOT_YOUR_TURN', 'INVALID_MOVE'],
-      handler: ({ user, params, body }) => games.makeMove(user!.id, params.id, body),
+      handler: ({ user, params, body, idempotencyKey }) => games.makeMove(user!.id, params.id, body, idempotencyKey),
     });
 
   return [
@@ -102,14 +106,14 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'get',
       path: '/games',
-      summary: 'List games (never pending ones)',
+      summary: "List games (pending ones only with status=pending: the caller's own, with direction)",
       tags: TAGS,
       auth: 'required',
       query: ListGamesQuery,
       response: z.array(GameListItem),
       envelope: 'list',
-      handler: async ({ query }) => {
-        const { games: data, total } = await games.listGames(query);
+      handler: async ({ user, query }) => {
+        const { games: data, total } = await games.listGames(user!.id, query);
         return new Reply(200, { success: true, data, pagination: paginate(query, total) });
       },
     }),
@@ -176,7 +180,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: GameEndResult,
       errors: LIVE_ERRORS,
-      handler: ({ user, params }) => games.resign(user!.id, params.id),
+      handler: ({ user, params, idempotencyKey }) => games.resign(user!.id, params.id, idempotencyKey),
     }),
     route({
       method: 'post',
@@ -186,7 +190,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: DrawOfferResult,
       errors: [...LIVE_ERRORS, 'DRAW_OFFER_PENDING', 'DRAW_OFFER_LIMIT'],
-      handler: ({ user, params }) => games.offerDraw(user!.id, params.id),
+      handler: ({ user, params, idempotencyKey }) => games.offerDraw(user!.id, params.id, idempotencyKey),
     }),
     route({
       method: 'post',
@@ -197,7 +201,8 @@ export function gameRoutes({ games }: Services): Route[] {
       body: DrawAnswerBody,
       response: DrawAnswerResult,
       errors: [...LIVE_ERRORS, 'FORBIDDEN', 'DRAW_OFFER_NOT_FOUND', 'DRAW_OFFER_NOT_PENDING'],
-      handler: ({ user, params, body }) => games.answerDraw(user!.id, params.id, params.offer_id, body.accept),
+      handler: ({ user, params, body, idempotencyKey }) =>
+        games.answerDraw(user!.id, params.id, params.offer_id, body.accept, idempotencyKey),
     }),
   ];
 }
