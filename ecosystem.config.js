@@ -2,7 +2,8 @@
 // matchmaker driver, rate limits) and PostgreSQL. Put a load balancer in front of the ports.
 //   DATABASE_URL=postgres://… REDIS_URL=redis://… npx pm2 start ecosystem.config.js
 // The package is an ES module, so this file is too: PM2 require()s it, which Node ≥ 20.19
-// answers with the module namespace, hence the named `apps` export (not `export default`).
+// answers with the module namespace: the named `apps` export is what it reads there (the
+// default export serves `import`).
 import os from 'node:os';
 
 // Every node must sign and check tokens with the same key and issuer, and build the same links.

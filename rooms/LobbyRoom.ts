@@ -1,10 +1,7 @@
 import { logger, Room, type Client } from '@colyseus/core';
 import type { AuthUser } from '../src/context.ts';
-import { listPendingChallenges } from '../src/db/games.ts';
-import type { Queryable } from '../src/db/pool.ts';
-import { listOpenSeeks } from '../src/db/seeks.ts';
 import { channels, type EventBus } from '../src/events.ts';
-import { formatChallenge, formatSeek, type LobbyEvent, type SeekView, type UserEvent } from '../src/services/seekViews.ts';
+import { formatChallenge, formatSeek, type LobbyEvent, type LobbyReads, type SeekView, type UserEvent } from '../src/services/seekViews.ts';
 import { LobbyState, SeekState } from './schema/LobbyState.ts';
 
 /** The room name clients reach with `joinOrCreate` (the one name /matchmake lets them use). */
@@ -15,7 +12,7 @@ const PRUNE_INTERVAL_MS = 1000;
 const RECONNECT_SECONDS = 20;
 
 export type LobbyRoomDeps = {
-  pool: Queryable;
+  reads: LobbyReads;
   events: EventBus;
   authenticate: (token: string) => Promise<AuthUser>;
 };
@@ -55,13 +52,13 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
   }
 
   override async onCreate(): Promise<void> {
-    const { pool, events } = LobbyRoom.deps;
+    const { reads, events } = LobbyRoom.deps;
     this.state = new LobbyState();
     // Subscribe first, then read the table: a change made in between is seen by one or the other.
     this.removedWhileLoading = new Set();
     this.unsubscribeLobby = await events.subscribe(channels.lobby, (event: LobbyEvent) => this.onLobbyEvent(event));
     try {
-      for (const seek of await listOpenSeeks(pool)) {
+      for (const seek of await reads.openSeeks()) {
         if (!this.removedWhileLoading.has(seek.id)) this.state.seeks.set(seek.id, toSeekState(formatSeek(seek)));
       }
     } catch (error) {
@@ -156,7 +153,7 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
       do {
         watcher.reload = false;
         const userId = watcher.userId!;
-        const challenges = (await listPendingChallenges(LobbyRoom.deps.pool, userId)).map((c) => formatChallenge(c, userId));
+        const challenges = (await LobbyRoom.deps.reads.pendingChallenges(userId)).map((c) => formatChallenge(c, userId));
         if (!watcher.unsubscribe) return; // the client left meanwhile
         client.send('challenges', { challenges });
       } while (watcher.reload);

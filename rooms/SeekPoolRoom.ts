@@ -1,7 +1,7 @@
 import { Room, type Client } from '@colyseus/core';
 import { z } from 'zod';
 import type { AppContext, AuthUser } from '../src/context.ts';
-import { poolId, type PoolKey } from '../src/db/seeks.ts';
+import { poolId, type PoolKey } from '../src/domain/pairing.ts';
 import { validateTimeControl } from '../src/domain/timeControl.ts';
 import { reserveGameSeat, ROOM_REFUSED, type RoomReply } from '../src/gateway/index.ts';
 import { SeekPool, type Pairing, type SeekResult } from '../src/services/seekPool.ts';

@@ -22,13 +22,3 @@ export const AnswerDrawMessage = z.object({
   id: requestId,
 });
 export type AnswerDrawMessage = z.infer<typeof AnswerDrawMessage>;
-
-/** Client → server message names. */
-export const CLIENT_MESSAGES = ['move', 'resign', 'offer_draw', 'answer_draw'] as const;
-
-/**
- * Server → client message names: `<name>:ok` answers a command with the REST response's data;
- * `error` carries {id?, code, message, details?} with the REST error codes; `game_end` announces
- * the result with rating changes.
- */
-export const SERVER_MESSAGES = ['move:ok', 'resign:ok', 'offer_draw:ok', 'answer_draw:ok', 'error', 'game_end'] as const;

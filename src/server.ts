@@ -25,6 +25,7 @@ import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
+import { lobbyReads } from './services/seekViews.ts';
 import { systemClock, type Clock } from './time.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
@@ -121,7 +122,7 @@ export async function startService(
     SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };
     // One room per pool: joiners and the gateway find it by these four options.
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
-    LobbyRoom.deps = { pool, events, authenticate: services.auth.authenticate };
+    LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
 
     await gameServer.listen(config.port, config.host);

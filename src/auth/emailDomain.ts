@@ -1,3 +1,4 @@
+import { withTimeout } from '../time.ts';
 import { Resolver } from 'node:dns/promises';
 import type { Logger } from '../logger.ts';
 
@@ -62,7 +63,7 @@ export function createDomainCheck(o: DomainCheckOptions = {}): DomainCheck {
     return mx === 'none' && addresses.every((a) => a === 'none') ? 'none' : 'failed';
   }
 
-  const lookupWithin = (host: string) => withTimeout(lookup(host), timeoutMs, 'failed' as const);
+  const lookupWithin = (host: string) => withTimeout(lookup(host), timeoutMs, () => 'failed' as const);
 
   function resolverTrustworthy(): Promise<boolean> {
     if (!canaryCache || now() - canaryCache.at >= cacheTtlMs) {
@@ -96,8 +97,3 @@ export function createDomainCheck(o: DomainCheckOptions = {}): DomainCheck {
   };
 }
 
-function withTimeout<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}

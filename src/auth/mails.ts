@@ -1,4 +1,5 @@
 import type { Mail } from './mailer.ts';
+import { escapeHtml } from '../util/html.ts';
 
 /**
  * The account mails. Each carries its token as the `token=` parameter of one link under
@@ -6,7 +7,6 @@ import type { Mail } from './mailer.ts';
  * Plain ASCII text first, so the link survives any transfer encoding.
  */
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 type Content = { subject: string; before: string[]; link: string; action: string; after: string[] };
 

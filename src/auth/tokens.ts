@@ -1,4 +1,5 @@
 import { createHash, createSecretKey, randomBytes } from 'node:crypto';
+import { isUuid } from '../domain/ids.ts';
 import jwt from 'jsonwebtoken';
 
 /** Access tokens live one hour (interface §5); the claim set is DESIGN 2.2's. */
@@ -7,8 +8,6 @@ export const AUDIENCE = 'chess-service';
 // Only the configured algorithm is accepted: this list is what stops `alg: none` and HS/RS confusion.
 const ALGORITHM = 'HS256' as const;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);
 
 export type AccessClaims = { sub: string; email: string; role: 'authenticated'; sid: string; iat: number; exp: number };
 export type SignedAccessToken = { token: string; expiresIn: number; expiresAt: Date };

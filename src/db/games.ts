@@ -261,7 +261,7 @@ export async function lockGame(tx: Queryable, id: string): Promise<GameRecord | 
   return rows[0] ? toGameRecord(rows[0]) : undefined;
 }
 
-export const LIST_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
+import { LIST_STATUSES } from '../domain/game.ts';
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at'] as const;
 
 export type GameListFilter = {

@@ -1,13 +1,10 @@
+import type { PoolKey } from '../domain/pairing.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import type { SeekColor } from '../domain/pairing.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import type { Queryable } from './pool.ts';
 
 /** The pool a seek belongs to: only seeks with the same four values can meet. */
-export type PoolKey = { timeControl: TimeControl; initialTime: number; increment: number; rated: boolean };
-
-/** The pool's room id (Colyseus allows [A-Za-z0-9_-]). */
-export const poolId = (k: PoolKey) => `pool_${k.timeControl}_${k.initialTime}_${k.increment}_${k.rated ? 'rated' : 'casual'}`;
 
 export type OpenSeek = {
   id: string;

@@ -21,6 +21,9 @@ export const TERMINATIONS = [
 ] as const;
 export type Termination = (typeof TERMINATIONS)[number];
 
+/** Game statuses a list may be filtered by. */
+export const LIST_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
+
 export const RESULTS = ['1-0', '0-1', '1/2-1/2'] as const;
 export type GameResult = (typeof RESULTS)[number];
 

@@ -1,3 +1,4 @@
+import type { TimeControl } from './timeControl.ts';
 // Who plays whom in a seek pool. Pure: the pool actor supplies the seeks and the time.
 
 export type SeekColor = 'white' | 'black' | 'random';
@@ -71,3 +72,9 @@ export function assignColors(a: Seek, b: Seek, coin: () => boolean): { white: Se
   if (a.color === 'black' || b.color === 'white') return { white: b, black: a };
   return coin() ? { white: a, black: b } : { white: b, black: a };
 }
+
+/** One seek pool per time control and rating mode. */
+export type PoolKey = { timeControl: TimeControl; initialTime: number; increment: number; rated: boolean };
+
+/** The pool's room id (Colyseus allows [A-Za-z0-9_-]). */
+export const poolId = (k: PoolKey) => `pool_${k.timeControl}_${k.initialTime}_${k.increment}_${k.rated ? 'rated' : 'casual'}`;

@@ -9,6 +9,8 @@ import type { Logger } from '../logger.ts';
 import { TokenBody, type Accounts } from '../services/accounts.ts';
 import type { GamesService } from '../services/games.ts';
 import type { GameDetail } from '../services/gameViews.ts';
+import { isUuid } from '../domain/ids.ts';
+import { escapeHtml } from '../util/html.ts';
 import type { OperationLimit, Route, RouteDeps } from './route.ts';
 
 // ---- HTML --------------------------------------------------------------------------------
@@ -19,7 +21,6 @@ class Html {
 }
 type Part = Html | string | number | null | undefined | readonly Part[];
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const formatPart = (p: Part): string =>
   p instanceof Html ? p.text : Array.isArray(p) ? p.map(formatPart).join('') : p == null ? '' : escapeHtml(String(p));
 
@@ -145,7 +146,6 @@ const resetForm = (token: string): Page => ({
 <div id="result" role="status"></div>`,
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const clock = (g: GameDetail) => `${g.time_control} ${g.initial_time / 60}+${g.increment}${g.rated ? ', rated' : ', casual'}`;
 
@@ -233,7 +233,7 @@ export function pagesRouter(o: {
   router.get('/play/:id', async (req, res) => {
     await limit(req, res, GET_GAME);
     const id = req.params.id;
-    if (!UUID_RE.test(id)) return sendPage(res, noSuchGame());
+    if (!isUuid(id)) return sendPage(res, noSuchGame());
     const game = await o.games.getPublicGame(id).catch((error) => {
       if (isAppError(error) && error.code === 'GAME_NOT_FOUND') return undefined;
       throw error;

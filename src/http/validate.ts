@@ -26,6 +26,3 @@ export const pageQuery = {
   limit: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(20),
 };
 
-/** Path ids: a malformed uuid is an unknown id (404), never a 400 (DESIGN 2.8). */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);

@@ -3,7 +3,8 @@ import type { AppContext } from '../context.ts';
 import * as games from '../db/games.ts';
 import { withTransaction } from '../db/pool.ts';
 import * as seeks from '../db/seeks.ts';
-import type { OpenSeek, PoolKey } from '../db/seeks.ts';
+import type { OpenSeek } from '../db/seeks.ts';
+import { poolId, type PoolKey } from '../domain/pairing.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import { openGame, type RoomReply } from '../gateway/index.ts';
@@ -40,7 +41,7 @@ export class SeekPool {
   ) {}
 
   static async open(ctx: AppContext, key: PoolKey, hostId: string): Promise<SeekPool | 'lease_held'> {
-    const id = seeks.poolId(key);
+    const id = poolId(key);
     const epoch = await seeks.acquirePoolLease(ctx.pool, id, hostId, ctx.config.gameLeaseMs);
     if (epoch === undefined) return 'lease_held';
     const pool = new SeekPool(ctx, key, id, epoch);

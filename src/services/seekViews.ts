@@ -1,5 +1,16 @@
-import type { PendingChallenge } from '../db/games.ts';
-import type { OpenSeek } from '../db/seeks.ts';
+import { listPendingChallenges, type PendingChallenge } from '../db/games.ts';
+import type { Queryable } from '../db/pool.ts';
+import { listOpenSeeks, type OpenSeek } from '../db/seeks.ts';
+
+/** What the lobby room reads: the open seeks, and a player's pending challenges. */
+export type LobbyReads = {
+  openSeeks(): Promise<OpenSeek[]>;
+  pendingChallenges(userId: string): Promise<PendingChallenge[]>;
+};
+
+export function lobbyReads(db: Queryable): LobbyReads {
+  return { openSeeks: () => listOpenSeeks(db), pendingChallenges: (userId) => listPendingChallenges(db, userId) };
+}
 
 /** An open seek as the lobby shows it. */
 export type SeekView = {

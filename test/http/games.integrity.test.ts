@@ -8,8 +8,8 @@ import { as, createActiveGame, getGame, play, playLine, sendMove, type ActiveGam
 import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser } from '../helpers/users.ts';
+import { sleep } from '../../src/time.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A game of its own, between two users of its own (make-move is limited per user). */
 async function newGame(): Promise<ActiveGame> {

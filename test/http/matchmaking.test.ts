@@ -3,6 +3,7 @@ import { as, createActiveGame, getGame, uniquePool } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { sleep } from '../../src/time.ts';
 
 type Pool = ReturnType<typeof uniquePool>;
 type SeekOptions = { color?: 'white' | 'black' | 'random'; rated?: boolean };
@@ -25,7 +26,6 @@ async function view(id: string, user: TestUser): Promise<any> {
   return res.body.data;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls GET /games/:id every 200 ms (the read limit is 60/min) until `done` holds or time runs out. */
 async function pollGame(id: string, user: TestUser, done: (g: any) => boolean, timeoutMs: number): Promise<any> {

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { matchMaker } from '@colyseus/core';
 import { Client, type Room } from '@colyseus/sdk';
-import { poolId } from '../../src/db/seeks.ts';
+import { poolId } from '../../src/domain/pairing.ts';
 import type { SeekPoolRoom } from '../../rooms/SeekPoolRoom.ts';
 import { as, getGame, uniquePool } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { command, type Message } from '../helpers/rooms.ts';
+import { sleep } from '../../src/time.ts';
 
 type Pool = ReturnType<typeof uniquePool> & { rated: boolean };
 type Color = 'white' | 'black' | 'random';
@@ -50,7 +51,6 @@ class Inbox {
 
 type Seeker = { room: Room; inbox: Inbox };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const newPool = (): Pool => ({ ...uniquePool(), rated: true });
 
 function restSeek(user: TestUser, pool: Pool, color: Color = 'random'): Promise<ApiResponse> {

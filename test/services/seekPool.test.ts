@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../src/context.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { poolId, type PoolKey } from '../../src/db/seeks.ts';
+import { poolId, type PoolKey } from '../../src/domain/pairing.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SeekPool } from '../../src/services/seekPool.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { insertUser } from '../helpers/fixtures.ts';
+import { sleep } from '../../src/time.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The pool actor alone, on a database of its own: two actors stand for two nodes. The context is

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { LIST_STATUSES } from '../../db/games.ts';
-import { COLORS, RESULTS } from '../../domain/game.ts';
+import { COLORS, LIST_STATUSES, RESULTS } from '../../domain/game.ts';
 import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
 import {
   DrawAnswerResult,

@@ -4,7 +4,8 @@ import type { Services } from '../../services/index.ts';
 import { PrivateProfile, ProfilePatchBody, PublicProfile } from '../../services/users.ts';
 import { paginate } from '../pagination.ts';
 import { Reply, route, type Route } from '../route.ts';
-import { isUuid, pageQuery } from '../validate.ts';
+import { isUuid } from '../../domain/ids.ts';
+import { pageQuery } from '../validate.ts';
 
 const tags = ['Users'];
 
