@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Room } from '@colyseus/sdk';
 
 export type Message = Record<string, any>;
@@ -31,4 +32,70 @@ export function command(room: Room, name: string, payload: Message = {}): Promis
   });
   room.send(name, { ...payload, id });
   return answer;
+}
+
+/** A plain JSON copy of a schema state, the server's or a client's decoded one, for deep comparison. */
+export function plainState(state: unknown): unknown {
+  return JSON.parse(JSON.stringify((state as { toJSON(): unknown }).toJSON()));
+}
+
+/**
+ * Resolves once every room's decoded state equals the server's (`server()`, read afresh at each
+ * check) and `until` holds for the server's; checks again on each room's state change, so it
+ * waits for the patches instead of sleeping. After `timeoutMs` it fails with the first room
+ * that still differs, both states in the message.
+ */
+export function statesSettle(
+  rooms: Room[],
+  server: () => unknown,
+  until: (serverState: any) => boolean = () => true,
+  timeoutMs = 3000,
+): Promise<void> {
+  return Promise.all(
+    rooms.map(
+      (room, i) =>
+        new Promise<void>((resolve, reject) => {
+          const settled = () => {
+            const expected = server();
+            return until(expected) && isDeepStrictEqual(plainState(room.state), expected);
+          };
+          if (settled()) return resolve();
+          const check = () => {
+            if (!settled()) return;
+            clearTimeout(timer);
+            room.onStateChange.remove(check);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            room.onStateChange.remove(check);
+            const detail = `client ${i}: ${JSON.stringify(plainState(room.state))}\nserver:   ${JSON.stringify(server())}`;
+            reject(new Error(`room state did not settle within ${timeoutMs} ms\n${detail}`));
+          }, timeoutMs);
+          room.onStateChange(check);
+        }),
+    ),
+  ).then(() => undefined);
+}
+
+/**
+ * Records what the schema decoder warns about (e.g. "@colyseus/schema: definition mismatch" when
+ * a patch arrives corrupt) while the SDK runs in this process; `restore()` puts console back.
+ */
+export function captureSchemaWarnings(): { warnings: string[]; restore(): void } {
+  const warnings: string[] = [];
+  const { warn, error } = console;
+  const record = (original: (...args: unknown[]) => void) => (...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (/@colyseus\/schema|definition mismatch/i.test(text)) warnings.push(text);
+    original.apply(console, args);
+  };
+  console.warn = record(warn);
+  console.error = record(error);
+  return {
+    warnings,
+    restore() {
+      console.warn = warn;
+      console.error = error;
+    },
+  };
 }
