@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, type RoomReply } from '../src/gateway/index.ts';
-import { isUuid } from '../src/http/validate.ts';
-import { LiveGame, type GameEvent } from '../src/services/liveGame.ts';
+import { isUuid } from '../src/domain/ids.ts';
+import { LiveGame, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import { AnswerDrawMessage, BareMessage, MoveMessage } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
@@ -56,18 +56,18 @@ export class GameRoom extends Room<{ state: GameState }> {
     live.onLost = () => void this.disconnect(CLOSE_GAME_MOVED);
 
     this.onMessage('move', (client, raw) =>
-      this.command(client, 'move', MoveMessage, raw, (userId, m) => this.live.move(userId, m, m.lag)),
+      this.command(client, 'move', MoveMessage, raw, (userId, m) => ({
+        type: 'move', userId, from: m.from, to: m.to, promotion: m.promotion, lagMs: m.lag,
+      })),
     );
-    this.onMessage('resign', (client, raw) =>
-      this.command(client, 'resign', BareMessage, raw, (userId) => this.live.resign(userId)),
-    );
+    this.onMessage('resign', (client, raw) => this.command(client, 'resign', BareMessage, raw, (userId) => ({ type: 'resign', userId })));
     this.onMessage('offer_draw', (client, raw) =>
-      this.command(client, 'offer_draw', BareMessage, raw, (userId) => this.live.offerDraw(userId)),
+      this.command(client, 'offer_draw', BareMessage, raw, (userId) => ({ type: 'offer_draw', userId })),
     );
     this.onMessage('answer_draw', (client, raw) =>
-      this.command(client, 'answer_draw', AnswerDrawMessage, raw, (userId, m) =>
-        this.live.answerDraw(userId, m.offer_id, m.accept),
-      ),
+      this.command(client, 'answer_draw', AnswerDrawMessage, raw, (userId, m) => ({
+        type: 'answer_draw', userId, offerId: m.offer_id, accept: m.accept,
+      })),
     );
     this.onMessage('*', (client, type) => {
       client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
@@ -75,29 +75,30 @@ export class GameRoom extends Room<{ state: GameState }> {
   }
 
   override onJoin(client: GameClient, _options: unknown, auth?: { user?: AuthUser }): void {
+    this.ownFrames(client);
     const userId = auth?.user?.id;
     const color = userId ? this.live.colorOf(userId) : undefined;
     client.userData = { userId, color };
-    if (color) this.state[color].connected = true;
+    if (color) this.updateConnected(color);
   }
 
   override async onDrop(client: GameClient): Promise<void> {
     const color = client.userData?.color;
     if (!color) return;
-    this.state[color].connected = false;
-    this.broadcastPatch();
+    // Colyseus has already taken the dropped client out of `clients`: only the seat's other tabs count.
+    this.updateConnected(color);
     if (this.live.status === 'active') await this.allowReconnection(client, RECONNECT_SECONDS).catch(() => {});
   }
 
   override onReconnect(client: GameClient): void {
+    this.ownFrames(client); // a reconnection comes as a new client object
     const color = client.userData?.color;
-    if (color) this.state[color].connected = true;
-    this.broadcastPatch();
+    if (color) this.updateConnected(color);
   }
 
   override onLeave(client: GameClient): void {
     const color = client.userData?.color;
-    if (color && !this.clients.some((c) => (c as GameClient).userData?.color === color)) this.state[color].connected = false;
+    if (color) this.updateConnected(color);
     if (this.live.status !== 'active' && this.clients.length === 0) void this.disconnect();
   }
 
@@ -107,33 +108,26 @@ export class GameRoom extends Room<{ state: GameState }> {
     await this.live.close(true);
   }
 
-  // ---- REST entry points: the gateway's allow-list (src/gateway) ----------------------------
+  // ---- REST entry point: the gateway's allow-list (src/gateway) -----------------------------
 
-  apiMove(userId: string, input: { from: string; to: string; promotion?: string | null }): Promise<RoomReply> {
-    return this.live.move(userId, input);
-  }
-
-  apiResign(userId: string): Promise<RoomReply> {
-    return this.live.resign(userId);
-  }
-
-  apiOfferDraw(userId: string): Promise<RoomReply> {
-    return this.live.offerDraw(userId);
-  }
-
-  apiAnswerDraw(userId: string, offerId: string, accept: boolean): Promise<RoomReply> {
-    return this.live.answerDraw(userId, offerId, accept);
+  /** A player's command from REST; `key` makes a retry (the client's or the gateway's) safe. */
+  apiCommand(command: CommandInput, key?: string): Promise<RoomReply> {
+    return this.live.execute(command, key);
   }
 
   // ---- internals ----------------------------------------------------------------------------
 
-  /** Parse → check the seat and the socket budget → run → answer `<name>:ok` or `error`. */
+  /**
+   * Parse → check the seat and the socket budget → run → answer `<name>:ok` or `error`. A
+   * command's `id` is its key: resent after a reconnect (same session), it is answered again
+   * instead of acting twice.
+   */
   private async command<S extends z.ZodType>(
     client: GameClient,
     name: string,
     schema: S,
     raw: unknown,
-    run: (userId: string, message: z.infer<S> & {}) => Promise<RoomReply>,
+    build: (userId: string, message: z.infer<S> & {}) => CommandInput,
   ): Promise<void> {
     const id = (raw as { id?: unknown } | undefined)?.id;
     const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
@@ -149,14 +143,17 @@ export class GameRoom extends Room<{ state: GameState }> {
       const details = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || '_', [i.message]]));
       return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
     }
-    const reply = await run(userId, (parsed.data ?? {}) as z.infer<S> & {});
+    const key = 'id' in replyId ? `socket:${client.sessionId}:${String(replyId.id)}` : undefined;
+    const reply = await this.live.execute(build(userId, (parsed.data ?? {}) as z.infer<S> & {}), key);
     if (reply.ok) client.send(`${name}:ok`, { ...replyId, ...(reply.data as object) });
     else client.send('error', { ...replyId, code: reply.code, message: reply.message, details: reply.details });
   }
 
   /**
-   * Holds the players' socket writes until the end of this turn of the event loop, so a patch and
-   * the command's answer leave in one write (one syscall) instead of one each.
+   * Holds the clients' socket writes until the end of this turn of the event loop, so a patch and
+   * the command's answer (or a second patch and game_end) leave in one write (one syscall) instead
+   * of one each. A corked socket keeps what it is given by reference until it uncorks: this is safe
+   * only because every frame handed to a socket is its own copy (ownFrames).
    */
   private corkClients(): void {
     for (const client of this.clients) {
@@ -165,6 +162,35 @@ export class GameRoom extends Room<{ state: GameState }> {
       socket.cork();
       setImmediate(() => socket.uncork());
     }
+  }
+
+  /**
+   * Gives the socket of `client` a copy of every frame instead of a view into memory Colyseus
+   * reuses. The schema encoder returns `sharedBuffer.subarray(0, n)` (@colyseus/schema
+   * build/index.mjs, `Encoder._encodeChannel`: `return buffer.subarray(0, it.offset)`; the join
+   * state is likewise a view of the serializer's `fullEncodeBuffer`); the serializer hands that
+   * view to `client.raw` as is (@colyseus/core build/serializer/SchemaSerializer.mjs,
+   * `applyPatches` → `sendClientFrame`); ws frames it without copying (ws lib/sender.js,
+   * `Sender.frame` returns `[header, data]`) and a net.Socket that cannot write at once keeps the
+   * chunk by reference. So a socket that is corked (corkClients) or backed up by a slow reader
+   * still holds the view when the next patch is encoded into the same buffer from offset 1: two
+   * events in one tick (a mating move and game_end; a lapsed draw offer and the move) sent every
+   * client the second patch's bytes under the first one's length, the decoder answered
+   * "definition mismatch" and kept the old FEN and turn. Colyseus's own messages are already
+   * fresh copies (core build/Protocol.mjs, `getMessageBytes.raw`); copying them again costs a few
+   * hundred bytes and keeps this independent of which frames happen to be views.
+   */
+  private ownFrames(client: GameClient): void {
+    const raw = client.raw.bind(client);
+    client.raw = (data, options, cb) => raw(Buffer.from(data), options, cb);
+  }
+
+  /** A seat is connected while any of its clients is in the room; a dropped one waiting to reconnect is not. */
+  private updateConnected(color: Color): void {
+    const connected = this.clients.some((c) => (c as GameClient).userData?.color === color);
+    if (this.state[color].connected === connected) return;
+    this.state[color].connected = connected;
+    this.broadcastPatch();
   }
 
   private spend(client: Client): boolean {
