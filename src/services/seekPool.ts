@@ -5,6 +5,7 @@ import { withTransaction } from '../db/pool.ts';
 import * as seeks from '../db/seeks.ts';
 import type { OpenSeek } from '../db/seeks.ts';
 import { poolId, type PoolKey } from '../domain/pairing.ts';
+import { Timers } from './timers.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import { openGame, type RoomReply } from '../gateway/index.ts';
@@ -27,7 +28,7 @@ const PASS_MS = 1000;
 export class SeekPool {
   private waiting = new Map<string, OpenSeek>();
   private chain: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly timers: Timers<'pass'>;
   /** Told of every pairing (the room hands realtime seekers their seats). */
   onPaired: (p: Pairing) => void = () => {};
   /** Told when another node took the pool over (this one's lease was not renewed in time). */
@@ -38,7 +39,9 @@ export class SeekPool {
     readonly key: PoolKey,
     readonly id: string,
     readonly epoch: number,
-  ) {}
+  ) {
+    this.timers = new Timers(ctx.clock);
+  }
 
   static async open(ctx: AppContext, key: PoolKey, hostId: string): Promise<SeekPool | 'lease_held'> {
     const id = poolId(key);
@@ -46,7 +49,7 @@ export class SeekPool {
     if (epoch === undefined) return 'lease_held';
     const pool = new SeekPool(ctx, key, id, epoch);
     await pool.exclusive(() => pool.refresh());
-    pool.timer = setInterval(() => void pool.exclusive(() => pool.pass()), PASS_MS);
+    pool.timers.every('pass', PASS_MS, () => void pool.exclusive(() => pool.pass()));
     return pool;
   }
 
@@ -57,7 +60,7 @@ export class SeekPool {
   /** A new seek: paired at once with the best waiting one, or left waiting (durably). */
   seek(userId: string, color: SeekColor): Promise<RoomReply<SeekResult>> {
     return this.exclusive(async () => {
-      const now = Date.now();
+      const now = this.ctx.clock.now();
       const state = await seeks.seekerState(this.ctx.pool, userId, this.key.timeControl);
       // A player with an open seek or an active game may not seek again (checked again under lock).
       if (state.seeking) return fail('PLAYER_BUSY', 'You already have an open seek');
@@ -89,7 +92,7 @@ export class SeekPool {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.timers.clearAll();
     await this.chain.catch(() => {});
     await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch).catch(() => {});
   }
@@ -101,7 +104,7 @@ export class SeekPool {
   }
 
   private async insertSeek(userId: string, color: SeekColor): Promise<OpenSeek | RoomReply<never>> {
-    const expiresAt = new Date(Date.now() + this.ctx.config.seekTtlMs);
+    const expiresAt = new Date(this.ctx.clock.now() + this.ctx.config.seekTtlMs);
     const id = await withTransaction(this.ctx.pool, async (tx) => {
       await games.lockPlayers(tx, [userId]);
       if ((await seeks.findOpenSeekOf(tx, userId)) || (await games.userHasOpenGame(tx, userId))) return undefined;
@@ -142,7 +145,7 @@ export class SeekPool {
         return 'newcomer_busy';
       }
       const row = await games.lockGame(tx, gameId);
-      if (!row || row.status !== 'pending' || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return 'gone';
+      if (!row || row.status !== 'pending' || (row.expiresAt && row.expiresAt.getTime() <= this.ctx.clock.now())) return 'gone';
       if (youngerRow) {
         const other = await games.lockGame(tx, youngerRow);
         if (!other || other.status !== 'pending') return 'gone';
@@ -154,7 +157,7 @@ export class SeekPool {
         blackId: black.userId,
         whiteRating: ratings.get(white.userId)!,
         blackRating: ratings.get(black.userId)!,
-        firstMoveDeadline: new Date(Date.now() + this.ctx.config.firstMoveMs),
+        firstMoveDeadline: new Date(this.ctx.clock.now() + this.ctx.config.firstMoveMs),
       });
       if (youngerRow) await seeks.mergeSeekInto(tx, youngerRow, gameId, younger.userId);
       await seeks.insertOutbox(tx, 'game.started', gameId, [white.userId, black.userId], { game_id: gameId });
@@ -179,11 +182,11 @@ export class SeekPool {
   /** Every second: re-read the pool (cancels, expiries, other writers), then pair widened windows. */
   private async pass(): Promise<void> {
     if (!(await seeks.renewPoolLease(this.ctx.pool, this.id, this.epoch, this.ctx.config.gameLeaseMs))) {
-      clearInterval(this.timer);
+      this.timers.clearAll();
       return this.onLost();
     }
     await this.refresh();
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     for (const [a, b] of pairWaiting(this.candidates(), now)) {
       const [older, younger] = a.since <= b.since ? [a, b] : [b, a];
       await this.seat(older, younger, younger.id);
@@ -196,7 +199,7 @@ export class SeekPool {
     for (const [id, s] of this.waiting) {
       if (ids.has(id)) continue;
       this.waiting.delete(id);
-      this.announce({ type: 'seek_removed', id, reason: s.expiresAt.getTime() <= Date.now() ? 'expired' : 'cancelled' });
+      this.announce({ type: 'seek_removed', id, reason: s.expiresAt.getTime() <= this.ctx.clock.now() ? 'expired' : 'cancelled' });
     }
     for (const s of fresh) {
       if (this.waiting.has(s.id)) continue;

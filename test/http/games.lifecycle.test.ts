@@ -41,19 +41,6 @@ describe('Challenge lifecycle: accept, decline, cancel, expiry', () => {
       assert.equal(data.move.san, 'e4');
     });
 
-    it('aborts the game when White does not move within FIRST_MOVE_SECONDS (abandoned, no_first_move)', async function () {
-      this.timeout(10_000);
-      const { config } = await testService();
-      const id = await challenge(a, b);
-      const accepted = Date.now();
-      await post(`/v1/games/${id}/accept`, b);
-      const g = await waitForGame(id, a, (x) => x.status !== 'active', config.firstMoveMs + 3000);
-      assert.equal(g.status, 'abandoned');
-      assert.equal(g.abort_reason, 'no_first_move');
-      assert.equal(g.result, null);
-      assert.ok(Date.now() - accepted >= config.firstMoveMs - 100);
-    });
-
     it('refuses the challenger (403 FORBIDDEN)', async () => {
       const id = await challenge(a, b);
       const res = await post(`/v1/games/${id}/accept`, a);

@@ -307,13 +307,6 @@ describe('Playing over REST', () => {
       }
     });
 
-    it('lapses an offer after DRAW_OFFER_TTL_SECONDS', async function () {
-      this.timeout(10_000);
-      await post(`/v1/games/${game.id}/draw`, a);
-      await new Promise((r) => setTimeout(r, 2_600));
-      assert.equal((await getGame(game.id, b)).body.data.draw_offer, null);
-    });
-
     it('refuses non-players (403 NOT_A_PLAYER) and finished games (409 GAME_NOT_ACTIVE)', async () => {
       const offer = (await post(`/v1/games/${game.id}/draw`, a)).body.data.draw_offer;
       assert.equal((await post(`/v1/games/${game.id}/draw`, c)).body.error.code, 'NOT_A_PLAYER');

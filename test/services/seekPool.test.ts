@@ -6,7 +6,8 @@ import { createLogger } from '../../src/logger.ts';
 import { SeekPool } from '../../src/services/seekPool.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { insertUser } from '../helpers/fixtures.ts';
-import { sleep } from '../../src/time.ts';
+import { sleep, systemClock } from '../../src/time.ts';
+import { ManualClock } from '../helpers/clock.ts';
 
 
 /**
@@ -29,6 +30,7 @@ describe('SeekPool (the pool actor) across nodes', () => {
       pool: db.pool,
       redis: undefined,
       events: { publish: () => {}, subscribe: async () => () => {}, attach: () => {} },
+      clock: systemClock,
     } as unknown as AppContext;
   });
 
@@ -47,6 +49,30 @@ describe('SeekPool (the pool actor) across nodes', () => {
     db.pool.query(`UPDATE seek_pools SET lease_expires_at = now() - interval '1 second' WHERE pool = $1`, [poolId(key)]);
 
   const statusOf = async (id: string) => (await db.pool.query('SELECT status FROM games WHERE id = $1', [id])).rows[0]?.status;
+
+  it('pairs a 1500 and a 1900 seeker only once the older window widened to 400 (6–7 s, on a manual clock)', async () => {
+    // The clock starts at the real now, so the seeks' created_at (the database's clock) agrees with it.
+    const clock = new ManualClock(Date.now());
+    const key = newKey();
+    const pool = await SeekPool.open({ ...ctx, clock }, key, 'node-window');
+    assert.ok(pool instanceof SeekPool);
+    opened.push(pool);
+    const [a, b] = [await insertUser(db.pool), await insertUser(db.pool)];
+    const rate = (id: string, rating: number) =>
+      db.pool.query(`INSERT INTO user_ratings (user_id, category, rating, rd, volatility) VALUES ($1, 'rapid', $2, 80, 0.06)`, [id, rating]);
+    await Promise.all([rate(a, 1500), rate(b, 1900)]);
+    const first = await pool.seek(a, 'random');
+    const second = await pool.seek(b, 'random');
+    assert.ok(first.ok && first.data.status === 'pending' && second.ok && second.data.status === 'pending');
+    const firstId = (first.data as { seekId: string }).seekId;
+    await clock.advance(5000);
+    assert.equal(await statusOf(firstId), 'pending', 'still apart at 5 s (window ±350)');
+    // The seeks were stamped a few real milliseconds after the clock started: the 6 s pass may
+    // find them just short of 6 s, the 7 s pass cannot.
+    await clock.advance(2000);
+    await pool.seek(a, 'random'); // queued behind the passes: once it answers, they are done
+    assert.equal(await statusOf(firstId), 'active', 'paired once the window reached ±400');
+  });
 
   it('lets one node at a time host a pool; the old host learns on its next pass that it lost it', async () => {
     const key = newKey();
