@@ -1,28 +1,13 @@
 import pg from 'pg';
 import { systemClock, type Clock } from '../time.ts';
+import type { MoveRecord } from '../domain/liveGame.ts';
 import type { Pool, PoolClient } from './pool.ts';
 
-/** One accepted move of one game, as the room hands it to be made durable. */
-export type MoveWrite = {
+/** One accepted move of one game (the decider's record), fenced by the room's lease epoch. */
+export type MoveWrite = MoveRecord & {
   gameId: string;
   /** The room's lease epoch: the write lands only while the room still owns the game. */
   epoch: number;
-  ply: number;
-  san: string;
-  uci: string;
-  fen: string;
-  /** What the move appends to the stored PGN movetext. */
-  pgnSuffix: string;
-  /** The mover's clock right after the move (ms). */
-  clockMs: number;
-  whiteMs: number;
-  blackMs: number;
-  clockRunning: boolean;
-  turnStartedAt: Date | null;
-  firstMoveDeadline: Date | null;
-  roomState: Record<string, unknown>;
-  eventSeq: number;
-  moverId: string;
   /** The key of the command that made the move, so a retry reaching another node is recognised. */
   commandKey?: string | null;
 };

@@ -35,7 +35,7 @@ const e4 = (gameId: string, o: Partial<MoveWrite> = {}): MoveWrite => ({
   clockRunning: false,
   turnStartedAt: null,
   firstMoveDeadline: null,
-  roomState: {},
+  roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
   eventSeq: 1,
   moverId: players.white,
   ...o,
