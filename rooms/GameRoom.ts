@@ -194,7 +194,7 @@ export class GameRoom extends Room<{ state: GameState }> {
   }
 
   private spend(client: Client): boolean {
-    const now = Date.now();
+    const now = GameRoom.deps.host.clock.now();
     let b = this.budgets.get(client);
     if (!b || now >= b.resetAt) this.budgets.set(client, (b = { count: 0, resetAt: now + SOCKET_BUDGET.windowMs }));
     return ++b.count <= SOCKET_BUDGET.messages;
