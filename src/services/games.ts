@@ -64,7 +64,7 @@ const isParticipant = (g: GameRecord, userId: string) => isPlayer(g, userId) || 
 /** The challenged player: seated in a challenge they did not create. */
 const isChallenged = (g: GameRecord, userId: string) => g.kind === 'challenge' && isPlayer(g, userId) && g.createdBy !== userId;
 /** Pending and not past its deadline (the sweeper abandons it within a second of that). */
-const isOpen = (g: GameRecord, now = Date.now()) => g.status === 'pending' && (!g.expiresAt || g.expiresAt.getTime() > now);
+const isOpen = (g: GameRecord, now: number) => g.status === 'pending' && (!g.expiresAt || g.expiresAt.getTime() > now);
 
 /** A pending game exists only for its participants (DESIGN 2.8); anyone else is told 404. */
 function visibleTo<G extends GameRecord>(g: G | undefined, userId: string): G {
@@ -87,8 +87,8 @@ async function assertFree(db: Queryable, players: { id: string; self: boolean }[
  * game's room, its only writer.
  */
 export function createGamesService(ctx: AppContext) {
-  const { pool, config, log } = ctx;
-  const env = () => ({ publicUrl: config.publicUrl, now: Date.now() });
+  const { pool, config, log, clock } = ctx;
+  const env = () => ({ publicUrl: config.publicUrl, now: clock.now() });
 
   async function findVisible(userId: string, id: string): Promise<GameRecord> {
     if (!isUuid(id)) throw notFound();
@@ -165,7 +165,7 @@ export function createGamesService(ctx: AppContext) {
       initialTime: tc.value.initial_time,
       increment: tc.value.increment,
       rated: input.rated,
-      expiresAt: new Date(Date.now() + config.challengeTtlMs),
+      expiresAt: new Date(clock.now() + config.challengeTtlMs),
     });
     challengesChanged(userId, opponentId);
     return formatPendingGame(game, config.publicUrl);
@@ -174,14 +174,14 @@ export function createGamesService(ctx: AppContext) {
   async function acceptGame(userId: string, id: string): Promise<GameDetail> {
     const game = await findVisible(userId, id);
     if (!isChallenged(game, userId)) throw new AppError('FORBIDDEN', 'Only the challenged player may accept');
-    if (!isOpen(game)) throw new AppError('GAME_NOT_PENDING', `The game is ${game.status === 'pending' ? 'expired' : game.status}`);
+    if (!isOpen(game, clock.now())) throw new AppError('GAME_NOT_PENDING', `The game is ${game.status === 'pending' ? 'expired' : game.status}`);
     const whiteId = game.whiteId!;
     const blackId = game.blackId!;
     const cancelledSeeks = await withTransaction(pool, async (tx) => {
       // Player locks before the game row: the order every seating path takes.
       await repo.lockPlayers(tx, [whiteId, blackId]);
       const locked = await repo.lockGame(tx, id);
-      if (!locked || !isOpen(locked)) throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
+      if (!locked || !isOpen(locked, clock.now())) throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
       await assertFree(tx, [
         { id: userId, self: true },
         { id: game.createdBy, self: false },
@@ -192,7 +192,7 @@ export function createGamesService(ctx: AppContext) {
         blackId,
         whiteRating: ratings.get(whiteId)!,
         blackRating: ratings.get(blackId)!,
-        firstMoveDeadline: new Date(Date.now() + config.firstMoveMs),
+        firstMoveDeadline: new Date(clock.now() + config.firstMoveMs),
       });
       await insertOutbox(tx, 'game.started', id, [whiteId, blackId], { game_id: id });
       return cancelOpenSeeksOf(tx, [whiteId, blackId]);
@@ -218,7 +218,7 @@ export function createGamesService(ctx: AppContext) {
     if (!allowed) {
       throw new AppError('FORBIDDEN', reason === 'declined' ? 'Only the challenged player may decline' : 'Only the challenger may cancel');
     }
-    if (!isOpen(game) || !(await repo.abandonPendingGame(pool, id, reason))) {
+    if (!isOpen(game, clock.now()) || !(await repo.abandonPendingGame(pool, id, reason))) {
       throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
     }
     if (game.kind === 'challenge') challengesChanged(game.whiteId, game.blackId);
