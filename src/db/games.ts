@@ -188,25 +188,6 @@ export async function listMoves(db: Queryable, gameId: string): Promise<MoveReco
   return rows.map((r) => ({ ply: r.ply, san: r.san, uci: r.uci, clockMs: r.clock_ms, createdAt: r.created_at }));
 }
 
-export async function findDrawOffer(db: Queryable, gameId: string, offerId: string): Promise<DrawOfferRecord | undefined> {
-  const { rows } = await db.query('SELECT * FROM draw_offers WHERE id = $1 AND game_id = $2', [offerId, gameId]);
-  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
-}
-
-export async function findPendingDrawOffer(db: Queryable, gameId: string): Promise<DrawOfferRecord | undefined> {
-  const { rows } = await db.query(`SELECT * FROM draw_offers WHERE game_id = $1 AND status = 'pending'`, [gameId]);
-  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
-}
-
-/** The ply of a user's latest draw offer in a game (for the 20-ply rule), or undefined. */
-export async function lastOfferPly(db: Queryable, gameId: string, userId: string): Promise<number | undefined> {
-  const { rows } = await db.query(
-    'SELECT max(ply) AS ply FROM draw_offers WHERE game_id = $1 AND offered_by = $2',
-    [gameId, userId],
-  );
-  return rows[0]?.ply ?? undefined;
-}
-
 // ---- REST reads and the challenge lifecycle ------------------------------------------------
 
 /** The pending draw offer the detail view shows. */

@@ -1,6 +1,6 @@
 import { DEFAULT_GLICKO, rateGame, type Glicko } from '../domain/glicko2.ts';
 import type { Ending } from '../domain/game.ts';
-import { toGameRecord, type GameRecord } from './games.ts';
+import { toGameRecord, type DrawOfferRecord, type GameRecord } from './games.ts';
 import type { MoveWrite } from './moveWriter.ts';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
 
@@ -247,13 +247,7 @@ export async function closeDrawOffer(
   return rows.length === 1;
 }
 
-export type StoredDrawOffer = {
-  id: string;
-  offeredBy: string;
-  ply: number;
-  expiresAt: Date;
-  status: 'pending' | 'accepted' | 'declined' | 'expired';
-};
+export type StoredDrawOffer = Pick<DrawOfferRecord, 'id' | 'offeredBy' | 'ply' | 'expiresAt' | 'status'>;
 
 /** Every draw offer of a game, oldest first (a few at most: one per player per 20 plies). */
 export async function loadDrawOffers(db: Queryable, gameId: string): Promise<StoredDrawOffer[]> {

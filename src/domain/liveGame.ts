@@ -15,6 +15,7 @@ import {
   type GameEvent,
   type RatingChanges,
   type Reply,
+  type RuleErrorCode,
   type Seat,
   type Times,
 } from './liveGameViews.ts';
@@ -357,7 +358,8 @@ export function publicEvent(s: LiveGameState, e: DomainEvent): GameEvent {
       return {
         type: 'move',
         move: { ...e.move, ply: e.ply, fen: e.fen, move_count: e.ply, current_turn: e.turn },
-        times: timesAt(ChessClock.fromState(e.clock), e.at),
+        // Called right after evolving this event, so the state's clock is the event's.
+        times: timesAt(s.clock, e.at),
       };
     case 'offer_opened':
       return { type: 'draw_offer', draw_offer: offerView(e.offer, 'pending') };
@@ -433,8 +435,8 @@ function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStat
   if (offer) offer.status = status;
 }
 
-function refuse(code: Parameters<typeof fail>[0] & string, message: string, details?: Record<string, string[]>): Decision {
-  const reply = fail(code as Extract<Reply, { ok: false }>['code'], message, details);
+function refuse(code: RuleErrorCode, message: string, details?: Record<string, string[]>): Decision {
+  const reply = fail(code, message, details);
   return { write: null, events: [], reply: () => reply };
 }
 

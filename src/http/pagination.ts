@@ -15,4 +15,3 @@ export function paginate({ page, limit }: Page, total: number): Pagination {
   return { page, limit, total, total_pages: totalPages, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
 }
 
-export const offsetOf = ({ page, limit }: Page) => (page - 1) * limit;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import { hasLegalMove, playFast, type PlayedMove } from '../../src/domain/fastMove.ts';
 import { ChessGame } from '../../src/domain/game.ts';
+import { assertSameAsPublicMove } from '../helpers/chess.ts';
 
 /**
  * Random games rarely reach the rules that chess.js's internals handle in special cases, so these
@@ -18,20 +19,7 @@ function playBoth(fen: string, from: string, to: string, promotion: string | und
   const fast = new Chess(fen);
   const played = playFast(fast, from, to, promotion);
   assert.ok(played, `playFast refused ${from}${to}${promotion ?? ''} in ${fen}`);
-  assert.deepEqual(
-    { ...played, captured: played.captured ?? null, promotion: played.promotion ?? null },
-    {
-      color: publicMove.color,
-      from: publicMove.from,
-      to: publicMove.to,
-      san: publicMove.san,
-      piece: publicMove.piece,
-      captured: publicMove.captured ?? null,
-      promotion: publicMove.promotion ?? null,
-      flags: publicMove.flags,
-      after: publicMove.after,
-    },
-  );
+  assertSameAsPublicMove(played, publicMove);
   assert.equal(played.san, expected.san);
   assert.equal(played.after, expected.after);
   assert.equal(fast.fen(), expected.after);
