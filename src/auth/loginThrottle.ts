@@ -1,6 +1,7 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../errors.ts';
 import type { LimiterFactory } from '../limits.ts';
+import { normalizeEmail } from './rules.ts';
 
 /** DESIGN 2.2: 5 failures per email, or 20 per client address, within 5 minutes. */
 export type LoginLimits = { perEmail: number; perAddress: number; windowSeconds: number };
@@ -42,7 +43,8 @@ export function createLoginThrottle(makeLimiter: LimiterFactory, limits: LoginLi
   return {
     async reserve(email, address) {
       const counters = [
-        { limiter: byEmail, key: email.trim().toLowerCase() },
+        // The account's own key (the form its lookup uses), so no spelling of it counts apart.
+        { limiter: byEmail, key: normalizeEmail(email) },
         { limiter: byAddress, key: address },
       ];
       const taken = await Promise.all(counters.map(take));

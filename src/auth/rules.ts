@@ -18,12 +18,23 @@ const rules = (check: (value: string) => string[]) => (value: string, ctx: z.Ref
   for (const message of check(value)) ctx.addIssue({ code: 'custom', message });
 };
 
-// Emails are stored lower-cased: addresses are matched case-insensitively everywhere anyway.
+/**
+ * The one form of an email address, used to store it, to find its account and to key its login
+ * throttle, so that two spellings reach the same account exactly when they count as one.
+ * Compatibility forms fold to their plain letters (NFKC: `ｉｖａｎ` is `ivan`), then case folds
+ * fully (lower, upper, lower: `ß` and `ẞ` become `ss`; `İ` becomes `i̇`, which is not
+ * `i`), then NFKC again because case mapping may leave a decomposed sequence. The database only
+ * compares these strings for equality: its `lower()` follows the server's locale and would
+ * disagree with this function on exactly such letters.
+ */
+export function normalizeEmail(raw: string): string {
+  return raw.normalize('NFKC').trim().toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
+}
+
 export const Email = requiredString()
-  .trim()
-  .toLowerCase()
   .max(254, 'must be at most 254 characters')
-  .pipe(z.email({ error: 'must be a valid email address' }));
+  .transform(normalizeEmail)
+  .pipe(z.email({ error: 'must be a valid email address' }).max(254, 'must be at most 254 characters'));
 
 export function passwordProblems(password: string): string[] {
   const problems: string[] = [];

@@ -110,7 +110,7 @@ export async function findTakenField(
 ): Promise<TakenField | undefined> {
   const { rows } = await db.query<{ email_taken: boolean; username_taken: boolean }>(
     `SELECT
-       EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1) AND id IS DISTINCT FROM $3::uuid) AS email_taken,
+       EXISTS (SELECT 1 FROM users WHERE email = $1 AND id IS DISTINCT FROM $3::uuid) AS email_taken,
        EXISTS (SELECT 1 FROM users WHERE lower(username) = lower($2) AND id IS DISTINCT FROM $3::uuid) AS username_taken`,
     [o.email ?? null, o.username ?? null, o.exceptId ?? null],
   );
@@ -119,8 +119,9 @@ export async function findTakenField(
   return undefined;
 }
 
+/** `email` in its normalised form (auth/rules.ts `normalizeEmail`), the form it is stored in. */
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.email) = lower($1)`, [email]);
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.email = $1`, [email]);
   return rows[0] && toUser(rows[0]);
 }
 

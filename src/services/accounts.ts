@@ -4,7 +4,7 @@ import type { DomainCheck } from '../auth/emailDomain.ts';
 import { createLoginThrottle } from '../auth/loginThrottle.ts';
 import type { Mail, Mailer } from '../auth/mailer.ts';
 import { createPasswordHasher } from '../auth/passwords.ts';
-import { Email, FullName, Password, plainText, requiredString, Username } from '../auth/rules.ts';
+import { Email, FullName, normalizeEmail, Password, plainText, requiredString, Username } from '../auth/rules.ts';
 import type { Sessions, TokenPair } from '../auth/sessions.ts';
 import { issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
@@ -126,7 +126,7 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
 
     async login(body: LoginBody, clientAddress: string) {
       const release = await throttle.reserve(body.email, clientAddress);
-      const user = await findUserByEmail(pool, body.email.trim());
+      const user = await findUserByEmail(pool, normalizeEmail(body.email));
       // Same work whether or not the account exists (a dummy hash stands in), so same time.
       if (!(await passwords.verify(body.password, user?.passwordHash)) || !user) {
         throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');

@@ -112,6 +112,63 @@ describe('POST /auth/login', () => {
       assert.equal((await login(other)).status, 200);
     });
 
+    describe('one account, one bucket: every spelling that reaches an account counts against it', () => {
+      const fullWidth = (s: string) => s.replace(/[a-z0-9]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0));
+
+      it('folds full-width letters, case and ẞ/ß to the stored address, for the lookup and the throttle alike', async () => {
+        const [local, domain] = ['strasse.' + Math.random().toString(36).slice(2, 10), 'example.com'];
+        const user = await createUser({ email: `${local}@${domain}` });
+        // Five spellings of one address, each failing once.
+        const spellings = [
+          fullWidth(local) + '@' + domain,
+          local.toUpperCase() + '@' + domain.toUpperCase(),
+          local.replace('ss', 'ß') + '@' + domain,
+          local.replace('ss', 'ẞ').toUpperCase() + '@' + domain,
+          ` ${fullWidth(local.toUpperCase())}＠${domain} `,
+        ];
+        for (const email of spellings) {
+          assert.equal((await login({ email, password: 'wrong-guess-1' })).status, 401, email);
+        }
+        const res = await login(user);
+        assert.equal(res.status, 429, `the five failures counted for the account: ${res.text}`);
+      });
+
+      it('logs in with a full-width or ß spelling of the address', async () => {
+        const local = 'strasse.' + Math.random().toString(36).slice(2, 10);
+        const user = await createUser({ email: `${local}@example.com` });
+        for (const email of [fullWidth(local) + '@example.com', local.replace('ss', 'ß').toUpperCase() + '@EXAMPLE.COM']) {
+          const res = await login({ email, password: user.password });
+          assert.equal(res.status, 200, `${email}: ${res.text}`);
+          assert.equal(res.body.data.user.id, user.id);
+        }
+      });
+
+      it('keeps İ apart from i: İvan@ neither reaches ivan@ nor counts against it', async () => {
+        const local = 'ivan.' + Math.random().toString(36).slice(2, 10);
+        const user = await createUser({ email: `${local}@example.com` });
+        const dotted = 'İ' + local.slice(1) + '@example.com';
+        for (let i = 0; i < 6; i++) assert.notEqual((await login({ email: dotted, password: user.password })).status, 200, 'İ is not i');
+        assert.equal((await login({ email: dotted, password: user.password })).body.error.code, 'TOO_MANY_ATTEMPTS', 'İvan@ has a bucket of its own');
+        assert.equal((await login(user)).status, 200, "ivan@'s bucket is untouched");
+      });
+
+      it('stores the normalised address at signup: a full-width or upper-case twin is the same email', async () => {
+        const local = 'twin.' + Math.random().toString(36).slice(2, 10);
+        const first = await api('POST', '/v1/auth/signup', {
+          body: { email: `${fullWidth(local).toUpperCase()}@EXAMPLE.COM`, password: 'pass-word-1', username: `tw_${Math.random().toString(36).slice(2, 12)}` },
+          ip: newIp(),
+        });
+        assert.equal(first.status, 201, first.text);
+        assert.equal(first.body.data.user.email, `${local}@example.com`);
+        const twin = await api('POST', '/v1/auth/signup', {
+          body: { email: `${local}@example.com`, password: 'pass-word-1', username: `tw_${Math.random().toString(36).slice(2, 12)}` },
+          ip: newIp(),
+        });
+        assert.equal(twin.status, 409, twin.text);
+        assert.equal(twin.body.error.code, 'EMAIL_ALREADY_EXISTS');
+      });
+    });
+
     it('does not count successful logins as failures', async () => {
       const user = await createUser();
       for (let i = 0; i < 3; i++) assert.equal((await login(user)).status, 200);
