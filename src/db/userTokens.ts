@@ -26,3 +26,17 @@ export async function consumeUserToken(db: Queryable, tokenHash: string, purpose
   );
   return rows[0]?.user_id;
 }
+
+/** The user a live token (unused, unexpired) of `purpose` belongs to, without using it up. */
+export async function findLiveUserToken(db: Queryable, tokenHash: string, purpose: UserTokenPurpose): Promise<string | undefined> {
+  const { rows } = await db.query<{ user_id: string }>(
+    'SELECT user_id FROM user_tokens WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()',
+    [tokenHash, purpose],
+  );
+  return rows[0]?.user_id;
+}
+
+/** Uses up every live token of `purpose` the user holds (a newer one replaces them). */
+export async function revokeUserTokens(db: Queryable, userId: string, purpose: UserTokenPurpose): Promise<void> {
+  await db.query('UPDATE user_tokens SET used_at = now() WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL', [userId, purpose]);
+}

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import type { DomainCheck } from '../auth/emailDomain.ts';
 import { createLoginThrottle } from '../auth/loginThrottle.ts';
 import type { Mail, Mailer } from '../auth/mailer.ts';
-import { createPasswordHasher } from '../auth/passwords.ts';
+import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.ts';
 import { Email, FullName, normalizeEmail, Password, plainText, requiredString, Username } from '../auth/rules.ts';
 import type { Sessions, TokenPair } from '../auth/sessions.ts';
-import { issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
+import { isLiveUserToken, issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import { withTransaction } from '../db/pool.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
@@ -54,8 +54,11 @@ export const VerifyResult = z.object({
   user: z.object({ id: z.uuid(), email: z.email(), username: z.string(), email_verified: z.boolean(), created_at: z.iso.datetime() }),
 });
 
-/** What the network gives the accounts: injectable so tests can fake the far side. */
-export type AccountDeps = { mailer: Mailer; domainCheck: DomainCheck };
+/**
+ * What the network gives the accounts, injectable so tests can fake the far side; and the
+ * password hasher (made from BCRYPT_COST unless given), so a test can count its work.
+ */
+export type AccountDeps = { mailer: Mailer; domainCheck: DomainCheck; passwords?: PasswordHasher };
 
 const takenError = (field: TakenField) =>
   field === 'email' ? new AppError('EMAIL_ALREADY_EXISTS', 'An account with this email already exists') : usernameTaken();
@@ -66,7 +69,7 @@ export type Accounts = ReturnType<typeof createAccounts>;
 
 export function createAccounts(ctx: AppContext, sessions: Sessions, deps: AccountDeps) {
   const { pool, config, log } = ctx;
-  const passwords = createPasswordHasher(config.bcryptCost);
+  const passwords = deps.passwords ?? createPasswordHasher(config.bcryptCost);
   const throttle = createLoginThrottle(ctx.makeLimiter);
   // Reset and verification requests cannot be told apart by their answer, so someone could use
   // them to flood a stranger's mailbox: a few mails per recipient per hour are enough.
@@ -156,11 +159,13 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
     requestPasswordReset(email: string): void {
       inBackground('password reset request', async () => {
         const user = await findUserByEmail(pool, email);
-        if (user) await mailToken('reset', user, await issueUserToken(pool, user.id, 'reset'));
+        if (user) await mailToken('reset', user, await withTransaction(pool, (tx) => issueUserToken(tx, user.id, 'reset')));
       });
     },
 
     async updatePassword(body: PasswordUpdateBody): Promise<void> {
+      // The token first: hashing costs tens of milliseconds, which nobody gets to spend with a bogus token.
+      if (!(await isLiveUserToken(pool, body.token, 'reset'))) throw invalidToken();
       const passwordHash = await passwords.hash(body.password);
       const done = await withTransaction(pool, async (tx) => {
         const userId = await redeemUserToken(tx, body.token, 'reset');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import bcrypt from 'bcrypt';
 import type { DomainCheck } from '../../src/auth/emailDomain.ts';
 import type { Mail, Mailer } from '../../src/auth/mailer.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/auth/passwords.ts';
 import { createSessions } from '../../src/auth/sessions.ts';
 import { createAccessTokens } from '../../src/auth/tokens.ts';
 import { findUserByEmail } from '../../src/db/users.ts';
@@ -19,11 +20,11 @@ describe('accounts use cases', () => {
   const mailer: Mailer = { send: async (m) => void sent.push(m), close: async () => {} };
   const built: Accounts[] = [];
 
-  async function accountsWith(domainCheck: DomainCheck, checkOn = true, bcryptCost = 4): Promise<Accounts> {
+  async function accountsWith(domainCheck: DomainCheck, checkOn = true, bcryptCost = 4, passwords?: PasswordHasher): Promise<Accounts> {
     const { service } = await testService();
     const ctx = { ...service.ctx, config: { ...service.ctx.config, emailDomainCheck: checkOn, bcryptCost } };
     const tokens = createAccessTokens({ secret: ctx.config.jwtSecret, issuer: ctx.config.publicUrl });
-    const accounts = createAccounts(ctx, createSessions({ pool: ctx.pool, tokens, log: ctx.log }), { mailer, domainCheck });
+    const accounts = createAccounts(ctx, createSessions({ pool: ctx.pool, tokens, log: ctx.log }), { mailer, domainCheck, passwords });
     built.push(accounts);
     return accounts;
   }
@@ -84,5 +85,23 @@ describe('accounts use cases', () => {
     const stored = await findUserByEmail(service.ctx.pool, b.email);
     assert.equal(bcrypt.getRounds(stored!.passwordHash), 5);
     await stronger.login({ email: b.email, password: b.password }, '10.250.0.1');
+  });
+
+  it('checks a reset token before hashing the new password: a bogus token costs no bcrypt work', async () => {
+    const real = createPasswordHasher(4);
+    let hashes = 0;
+    const counting: PasswordHasher = { ...real, hash: (p) => (hashes++, real.hash(p)) };
+    const accounts = await accountsWith(async () => 'exists', true, 4, counting);
+    const { user } = await accounts.signup(body('bcrypt.example'));
+    hashes = 0;
+    for (let i = 0; i < 20; i++) {
+      await assert.rejects(accounts.updatePassword({ token: `bogus-${i}`, password: 'new-password-1' }), (e: AppError) => e.code === 'INVALID_TOKEN');
+    }
+    assert.equal(hashes, 0, 'no password was hashed for a bogus token');
+    accounts.requestPasswordReset(user.email);
+    await accounts.drain();
+    const token = new URL(sent.filter((m) => m.to === user.email && m.link.includes('reset-password')).at(-1)!.link).searchParams.get('token')!;
+    await accounts.updatePassword({ token, password: 'new-password-1' });
+    assert.equal(hashes, 1, 'a live token gets its password hashed');
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
@@ -10,11 +10,12 @@ const post = (path: string, body: unknown) => api('POST', `/v1${path}`, { body, 
 const isReset = (m: ReceivedMail) => m.raw.includes('/reset-password?token=');
 const isVerify = (m: ReceivedMail) => m.raw.includes('/verify-email?token=');
 
-async function resetToken(user: TestUser): Promise<string> {
+/** Asks for a reset link and returns its token (one not in `earlier`: the mail this request caused). */
+async function resetToken(user: TestUser, earlier: string[] = []): Promise<string> {
   const { mail } = await testService();
   const res = await post('/auth/password/reset', { email: user.email });
   assert.equal(res.status, 200, res.text);
-  return MailCatcher.tokenOf(await mail.waitFor(user.email, isReset));
+  return MailCatcher.tokenOf(await mail.waitFor(user.email, (m) => isReset(m) && !earlier.includes(MailCatcher.tokenOf(m))));
 }
 
 async function verifyToken(user: TestUser, except?: string): Promise<string> {
@@ -98,6 +99,29 @@ describe('password reset', () => {
     assert.equal((await sql('SELECT 1 FROM user_tokens WHERE token_hash = $1', [token])).length, 0);
     const digest = createHash('sha256').update(token).digest('hex');
     assert.equal((await sql('SELECT 1 FROM user_tokens WHERE token_hash = $1', [digest])).length, 1);
+  });
+
+  it('lets only the newest link work: asking for another one ends the older', async () => {
+    const user = await createUser();
+    const older = await resetToken(user);
+    const newer = await resetToken(user, [older]);
+    expectInvalidToken(await post('/auth/password/update', { token: older, password: 'from-old-link-1' }));
+    assert.equal((await post('/auth/password/update', { token: newer, password: 'from-new-link-1' })).status, 200);
+    assert.equal((await login({ email: user.email, password: 'from-new-link-1' })).status, 200);
+  });
+
+  it('ends every other live reset link of the user when one is used', async () => {
+    const user = await createUser();
+    const used = await resetToken(user);
+    // Another link issued at the same moment (two requests racing), still live.
+    const raced = randomBytes(32).toString('base64url');
+    await sql(`INSERT INTO user_tokens (token_hash, user_id, purpose, expires_at) VALUES ($1, $2, 'reset', now() + interval '1 hour')`, [
+      createHash('sha256').update(raced).digest('hex'),
+      user.id,
+    ]);
+    assert.equal((await post('/auth/password/update', { token: used, password: 'first-link-1' })).status, 200);
+    expectInvalidToken(await post('/auth/password/update', { token: raced, password: 'second-link-2' }));
+    assert.equal((await login({ email: user.email, password: 'first-link-1' })).status, 200);
   });
 
   it('refuses an unknown token with 400 INVALID_TOKEN', async () => {
