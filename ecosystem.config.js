@@ -1,13 +1,14 @@
 // PM2: N processes (fork mode), one port each, joined into one service through Redis (presence,
 // matchmaker driver, rate limits) and PostgreSQL. Put a load balancer in front of the ports.
-//   DATABASE_URL=postgres://… REDIS_URL=redis://… npx pm2 start ecosystem.config.js
+//   DATABASE_URL=postgres://… REDIS_URL=redis://… SMTP_URL=smtp://… npx pm2 start ecosystem.config.js
 // The package is an ES module, so this file is too: PM2 require()s it, which Node ≥ 20.19
 // answers with the module namespace: the named `apps` export is what it reads there (the
 // default export serves `import`).
 import os from 'node:os';
 
-// Every node must sign and check tokens with the same key and issuer, and build the same links.
-for (const name of ['JWT_SECRET', 'PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL']) {
+// Every node must sign and check tokens with the same key and issuer, and build the same links;
+// production delivers mail (reset links) through SMTP, never into files.
+for (const name of ['JWT_SECRET', 'PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL']) {
   if (!process.env[name]) throw new Error(`ecosystem.config.js: set ${name} (shared by every process)`);
 }
 

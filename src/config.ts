@@ -81,8 +81,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = path.resolve(e.DATA_DIR);
   const production = e.NODE_ENV === 'production';
-  if (production && !e.JWT_SECRET) {
-    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
+  // Production must not fall back to what suits a developer's machine: a generated key in a
+  // file, or mail (reset links with live tokens) left in files instead of being delivered.
+  const missing = [...(e.JWT_SECRET ? [] : ['JWT_SECRET']), ...(e.SMTP_URL ? [] : ['SMTP_URL'])];
+  if (production && missing.length) {
+    throw new ConfigError(`Invalid configuration:\n${missing.map((v) => `  ${v}: required when NODE_ENV=production`).join('\n')}`);
   }
   return {
     env: e.NODE_ENV,

@@ -28,8 +28,12 @@ describe('Configuration', () => {
     assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
   });
 
-  it('requires JWT_SECRET in production instead of defaulting it', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp() }), /JWT_SECRET/);
+  it('requires JWT_SECRET and SMTP_URL in production instead of defaulting them', () => {
+    const secret = 'x'.repeat(40);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp(), SMTP_URL: 'smtp://mail:25' }), /JWT_SECRET: required/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp(), JWT_SECRET: secret }), /SMTP_URL: required/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp() }), (e: Error) => /JWT_SECRET/.test(e.message) && /SMTP_URL/.test(e.message));
+    assert.equal(loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp(), JWT_SECRET: secret, SMTP_URL: 'smtp://mail:25' }).smtpUrl, 'smtp://mail:25');
   });
 
   it('generates a secret once outside production and keeps it in DATA_DIR', () => {

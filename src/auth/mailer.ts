@@ -4,7 +4,7 @@ import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../logger.ts';
 
-/** `link` is the one action of the mail (it carries the token); it is logged in outbox mode. */
+/** `link` is the one action of the mail; it carries the token, so it is never logged. */
 export type Mail = { to: string; subject: string; text: string; html: string; link: string };
 
 export type Mailer = {
@@ -17,8 +17,10 @@ export type Mailer = {
 export type MailerOptions = { smtpUrl: string | undefined; from: string; outboxDir: string; log: Logger };
 
 /**
- * Mail through SMTP_URL, or, without it, into `outboxDir` as .eml files (one per mail) with the
- * link in the log, so a developer can follow a verification link without a mail server.
+ * Mail through SMTP_URL, or, without it, into `outboxDir` as .eml files (one per mail), so a
+ * developer can follow a link without a mail server. The files hold live tokens: only the
+ * service's own user may read them (0600 in a 0700 directory), and the log names the file, not
+ * the link. Production refuses to start without SMTP_URL (src/config.ts).
  */
 export function createMailer(o: MailerOptions): Mailer {
   const log = o.log.child({ component: 'mailer' });
@@ -46,10 +48,10 @@ export function createMailer(o: MailerOptions): Mailer {
         return;
       }
       const info = await outbox.sendMail(message);
-      await mkdir(o.outboxDir, { recursive: true });
+      await mkdir(o.outboxDir, { recursive: true, mode: 0o700 });
       const file = path.join(o.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
-      await writeFile(file, info.message as Buffer);
-      log.info({ to: mail.to, subject: mail.subject, link: mail.link, file }, 'mail written to outbox');
+      await writeFile(file, info.message as Buffer, { mode: 0o600 });
+      log.info({ to: mail.to, subject: mail.subject, file }, 'mail written to outbox');
     } catch (err) {
       log.error({ err, to: mail.to, subject: mail.subject }, 'mail could not be sent');
     }

@@ -13,7 +13,8 @@ export const notFound: RequestHandler = (req, _res, next) =>
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = toAppError(err);
-    if (error.status >= 500) log.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    // The path without the query: a query may carry a token (a mail link's).
+    if (error.status >= 500) log.error({ err, method: req.method, path: req.path }, 'request failed');
     if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
     const retryAfter = error.extra?.retryAfter;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { createMailer } from '../../src/auth/mailer.ts';
 import { passwordResetMail } from '../../src/auth/mails.ts';
 import { createLogger } from '../../src/logger.ts';
-import { pino } from 'pino';
 import { MailCatcher } from '../helpers/smtp.ts';
 
 const mail = passwordResetMail({ to: 'ann@example.com', username: 'ann', publicUrl: 'http://chess.test', token: 'tok_123-abc', validHours: 1 });
@@ -13,11 +12,11 @@ const mail = passwordResetMail({ to: 'ann@example.com', username: 'ann', publicU
 /** A logger that remembers what it was told, to check what is logged. */
 function recordingLogger() {
   const lines: string[] = [];
-  return { log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }), lines };
+  return { log: createLogger('info', { write: (line: string) => void lines.push(line) }), lines };
 }
 
 describe('mailer', () => {
-  it('writes each mail to the outbox as a file and logs its link when there is no SMTP server', async () => {
+  it('writes each mail to the outbox as a file only its owner can read, and logs the file but never the link', async () => {
     const outboxDir = path.resolve(`.test-data/outbox-${process.pid}-${Date.now()}`);
     const { log, lines } = recordingLogger();
     const mailer = createMailer({ smtpUrl: undefined, from: 'Chess <no-reply@chess.test>', outboxDir, log });
@@ -28,7 +27,10 @@ describe('mailer', () => {
     const eml = (await readFile(path.join(outboxDir, files[0]), 'utf8')).replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     assert.match(eml, /^To: ann@example\.com$/m);
     assert.match(eml, /reset-password\?token=tok_123-abc/);
-    assert.ok(lines.some((l) => l.includes('http://chess.test/reset-password?token=tok_123-abc')));
+    assert.equal((await stat(path.join(outboxDir, files[0]))).mode & 0o777, 0o600);
+    assert.equal((await stat(outboxDir)).mode & 0o777, 0o700);
+    assert.ok(lines.some((l) => l.includes(files[0])), 'the log names the file');
+    assert.ok(!lines.some((l) => l.includes('tok_123-abc')), 'the token is not logged');
     await mailer.close();
     await rm(outboxDir, { recursive: true, force: true });
   });
