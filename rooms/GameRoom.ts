@@ -2,7 +2,7 @@ import { Room, type Client } from '@colyseus/core';
 import { z } from 'zod';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
-import { ROOM_REFUSED, type RoomReply } from '../src/gateway/index.ts';
+import { ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.ts';
 import { isUuid } from '../src/domain/ids.ts';
 import { LiveGame, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
@@ -44,11 +44,11 @@ export class GameRoom extends Room<{ state: GameState }> {
 
   override async onCreate(options: { gameId?: string }): Promise<void> {
     const { host } = GameRoom.deps;
-    if (!isUuid(options.gameId)) throw new Error(ROOM_REFUSED.NOT_ACTIVE);
+    if (!isUuid(options.gameId)) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     this.roomId = options.gameId;
     const live = await LiveGame.open(host, options.gameId);
-    if (live === 'not_active') throw new Error(ROOM_REFUSED.NOT_ACTIVE);
-    if (live === 'lease_held') throw new Error(ROOM_REFUSED.LEASE_HELD);
+    if (live === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
+    if (live === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.live = live;
     host.register(live);
     this.state = this.initialState();

@@ -4,9 +4,6 @@ import { channels, type EventBus } from '../src/events.ts';
 import { formatChallenge, formatSeek, type LobbyEvent, type LobbyReads, type SeekView, type UserEvent } from '../src/services/seekViews.ts';
 import { LobbyState, SeekState } from './schema/LobbyState.ts';
 
-/** The room name clients reach with `joinOrCreate` (the one name /matchmake lets them use). */
-export const LOBBY_ROOM = 'lobby';
-
 // The sweeper abandons seeks in the database but need not publish it: drop them here on time.
 const PRUNE_INTERVAL_MS = 1000;
 const RECONNECT_SECONDS = 20;

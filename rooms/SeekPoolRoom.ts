@@ -1,10 +1,11 @@
-import { Room, type Client } from '@colyseus/core';
+import { Room, type AuthContext, type Client } from '@colyseus/core';
 import { z } from 'zod';
 import type { AppContext, AuthUser } from '../src/context.ts';
 import { poolId, type PoolKey } from '../src/domain/pairing.ts';
 import { validateTimeControl } from '../src/domain/timeControl.ts';
-import { reserveGameSeat, ROOM_REFUSED, type RoomReply } from '../src/gateway/index.ts';
-import { SeekPool, type Pairing, type SeekResult } from '../src/services/seekPool.ts';
+import { AppError } from '../src/errors.ts';
+import { reserveGameSeat, ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.ts';
+import { assertMaySeek, PoolRetired, SeekPool, type Pairing, type SeekResult } from '../src/services/seekPool.ts';
 
 type SeekerData = { user: AuthUser; seekId?: string };
 type SeekerClient = Client<{ userData: SeekerData; auth: { user: AuthUser } }>;
@@ -21,9 +22,28 @@ export const PoolOptions = z.object({
 const JoinOptions = z.object({ color: z.enum(['white', 'black', 'random']).default('random') });
 
 /**
+ * The pool named by join or create options, or VALIDATION_ERROR: only the time controls a game may
+ * be created with (DESIGN 2.4) name a pool. All four options are required, because filterBy
+ * matches only the options a joiner gives: without them any open pool would do.
+ */
+function parsePoolKey(options: unknown): PoolKey {
+  const parsed = PoolOptions.safeParse(options);
+  if (!parsed.success) {
+    throw new AppError('VALIDATION_ERROR', 'Name the pool: time_control, initial_time, increment (integers) and rated (boolean)');
+  }
+  const tc = validateTimeControl(parsed.data);
+  if (!tc.ok) {
+    const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));
+    throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
+  }
+  return { timeControl: tc.value.time_control, initialTime: tc.value.initial_time, increment: tc.value.increment, rated: parsed.data.rated };
+}
+
+/**
  * One seek pool: the actor that pairs seekers of one time control. REST seekers reach it
  * through the gateway (`apiSeek`); realtime seekers join it with their token and get a seat in
- * the game's room when paired (`paired` message). Leaving the room cancels a waiting seek.
+ * the game's room when paired (`paired` message). Leaving the room cancels a waiting seek. A
+ * pool with no seek and no socket goes after SEEK_POOL_IDLE_SECONDS (src/services/seekPool.ts).
  */
 export class SeekPoolRoom extends Room {
   static deps: SeekPoolRoomDeps;
@@ -34,31 +54,42 @@ export class SeekPoolRoom extends Room {
   override maxMessagesPerSecond = 20;
   private seekers = new Map<string, SeekerClient>();
 
-  static override async onAuth(token: string, options: { token?: string }): Promise<{ user: AuthUser }> {
+  /**
+   * Runs at /matchmake, before a room is found or created: only a caller who may seek right now
+   * (a live session, a valid pool, within the limits, no open seek or game) can make a pool
+   * exist. A socket seek counts against the same per-user limit as a REST one (`matchmaking`),
+   * and against a per-address one (`seekAddress`), so many accounts on one address cannot
+   * multiply pools either; a refused token counts against the address.
+   */
+  static override async onAuth(token: string, options: { token?: unknown }, context: AuthContext): Promise<{ user: AuthUser }> {
+    const { ctx, authenticate } = SeekPoolRoom.deps;
+    const address = `a:${context?.ip ?? 'unknown'}`;
+    await ctx.limits.take('seekAddress', address);
     const bearer = token || options?.token;
-    if (!bearer) throw new Error('UNAUTHORIZED: a seek needs an access token');
-    // filterBy matches only the options a joiner gives: without all four, any open pool would do.
-    if (!PoolOptions.safeParse(options).success) throw new Error('VALIDATION_ERROR: name the pool (time_control, initial_time, increment, rated)');
-    return { user: await SeekPoolRoom.deps.authenticate(bearer) };
+    if (typeof bearer !== 'string' || !bearer) throw new AppError('UNAUTHORIZED', 'A seek needs an access token');
+    const user = await authenticate(bearer);
+    await ctx.limits.take('matchmaking', `u:${user.id}`);
+    const key = parsePoolKey(options);
+    await assertMaySeek(ctx.pool, user.id, key.timeControl);
+    return { user };
   }
 
   override async onCreate(options: unknown): Promise<void> {
-    const parsed = PoolOptions.safeParse(options);
-    const tc = parsed.success && validateTimeControl(parsed.data);
-    if (!parsed.success || !tc || !tc.ok) throw new Error(`${ROOM_REFUSED.NOT_ACTIVE}: not a valid pool`);
-    const key: PoolKey = {
-      timeControl: parsed.data.time_control,
-      initialTime: parsed.data.initial_time,
-      increment: parsed.data.increment,
-      rated: parsed.data.rated,
-    };
+    let key: PoolKey;
+    try {
+      key = parsePoolKey(options);
+    } catch {
+      throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE, 'not a valid pool');
+    }
     this.roomId = poolId(key);
     const { ctx, hostId } = SeekPoolRoom.deps;
     const pool = await SeekPool.open(ctx, key, hostId());
-    if (pool === 'lease_held') throw new Error(ROOM_REFUSED.LEASE_HELD);
+    if (pool === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.pool = pool;
     pool.onPaired = (p) => void this.seatPaired(p);
     pool.onLost = () => void this.disconnect();
+    pool.mayRetire = () => this.mayRetire();
+    pool.onRetired = () => void this.disconnect();
     this.onMessage('*', (client, type) => {
       client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
     });
@@ -66,11 +97,16 @@ export class SeekPoolRoom extends Room {
 
   override async onJoin(client: SeekerClient, options: unknown, auth: { user: AuthUser }): Promise<void> {
     client.userData = { user: auth.user };
+    this.pool.touch();
     const parsed = JoinOptions.safeParse(options ?? {});
     const color = parsed.success ? parsed.data.color : 'random';
-    const reply = await this.apiSeek(auth.user.id, color);
+    const reply = (await this.apiSeek(auth.user.id, color)) ?? {
+      ok: false,
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The pool closed as you joined; join it again',
+    };
     // Thrown, the refusal reaches the joiner as the join's error (a message sent before leaving is lost).
-    if (!reply.ok) throw new Error(`${reply.code}: ${reply.message}`);
+    if (!reply.ok) throw roomRefusal(reply.code, reply.message);
     if (reply.data.status === 'pending') {
       client.userData.seekId = reply.data.seekId;
       this.seekers.set(reply.data.seekId, client);
@@ -81,6 +117,7 @@ export class SeekPoolRoom extends Room {
   }
 
   override async onLeave(client: SeekerClient): Promise<void> {
+    this.pool.touch();
     const seekId = client.userData?.seekId;
     if (seekId && this.seekers.get(seekId) === client) {
       this.seekers.delete(seekId);
@@ -92,14 +129,36 @@ export class SeekPoolRoom extends Room {
     await this.pool?.close();
   }
 
-  /** REST entry point (the gateway's allow-list). */
-  async apiSeek(userId: string, color: 'white' | 'black' | 'random'): Promise<RoomReply<SeekResult>> {
+  /**
+   * REST entry point (the gateway's allow-list). Undefined when this pool retired before the seek
+   * got its turn: the gateway then finds or creates the pool's next room and asks there.
+   */
+  async apiSeek(userId: string, color: 'white' | 'black' | 'random'): Promise<RoomReply<SeekResult> | undefined> {
     try {
       return await this.pool.seek(userId, color);
     } catch (err) {
+      if (err instanceof PoolRetired) return undefined;
       SeekPoolRoom.deps.ctx.log.warn({ err }, 'seek failed');
       return { ok: false, code: 'SERVICE_UNAVAILABLE', message: 'Could not place the seek; retry' };
     }
+  }
+
+  /**
+   * The idle pool may go when no socket is in the room or holds a seat on its way in; it is
+   * locked first, so the matchmaker seats nobody else here meanwhile.
+   */
+  private async mayRetire(): Promise<boolean> {
+    if (this.hasSockets()) return false;
+    await this.lock();
+    if (!this.hasSockets()) return true;
+    await this.unlock();
+    return false;
+  }
+
+  private hasSockets(): boolean {
+    // Colyseus keeps seat reservations private; one in flight is a seeker on its way in.
+    const reserved = (this as unknown as { _reservedSeats: object })._reservedSeats;
+    return this.clients.length > 0 || Object.keys(reserved).length > 0;
   }
 
   /** A waiting realtime seeker was paired (by a newcomer or a widened window): give them a seat. */

@@ -36,6 +36,16 @@ const EnvSchema = z.object({
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('off'),
+  CORS_ORIGINS: z
+    .string()
+    .default('*')
+    .refine(
+      (v) => v.trim() === '*' || v.split(',').every((o) => URL.canParse(o.trim()) && new URL(o.trim()).origin === o.trim()),
+      'must be * or a comma-separated list of origins such as https://app.example.com',
+    ),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SESSION_MAX_DAYS: seconds.default(90),
+  SEEK_POOL_IDLE_SECONDS: seconds.default(10),
 });
 
 export type Config = {
@@ -66,6 +76,14 @@ export type Config = {
   logLevel: string;
   /** Express's `trust proxy` value: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
+  /** Origins a browser app may call the API from: any (`*`), or these. */
+  corsOrigins: '*' | string[];
+  /** Bearer token /metrics asks for; without one it answers the loopback interface only. */
+  metricsToken: string | undefined;
+  /** A session ends this long after its login, however often it was refreshed. */
+  sessionMaxMs: number;
+  /** A seek pool with no seek and no socket for this long closes (its room and lease go). */
+  seekPoolIdleMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -112,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analysisDepth: e.ANALYSIS_DEPTH,
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim()),
+    metricsToken: e.METRICS_TOKEN,
+    sessionMaxMs: e.SESSION_MAX_DAYS * 24 * 3600 * 1000,
+    seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
   };
 }
 

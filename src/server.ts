@@ -17,19 +17,20 @@ import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
+import { matchmakeRouter } from './http/matchmake.ts';
 import { buildRoutes } from './http/routes/index.ts';
-import { limiterFactory } from './limits.ts';
+import { createRateLimits, limiterFactory } from './limits.ts';
 import { channels, createEventBus } from './events.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
 import { lobbyReads } from './services/seekViews.ts';
 import { systemClock, type Clock } from './time.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
-import { LOBBY_ROOM, LobbyRoom } from '../rooms/LobbyRoom.ts';
+import { LobbyRoom } from '../rooms/LobbyRoom.ts';
 
 export type RunningService = {
   /** The port actually bound (PORT=0 picks a free one). */
@@ -74,7 +75,9 @@ export async function startService(
     }
 
     const events = createEventBus();
-    const ctx: AppContext = { config, log, pool, redis, makeLimiter: limiterFactory(redis), events, clock };
+    const makeLimiter = limiterFactory(redis);
+    const limits = createRateLimits(config.rateLimits, makeLimiter, () => clock.now());
+    const ctx: AppContext = { config, log, pool, redis, makeLimiter, limits, events, clock };
     const services = createServices(ctx);
     cleanup.unshift(() => services.close());
 
@@ -82,10 +85,12 @@ export async function startService(
     const metrics = createMetrics();
     let openapiDoc: object | undefined;
     const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
-    const rateLimit = createRateLimit(config.rateLimits, ctx.makeLimiter);
+    const rateLimit = createRateLimit(limits);
     const app = createHttpApp({
       log,
       trustProxy: config.trustProxy,
+      https: config.publicUrl.startsWith('https:'),
+      corsOrigins: config.corsOrigins,
       routes,
       deps: { authenticate: services.auth.authenticate, rateLimit, idempotency: createIdempotency({ db: pool, clock, log }) },
       before: [metrics.observe],
@@ -96,9 +101,11 @@ export async function startService(
         },
         registry: metrics.registry,
         openapi,
-        docsHtml: () => renderDocs(openapi()),
+        docs: () => renderDocs(openapi()),
+        metricsToken: config.metricsToken,
         nodeId: () => matchMaker.processId,
-      }).use(pagesRouter({ accounts: services.accounts, games: services.games, rateLimit, log })),
+      }),
+      routers: [matchmakeRouter(), pagesRouter({ accounts: services.accounts, games: services.games, rateLimit, log })],
     });
 
     const httpServer = http.createServer(app);
@@ -114,7 +121,6 @@ export async function startService(
       greet: false,
       logger: log.child({ component: 'colyseus' }),
     });
-    restrictMatchmakeRoute();
 
     const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock);
     GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate };
@@ -126,7 +132,7 @@ export async function startService(
     gameServer.define(LOBBY_ROOM, LobbyRoom);
 
     await gameServer.listen(config.port, config.host);
-    guardMatchmakeRoute(httpServer);
+    serveHttpWithApp(httpServer, app);
     liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
     liveGames.setPublisher((channel, message) => void matchMaker.presence.publish(channel, message));
@@ -173,51 +179,13 @@ function createDriver(config: Config): MatchMakerDriver {
   return config.redisUrl ? new RedisDriver(config.redisUrl) : new LocalDriver();
 }
 
-/** What /matchmake lets clients do: join a room they were given, reconnect, or reach a room by name. */
-const MATCHMAKE_BY_ID = ['joinById', 'reconnect'];
-const MATCHMAKE_BY_NAME = new Map([['joinOrCreate', [LOBBY_ROOM, POOL_ROOM]]]);
-
-function matchmakeAllowed(method: string, roomName: string): boolean {
-  return MATCHMAKE_BY_ID.includes(method) || (MATCHMAKE_BY_NAME.get(method)?.includes(roomName) ?? false);
-}
-
 /**
- * Colyseus auto-mounts `/matchmake/:method/:room` with permissive CORS. Clients may only join a
- * room they were given (a reserved seat or a known game id), reconnect, or joinOrCreate the rooms
- * named in MATCHMAKE_BY_NAME; games are created by the server alone. CORS is left to the
- * deployment's proxy.
+ * Every HTTP request goes to the Express app, /matchmake included (src/http/matchmake.ts):
+ * Colyseus's own router (bound at listen) would answer it with its permissive CORS, 5xx codes
+ * and bodies outside the envelope, and adds `GET /` and `/__healthcheck`, which this service
+ * does not serve (`/healthz` is its health check; nodes check each other over presence).
  */
-function restrictMatchmakeRoute() {
-  matchMaker.controller.exposedMethods = [...MATCHMAKE_BY_ID, ...MATCHMAKE_BY_NAME.keys()];
-  matchMaker.controller.DEFAULT_CORS_HEADERS = {} as typeof matchMaker.controller.DEFAULT_CORS_HEADERS;
-  matchMaker.controller.getCorsHeaders = () => ({});
-}
-
-/**
- * Colyseus answers a refused matchmake method with a non-standard 5xx status; answer it as the
- * rest of the API would (404 envelope) before Colyseus's own request listener sees it. This is
- * also what keeps clients from reaching other rooms by name: the controller only knows methods,
- * not which room each may reach.
- */
-function guardMatchmakeRoute(httpServer: http.Server) {
-  const listeners = httpServer.listeners('request') as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
+function serveHttpWithApp(httpServer: http.Server, app: http.RequestListener): void {
   httpServer.removeAllListeners('request');
-  httpServer.on('request', (req, res) => {
-    // The path as Colyseus reads it (a parsed URL's pathname), so both see the same method and room.
-    const m = matchmakePath(req.url)?.match(/^\/matchmake\/([^/]+)\/?(.*)$/);
-    if (m && !matchmakeAllowed(m[1], m[2])) {
-      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: `No route for ${req.method} ${req.url}` } }));
-      return;
-    }
-    for (const l of listeners) l.call(httpServer, req, res);
-  });
-}
-
-function matchmakePath(url: string | undefined): string | undefined {
-  try {
-    return new URL(url ?? '/', 'http://localhost').pathname;
-  } catch {
-    return undefined;
-  }
+  httpServer.on('request', app);
 }

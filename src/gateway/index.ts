@@ -1,11 +1,12 @@
-import { matchMaker } from '@colyseus/core';
+import { ErrorCode as ColyseusError, matchMaker, ServerError } from '@colyseus/core';
 import type { Reply } from '../domain/liveGameViews.ts';
-import { AppError, type ErrorCode } from '../errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { sleep } from '../time.ts';
 
-/** The room names games and seek pools are registered under (src/server.ts). */
+/** The room names games, seek pools and the lobby are registered under (src/server.ts). */
 export const GAME_ROOM = 'game';
 export const POOL_ROOM = 'seek_pool';
+export const LOBBY_ROOM = 'lobby';
 
 /**
  * The room methods REST may call, and nothing else: `remoteRoomCall` would otherwise invoke any
@@ -27,6 +28,14 @@ export const ROOM_REFUSED = {
   NOT_ACTIVE: 'GAME_NOT_ACTIVE',
   LEASE_HELD: 'LEASE_HELD',
 } as const;
+
+/**
+ * How a room refuses a creation or a join: a Colyseus ServerError, which Colyseus passes on
+ * without logging a stack (a refusal is an answer, not a fault), its message `CODE: text` with
+ * CODE one of ours or of ROOM_REFUSED, so that the gateway and /matchmake can map it back.
+ */
+export const roomRefusal = (code: ErrorCode | (typeof ROOM_REFUSED)[keyof typeof ROOM_REFUSED], message: string = code): ServerError =>
+  new ServerError(ColyseusError.APPLICATION_ERROR, `${code}: ${message}`);
 
 const ATTEMPTS = 6;
 /** The room is between owners (its node died and the lease has not lapsed): come back shortly. */
@@ -120,3 +129,61 @@ export async function reserveGameSeat(gameId: string, user: { id: string; email:
   }
   throw unavailable();
 }
+
+// ---- /matchmake -------------------------------------------------------------------------------
+
+/** What /matchmake lets clients do: join a room they were given, reconnect, or reach a room by name. */
+const MATCHMAKE_BY_ID = ['joinById', 'reconnect'];
+const MATCHMAKE_BY_NAME: Record<string, string[]> = { joinOrCreate: [LOBBY_ROOM, POOL_ROOM] };
+
+export function matchmakeAllowed(method: string, room: string): boolean {
+  return MATCHMAKE_BY_ID.includes(method) || (Object.hasOwn(MATCHMAKE_BY_NAME, method) && MATCHMAKE_BY_NAME[method].includes(room));
+}
+
+/** The caller of a /matchmake request as the rooms' onAuth sees it (`ip` as the HTTP app judged it). */
+export type MatchmakeCaller = { token: string | undefined; ip: string; headers: Headers };
+
+/**
+ * A Colyseus matchmaking request: a seat reservation for the SDK to connect with, or an AppError
+ * with the status the REST API would give (never Colyseus's 5xx codes). Clients may only join a
+ * room they were given (a game's id, a seat to reconnect to) or reach a room by name as
+ * MATCHMAKE_BY_NAME allows; games and their rooms are created by the server alone.
+ */
+export async function matchmake(method: string, room: string, options: Record<string, unknown>, caller: MatchmakeCaller): Promise<unknown> {
+  if (!matchmakeAllowed(method, room)) throw new AppError('NOT_FOUND', `No matchmaking route for ${method} ${room}`);
+  if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) throw unavailable();
+  const context = { token: caller.token, ip: caller.ip, headers: caller.headers };
+  try {
+    if (method === 'joinById') return await matchMaker.joinById(room, options, context);
+    if (method === 'reconnect') return await matchMaker.reconnect(room, options);
+    return await matchMaker.joinOrCreate(room, options, context);
+  } catch (error) {
+    throw matchmakeError(error);
+  }
+}
+
+/** Colyseus's refusals as the REST API would answer them; anything unknown stays a fault (500). */
+function matchmakeError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const e = error as { code?: unknown; message?: string };
+  const message = e?.message ?? '';
+  const ours = /^([A-Z_]+): ?(.*)$/s.exec(message);
+  if (ours?.[1] === ROOM_REFUSED.LEASE_HELD) return unavailable();
+  if (ours && isErrorCode(ours[1])) return new AppError(ours[1], ours[2] || ours[1]);
+  switch (e?.code) {
+    case ColyseusError.MATCHMAKE_NO_HANDLER:
+    case ColyseusError.MATCHMAKE_INVALID_CRITERIA:
+    case ColyseusError.MATCHMAKE_INVALID_ROOM_ID:
+      return new AppError('NOT_FOUND', 'No such room (it may have ended)');
+    case ColyseusError.MATCHMAKE_EXPIRED:
+      return new AppError('NOT_FOUND', 'No seat to reconnect to: the reconnection token is invalid or expired');
+    case ColyseusError.AUTH_FAILED:
+      return new AppError('UNAUTHORIZED', 'Missing or invalid access token');
+  }
+  // A room that filled up, moved or whose node stopped answering meanwhile: worth a retry.
+  if (/timed out|not available|already full|is locked/.test(message)) return unavailable();
+  if (/reconnectionToken/.test(message)) return new AppError('VALIDATION_ERROR', 'Invalid request data', { reconnectionToken: ['is required'] });
+  return error;
+}
+
+const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_STATUS, code);

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { errorHandler, notFound } from './errorHandler.ts';
 import { mountRoutes, type Route, type RouteDeps } from './route.ts';
+import { cors, noStore, securityHeaders } from './security.ts';
 import type { Logger } from '../logger.ts';
 
 /** The REST API is served under /v1 and, identically, under /api and /api/v1 (DESIGN 2.1). */
@@ -16,6 +17,12 @@ export type HttpAppOptions = {
   ops: express.Router;
   /** Runs first for every request (metrics). */
   before?: RequestHandler[];
+  /** PUBLIC_URL is https: answers carry HSTS. */
+  https?: boolean;
+  /** CORS_ORIGINS: `*` (the default) or a list. */
+  corsOrigins?: '*' | string[];
+  /** Mounted after the body parser, before the API: the Colyseus `/matchmake` route, the pages. */
+  routers?: express.Router[];
 };
 
 export function createHttpApp(o: HttpAppOptions): Express {
@@ -25,8 +32,12 @@ export function createHttpApp(o: HttpAppOptions): Express {
   app.set('json spaces', 0);
   app.set('query parser', 'simple');
   for (const h of o.before ?? []) app.use(h);
+  app.use(securityHeaders({ https: o.https ?? false }));
+  app.use(cors({ origins: o.corsOrigins ?? '*' }));
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(o.ops);
+  for (const r of o.routers ?? []) app.use(r);
+  app.use(API_PREFIXES.map((p) => `${p}/auth`), noStore);
   const api = express.Router({ mergeParams: true });
   mountRoutes(api, o.routes, o.deps);
   for (const prefix of API_PREFIXES) app.use(prefix, api);

@@ -9,6 +9,8 @@ export const notFound: RequestHandler = (req, _res, next) =>
 /**
  * The one place that turns errors into envelopes. Body-parser's errors (bad JSON, too large,
  * unsupported charset) become 4xx; anything unexpected is logged and reported as 500.
+ * A /matchmake answer also gets a top-level `message: "CODE: text"`, which the Colyseus SDK shows
+ * as its error's message (it reads `message`, then `error`, of a failed answer).
  */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -19,7 +21,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const retryAfter = error.extra?.retryAfter;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     if (res.headersSent) return res.end();
-    res.status(error.status).json({ success: false, error: error.toJSON() });
+    const sdk = req.path.startsWith('/matchmake/') ? { message: `${error.code}: ${error.message}` } : {};
+    res.status(error.status).json({ success: false, error: error.toJSON(), ...sdk });
   };
 }
 

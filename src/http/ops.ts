@@ -1,5 +1,8 @@
+import { timingSafeEqual } from 'node:crypto';
 import { withTimeout } from '../time.ts';
 import express from 'express';
+import { AppError } from '../errors.ts';
+import { bearerToken } from './route.ts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
 
@@ -58,7 +61,9 @@ export function opsRouter(o: {
   probes: Record<string, Probe>;
   registry: Registry;
   openapi: () => object;
-  docsHtml: () => string;
+  docs: () => { html: string; policy: string };
+  /** When set, /metrics asks for it as a bearer token; else it answers loopback callers only. */
+  metricsToken: string | undefined;
   /** This process's id in the cluster (Colyseus processId, the `host` of the games it owns). */
   nodeId: () => string | undefined;
 }): express.Router {
@@ -82,7 +87,8 @@ export function opsRouter(o: {
     if (ready) res.json({ success: true, data: { status: 'ready', checks } });
     else res.status(503).json({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready', details: checks } });
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (req, res) => {
+    assertMayReadMetrics(req, o.metricsToken);
     res.setHeader('Content-Type', o.registry.contentType);
     res.send(await o.registry.metrics());
   });
@@ -91,8 +97,33 @@ export function opsRouter(o: {
   };
   for (const p of ['/v1/openapi.json', '/api/openapi.json', '/api/v1/openapi.json', '/openapi.json']) router.get(p, openapi);
   router.get('/docs', (_req, res) => {
-    res.type('html').send(o.docsHtml());
+    const { html, policy } = o.docs();
+    res.type('html').setHeader('Content-Security-Policy', policy);
+    res.send(html);
   });
   return router;
 }
+
+/**
+ * Metrics tell a stranger how busy the service is and how its insides behave: with METRICS_TOKEN
+ * they need it as a bearer token; without, only a caller on this machine gets them, and not one
+ * relayed by a proxy (a forwarding header means someone else is asking through it).
+ */
+function assertMayReadMetrics(req: express.Request, token: string | undefined): void {
+  if (token) {
+    const given = Buffer.from(bearerToken(req.get('authorization')) ?? '');
+    const wanted = Buffer.from(token);
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+      throw new AppError('UNAUTHORIZED', 'The metrics need the bearer token METRICS_TOKEN');
+    }
+    return;
+  }
+  const relayed = ['x-forwarded-for', 'forwarded', 'x-real-ip'].some((h) => req.get(h) !== undefined);
+  if (relayed || !isLoopback(req.socket.remoteAddress)) {
+    throw new AppError('FORBIDDEN', 'The metrics are served to this machine only (or set METRICS_TOKEN)');
+  }
+}
+
+const isLoopback = (address: string | undefined) =>
+  address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 

@@ -2,7 +2,6 @@
 // hands out (invite_url → /play/{id}). Plain server-rendered HTML, no framework, nothing fetched
 // from elsewhere; DESIGN 2.1's "never HTML" is about the API under /v1, which these are not.
 
-import { createHash } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -12,6 +11,7 @@ import type { GameDetail } from '../services/gameViews.ts';
 import { isUuid } from '../domain/ids.ts';
 import { escapeHtml } from '../util/html.ts';
 import type { OperationLimit, Route, RouteDeps } from './route.ts';
+import { pagePolicy } from './security.ts';
 
 // ---- HTML --------------------------------------------------------------------------------
 
@@ -77,24 +77,11 @@ form.addEventListener('submit', async (event) => {
 });
 `;
 
-const sourceHash = (source: string) => `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
-const STYLE_HASH = sourceHash(STYLE);
-const RESET_SCRIPT_HASH = sourceHash(RESET_SCRIPT);
-
 type Page = { status: number; title: string; body: Html; script?: 'reset'; headers?: Record<string, string> };
 
 /** Only the page's own inline style and script run; nothing is loaded from anywhere. */
-function contentSecurityPolicy(page: Page): string {
-  return [
-    "default-src 'none'",
-    `style-src ${STYLE_HASH}`,
-    ...(page.script ? [`script-src ${RESET_SCRIPT_HASH}`, "connect-src 'self'"] : []),
-    "img-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
+const policyOf = (page: Page) =>
+  pagePolicy({ styles: [STYLE], ...(page.script ? { scripts: [RESET_SCRIPT], connect: true } : {}) });
 
 function sendPage(res: Response, page: Page): void {
   const script = page.script ? new Html(`<script>${RESET_SCRIPT}</script>`) : '';
@@ -107,11 +94,10 @@ function sendPage(res: Response, page: Page): void {
     .status(page.status)
     .set({
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': contentSecurityPolicy(page),
+      'Content-Security-Policy': policyOf(page),
       'Cache-Control': 'no-store',
       // The address of a mailed link carries its token: it must not leave as a Referer.
       'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
       ...page.headers,
     })
     .send(document.text);

@@ -9,9 +9,9 @@ import { objectBody, parseOrThrow } from './validate.ts';
 export type AuthMode = 'none' | 'optional' | 'required';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Per-operation rate limits that replace the class limit of their route (DESIGN 2.3). */
-export const OPERATION_LIMITS = { matchmaking: 10, challenge: 5, makeMove: 100, getGame: 60 } as const;
-export type OperationLimit = keyof typeof OPERATION_LIMITS;
+import type { OperationLimit } from '../limits.ts';
+
+export type { OperationLimit };
 
 export type HandlerContext<B, Q> = {
   req: Request;

@@ -13,7 +13,7 @@ import { cancelOpenSeeksOf, findSeekRedirect, insertOutbox } from '../db/seeks.t
 import { poolId } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import type { CommandInput } from './liveGame.ts';
-import type { SeekResult } from './seekPool.ts';
+import { assertMaySeek, type SeekResult } from './seekPool.ts';
 import type { LobbyEvent, UserEvent } from './seekViews.ts';
 import {
   formatGameDetail,
@@ -132,6 +132,8 @@ export function createGamesService(ctx: AppContext) {
   ): Promise<PendingGameView | GameDetail> {
     const key = { timeControl: tc.time_control, initialTime: tc.initial_time, increment: tc.increment, rated: input.rated };
     const options = { time_control: tc.time_control, initial_time: tc.initial_time, increment: tc.increment, rated: input.rated };
+    // A busy player is refused here, before a pool room is found or created for nothing.
+    await assertMaySeek(pool, userId, tc.time_control);
     const result = await callPool<SeekResult>(poolId(key), options, 'apiSeek', [userId, input.color]);
     if (result.status === 'active') return getGame(userId, result.gameId);
     const pending = await repo.findGame(pool, result.seekId);

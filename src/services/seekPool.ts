@@ -1,15 +1,34 @@
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import * as games from '../db/games.ts';
-import { withTransaction } from '../db/pool.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
 import * as seeks from '../db/seeks.ts';
 import type { OpenSeek } from '../db/seeks.ts';
 import { poolId, type PoolKey } from '../domain/pairing.ts';
+import type { TimeControl } from '../domain/timeControl.ts';
+import { AppError } from '../errors.ts';
 import { Timers } from './timers.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import { openGame, type RoomReply } from '../gateway/index.ts';
 import { formatSeek, type LobbyEvent, type UserEvent } from './seekViews.ts';
+
+/**
+ * A player with an open seek or an active game may not seek: refused before any pool is found or
+ * created for them (the pool checks again, under the players' locks, when it pairs).
+ */
+export async function assertMaySeek(db: Queryable, userId: string, category: TimeControl): Promise<void> {
+  const state = await seeks.seekerState(db, userId, category);
+  if (state.seeking) throw new AppError('PLAYER_BUSY', 'You already have an open seek');
+  if (state.playing) throw new AppError('PLAYER_BUSY', 'You are already playing a game');
+}
+
+/** The pool retired (idle) before this command's turn came: nothing was done. */
+export class PoolRetired extends Error {
+  constructor() {
+    super('the seek pool has retired');
+  }
+}
 
 export type SeekResult = { status: 'active'; gameId: string } | { status: 'pending'; seekId: string; expiresAt: Date };
 export type Pairing = { gameId: string; whiteId: string; blackId: string; seekIds: string[] };
@@ -33,6 +52,15 @@ export class SeekPool {
   onPaired: (p: Pairing) => void = () => {};
   /** Told when another node took the pool over (this one's lease was not renewed in time). */
   onLost: () => void = () => {};
+  /**
+   * Asked, once the pool has had no waiting seek for SEEK_POOL_IDLE_SECONDS, whether it may go:
+   * the room answers false while a socket is in it or on its way (and keeps newcomers out when it
+   * answers true). Then the pool retires: lease released, `onRetired` told (the room disposes).
+   */
+  mayRetire: () => Promise<boolean> = async () => true;
+  onRetired: () => void = () => {};
+  private idleSince: number | undefined;
+  private retired = false;
 
   private constructor(
     private readonly ctx: AppContext,
@@ -49,7 +77,11 @@ export class SeekPool {
     if (epoch === undefined) return 'lease_held';
     const pool = new SeekPool(ctx, key, id, epoch);
     await pool.exclusive(() => pool.refresh());
-    pool.timers.every('pass', PASS_MS, () => void pool.exclusive(() => pool.pass()));
+    // Each pass judges windows and idleness at the time of its tick, not when its turn comes.
+    pool.timers.every('pass', PASS_MS, () => {
+      const at = ctx.clock.now();
+      void pool.exclusive(() => pool.pass(at));
+    });
     return pool;
   }
 
@@ -57,9 +89,13 @@ export class SeekPool {
     return this.waiting.size;
   }
 
-  /** A new seek: paired at once with the best waiting one, or left waiting (durably). */
+  /**
+   * A new seek: paired at once with the best waiting one, or left waiting (durably). Throws
+   * PoolRetired when the pool has gone idle meanwhile: ask the pool's next room instead.
+   */
   seek(userId: string, color: SeekColor): Promise<RoomReply<SeekResult>> {
     return this.exclusive(async () => {
+      if (this.retired) throw new PoolRetired();
       const now = this.ctx.clock.now();
       const state = await seeks.seekerState(this.ctx.pool, userId, this.key.timeControl);
       // A player with an open seek or an active game may not seek again (checked again under lock).
@@ -80,6 +116,11 @@ export class SeekPool {
     });
   }
 
+  /** A socket came or went: the idle grace starts again. */
+  touch(): void {
+    this.idleSince = undefined;
+  }
+
   /** The seeker left (socket closed): the seek is cancelled if still open. */
   cancel(seekId: string): Promise<void> {
     return this.exclusive(async () => {
@@ -94,7 +135,8 @@ export class SeekPool {
   async close(): Promise<void> {
     this.timers.clearAll();
     await this.chain.catch(() => {});
-    await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch).catch(() => {});
+    if (!this.retired) await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch).catch(() => {});
+    this.retired = true;
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -180,17 +222,32 @@ export class SeekPool {
   }
 
   /** Every second: re-read the pool (cancels, expiries, other writers), then pair widened windows. */
-  private async pass(): Promise<void> {
+  private async pass(now: number): Promise<void> {
     if (!(await seeks.renewPoolLease(this.ctx.pool, this.id, this.epoch, this.ctx.config.gameLeaseMs))) {
       this.timers.clearAll();
       return this.onLost();
     }
     await this.refresh();
-    const now = this.ctx.clock.now();
     for (const [a, b] of pairWaiting(this.candidates(), now)) {
       const [older, younger] = a.since <= b.since ? [a, b] : [b, a];
       await this.seat(older, younger, younger.id);
     }
+    await this.retireIfIdle(now);
+  }
+
+  /**
+   * A pool nobody uses costs a lease renewal and a read every second: it goes after a grace, so
+   * the number of live pools follows the seekers, not every time control anyone ever asked for.
+   */
+  private async retireIfIdle(now: number): Promise<void> {
+    if (this.waiting.size > 0) return void (this.idleSince = undefined);
+    this.idleSince ??= now;
+    if (now - this.idleSince < this.ctx.config.seekPoolIdleMs) return;
+    if (!(await this.mayRetire())) return; // asked again next pass
+    this.retired = true;
+    this.timers.clearAll();
+    await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch);
+    this.onRetired();
   }
 
   private async refresh(): Promise<void> {
@@ -214,7 +271,9 @@ export class SeekPool {
 
   private exclusive<T>(command: () => Promise<T>): Promise<T> {
     const run = this.chain.then(command);
-    this.chain = run.catch((err) => this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed'));
+    this.chain = run.catch((err) => {
+      if (!(err instanceof PoolRetired)) this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed');
+    });
     return run;
   }
 }

@@ -16,6 +16,7 @@ export const TEST_ENV = {
   SEEK_TTL_SECONDS: '2',
   FIRST_MOVE_SECONDS: '3',
   DRAW_OFFER_TTL_SECONDS: '2',
+  SEEK_POOL_IDLE_SECONDS: '1',
 } as const;
 
 type Harness = { service: RunningService; mail: MailCatcher; db: TestDatabase; config: Config };

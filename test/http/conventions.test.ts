@@ -55,11 +55,6 @@ describe('HTTP conventions', () => {
     if (process.env.REDIS_URL) assert.equal(ready.body.data.checks.redis, 'ok');
   });
 
-  it('serves Prometheus metrics', async () => {
-    const res = await api('GET', '/metrics');
-    assert.equal(res.status, 200);
-    assert.match(res.text, /process_cpu_user_seconds_total/);
-  });
 
   it('refuses to let clients create rooms through the matchmake route', async () => {
     const res = await api('POST', '/matchmake/create/game', { body: {} });

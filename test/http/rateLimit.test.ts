@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createRateLimit } from '../../src/http/rateLimit.ts';
-import { limiterFactory } from '../../src/limits.ts';
+import { createRateLimits, limiterFactory } from '../../src/limits.ts';
 import { api, newIp } from '../helpers/http.ts';
 import { createUser } from '../helpers/users.ts';
 
@@ -59,7 +59,7 @@ describe('Rate limits', () => {
   });
 
   it('sets no headers and refuses nothing with RATE_LIMITS=off', async () => {
-    const limit = createRateLimit(false, limiterFactory(undefined));
+    const limit = createRateLimit(createRateLimits(false, limiterFactory(undefined)));
     const headers: Record<string, string> = {};
     const res = { setHeader: (k: string, v: string) => (headers[k] = v) } as any;
     const route = { method: 'post', path: '/auth/login' } as any;

@@ -4,7 +4,7 @@ import { Client, type Room } from '@colyseus/sdk';
 import { poolId } from '../../src/domain/pairing.ts';
 import type { SeekPoolRoom } from '../../rooms/SeekPoolRoom.ts';
 import { as, getGame, uniquePool } from '../helpers/games.ts';
-import { api, type ApiResponse } from '../helpers/http.ts';
+import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { command, type Message } from '../helpers/rooms.ts';
@@ -80,7 +80,8 @@ describe('SeekPoolRoom over Colyseus', () => {
 
   beforeEach(async () => {
     const { service } = await testService();
-    sdk = new Client(service.url.replace('http', 'ws'));
+    // An address of its own per test: socket seeks count against a per-address limit.
+    sdk = new Client(service.url.replace('http', 'ws'), { headers: { 'x-forwarded-for': newIp() } });
   });
 
   afterEach(async () => {
@@ -219,7 +220,7 @@ describe('SeekPoolRoom over Colyseus', () => {
     // The node dies: its pool stops pairing and never releases its lease.
     const room = matchMaker.getLocalRoomById(id) as SeekPoolRoom;
     assert.ok(room, 'the pool room runs in this process');
-    clearInterval((room.pool as unknown as { timer: NodeJS.Timeout }).timer);
+    (room.pool as unknown as { timers: { clearAll(): void } }).timers.clearAll();
     room.pool.close = async () => {};
     await room.disconnect();
 
@@ -228,7 +229,7 @@ describe('SeekPoolRoom over Colyseus', () => {
     assert.equal(meanwhile.status, 503, meanwhile.text);
     assert.equal(meanwhile.body.error.code, 'SERVICE_UNAVAILABLE');
     assert.ok(Number(meanwhile.headers.get('retry-after')) >= 1, 'with Retry-After');
-    await assert.rejects(joinPool(b, pool), (err: Error) => /LEASE_HELD/.test(err.message), 'a socket seeker is refused too');
+    await assert.rejects(joinPool(b, pool), (err: Error) => /^SERVICE_UNAVAILABLE: /.test(err.message), 'a socket seeker is told to retry too');
 
     // The lease lapses; the next seek re-creates the pool, which reads the waiting seek back.
     await service.ctx.pool.query(`UPDATE seek_pools SET lease_expires_at = now() - interval '1 second' WHERE pool = $1`, [id]);

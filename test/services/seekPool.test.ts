@@ -3,7 +3,7 @@ import type { AppContext } from '../../src/context.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { poolId, type PoolKey } from '../../src/domain/pairing.ts';
 import { createLogger } from '../../src/logger.ts';
-import { SeekPool } from '../../src/services/seekPool.ts';
+import { PoolRetired, SeekPool } from '../../src/services/seekPool.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { insertUser } from '../helpers/fixtures.ts';
 import { sleep, systemClock } from '../../src/time.ts';
@@ -25,7 +25,7 @@ describe('SeekPool (the pool actor) across nodes', () => {
   before(async () => {
     db = await isolatedDatabase();
     ctx = {
-      config: { gameLeaseMs: 15_000, seekTtlMs: 60_000, firstMoveMs: 30_000 },
+      config: { gameLeaseMs: 15_000, seekTtlMs: 60_000, firstMoveMs: 30_000, seekPoolIdleMs: 60_000 },
       log: createLogger('silent'),
       pool: db.pool,
       redis: undefined,
@@ -120,5 +120,57 @@ describe('SeekPool (the pool actor) across nodes', () => {
     assert.equal(await statusOf(placed.data.seekId), 'active');
     const { rows } = await db.pool.query(`SELECT white_id, black_id FROM games WHERE id = $1`, [placed.data.seekId]);
     assert.deepEqual([rows[0].white_id, rows[0].black_id].sort(), [a, b].sort());
+  });
+
+  describe('retiring when idle', () => {
+    const idleCtx = (clock: ManualClock) => ({ ...ctx, clock, config: { ...ctx.config, seekPoolIdleMs: 10_000 } }) as AppContext;
+    const leaseOf = async (key: PoolKey) =>
+      (await db.pool.query('SELECT host, lease_expires_at FROM seek_pools WHERE pool = $1', [poolId(key)])).rows[0];
+
+    it('goes once it has had no seek for the grace, releasing its lease, and refuses later seeks', async () => {
+      const clock = new ManualClock(Date.now());
+      const key = newKey();
+      const pool = (await SeekPool.open(idleCtx(clock), key, 'node-idle')) as SeekPool;
+      opened.push(pool);
+      let retired = 0;
+      pool.onRetired = () => retired++;
+      const a = await insertUser(db.pool);
+      const placed = await pool.seek(a, 'random');
+      assert.ok(placed.ok && placed.data.status === 'pending');
+      await clock.advance(30_000);
+      assert.equal(retired, 0, 'a waiting seek keeps the pool');
+      await pool.cancel(placed.data.seekId);
+      await clock.advance(9_000);
+      assert.equal(retired, 0, 'not before the grace is over');
+      await clock.advance(2_000);
+      await pool.cancel('00000000-0000-0000-0000-000000000000'); // queued behind the passes
+      assert.equal(retired, 1, 'retired after 10 s without a seek');
+      const lease = await leaseOf(key);
+      assert.equal(lease.host, null, 'the lease is released at once, for the next room to take');
+      await assert.rejects(pool.seek(a, 'random'), PoolRetired, 'a seek that arrives later is sent to the next room');
+      const next = await open(key, 'node-next');
+      assert.ok(next instanceof SeekPool, 'another node may host the pool straight away');
+    });
+
+    it('stays while its room says a socket is in it, and retires once it is gone', async () => {
+      const clock = new ManualClock(Date.now());
+      const pool = (await SeekPool.open(idleCtx(clock), newKey(), 'node-busy')) as SeekPool;
+      opened.push(pool);
+      let socket = true;
+      let retired = false;
+      pool.mayRetire = async () => !socket;
+      pool.onRetired = () => (retired = true);
+      await clock.advance(20_000);
+      await pool.cancel('00000000-0000-0000-0000-000000000000');
+      assert.equal(retired, false);
+      socket = false;
+      pool.touch(); // the room tells the pool its last socket left
+      await clock.advance(5_000);
+      await pool.cancel('00000000-0000-0000-0000-000000000000');
+      assert.equal(retired, false, 'the grace starts again when the socket leaves');
+      await clock.advance(6_000);
+      await pool.cancel('00000000-0000-0000-0000-000000000000');
+      assert.equal(retired, true);
+    });
   });
 });

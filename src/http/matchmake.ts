@@ -1,0 +1,39 @@
+import express from 'express';
+import { AppError } from '../errors.ts';
+import { matchmake, matchmakeAllowed } from '../gateway/index.ts';
+import { bearerToken } from './route.ts';
+
+/**
+ * Colyseus's matchmaking route, served by the HTTP app like every other answer: the body parser's
+ * limits, CORS, the security headers, the error envelope with the REST API's 4xx statuses (and a
+ * top-level `message` for the SDK: errorHandler.ts), `req.ip` as TRUST_PROXY judges it for the
+ * rooms' limits. Colyseus's own HTTP routes are not served (src/server.ts).
+ */
+export function matchmakeRouter(): express.Router {
+  const router = express.Router();
+  router.post('/matchmake/:method/:room', async (req, res) => {
+    const { method, room } = req.params;
+    if (!matchmakeAllowed(method, room)) throw new AppError('NOT_FOUND', `No matchmaking route for ${method} ${room}`);
+    const reservation = await matchmake(method, room, joinOptions(req), {
+      token: bearerToken(req.get('authorization')),
+      ip: req.ip ?? 'unknown',
+      headers: new Headers(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : []))),
+    });
+    res.json(reservation);
+  });
+  router.all('/matchmake/:method/:room', (req, res) => {
+    if (!matchmakeAllowed(req.params.method, req.params.room)) throw new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`);
+    res.setHeader('Allow', 'POST');
+    throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here`);
+  });
+  return router;
+}
+
+/** The join options: a JSON object, or nothing at all. */
+function joinOptions(req: express.Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === undefined && !req.get('content-length') && !req.get('transfer-encoding')) return {};
+  if (body === undefined && Number(req.get('content-length')) === 0) return {};
+  if (body && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  throw new AppError('VALIDATION_ERROR', 'Invalid request data', { body: ['must be a JSON object (Content-Type: application/json)'] });
+}
