@@ -30,7 +30,12 @@ export type Sessions = {
 
 const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
 
-export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logger }): Sessions {
+/**
+ * `maxAgeMs` is a session's absolute lifetime (SESSION_MAX_DAYS): after it neither its refresh
+ * tokens nor its access tokens work, however often it was refreshed, and the user logs in again.
+ */
+export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logger; maxAgeMs: number }): Sessions {
+  const maxAgeSeconds = o.maxAgeMs / 1000;
   async function issue(db: Queryable, session: LiveSession): Promise<TokenPair> {
     const refreshToken = randomToken();
     await insertRefreshToken(db, { tokenHash: hashToken(refreshToken), sessionId: session.sessionId, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
@@ -49,7 +54,7 @@ export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logge
       // Consuming the old token and storing the new one commit together: a failure in between
       // must not leave the client with a used token and no successor.
       const pair = await withTransaction(o.pool, async (tx) => {
-        const session = await consumeRefreshToken(tx, tokenHash);
+        const session = await consumeRefreshToken(tx, tokenHash, maxAgeSeconds);
         return session && issue(tx, session);
       });
       if (pair) return pair;
@@ -66,7 +71,7 @@ export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logge
     async authenticate(accessToken) {
       const claims = o.tokens.verify(accessToken);
       if (!claims) throw unauthorized('Invalid or expired access token');
-      const session = await findLiveSession(o.pool, claims.sid);
+      const session = await findLiveSession(o.pool, claims.sid, maxAgeSeconds);
       if (!session || session.userId !== claims.sub) throw unauthorized('Session has ended');
       return { id: session.userId, email: session.email, sessionId: session.sessionId };
     },

@@ -13,12 +13,15 @@ export async function insertSession(db: Queryable, userId: string): Promise<stri
   return rows[0].id;
 }
 
-/** The session, if it exists and is not revoked, with its user's current email. */
-export async function findLiveSession(db: Queryable, sessionId: string): Promise<LiveSession | undefined> {
+/**
+ * The session, if it exists, is not revoked and is younger than `maxAgeSeconds` (its absolute
+ * lifetime: refreshing does not extend it), with its user's current email.
+ */
+export async function findLiveSession(db: Queryable, sessionId: string, maxAgeSeconds: number): Promise<LiveSession | undefined> {
   const { rows } = await db.query<{ id: string; user_id: string; email: string }>(
     `SELECT s.id, s.user_id, u.email FROM sessions s JOIN users u ON u.id = s.user_id
-     WHERE s.id = $1 AND s.revoked_at IS NULL`,
-    [sessionId],
+     WHERE s.id = $1 AND s.revoked_at IS NULL AND s.created_at > now() - make_interval(secs => $2)`,
+    [sessionId, maxAgeSeconds],
   );
   return rows[0] && { sessionId: rows[0].id, userId: rows[0].user_id, email: rows[0].email };
 }
@@ -48,16 +51,18 @@ export async function insertRefreshToken(db: Queryable, o: { tokenHash: string; 
 /**
  * Marks a refresh token used, in one statement: of two concurrent refreshes with the same token
  * only one can match `used_at IS NULL` (the other waits on the row lock, then matches nothing).
- * Returns its session and user when the token was unused, unexpired and its session live.
+ * Returns its session and user when the token was unused, unexpired and its session live (not
+ * revoked, within its absolute lifetime).
  */
-export async function consumeRefreshToken(db: Queryable, tokenHash: string): Promise<LiveSession | undefined> {
+export async function consumeRefreshToken(db: Queryable, tokenHash: string, maxAgeSeconds: number): Promise<LiveSession | undefined> {
   const { rows } = await db.query<{ session_id: string; user_id: string; email: string }>(
     `UPDATE refresh_tokens rt SET used_at = now()
      FROM sessions s, users u
      WHERE rt.token_hash = $1 AND rt.used_at IS NULL AND rt.expires_at > now()
-       AND s.id = rt.session_id AND s.revoked_at IS NULL AND u.id = s.user_id
+       AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.created_at > now() - make_interval(secs => $2)
+       AND u.id = s.user_id
      RETURNING rt.session_id, s.user_id, u.email`,
-    [tokenHash],
+    [tokenHash, maxAgeSeconds],
   );
   return rows[0] && { sessionId: rows[0].session_id, userId: rows[0].user_id, email: rows[0].email };
 }

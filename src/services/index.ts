@@ -24,7 +24,12 @@ export function createServices(ctx: AppContext): Services {
   const { config, log } = ctx;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox`, log });
   const domainCheck = createDomainCheck({ log: log.child({ component: 'email-domain' }) });
-  const sessions = createSessions({ pool: ctx.pool, tokens: createAccessTokens({ secret: config.jwtSecret, issuer: config.publicUrl }), log });
+  const sessions = createSessions({
+    pool: ctx.pool,
+    tokens: createAccessTokens({ secret: config.jwtSecret, issuer: config.publicUrl }),
+    log,
+    maxAgeMs: config.sessionMaxMs,
+  });
   const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
 
   return {

@@ -24,7 +24,7 @@ describe('accounts use cases', () => {
     const { service } = await testService();
     const ctx = { ...service.ctx, config: { ...service.ctx.config, emailDomainCheck: checkOn, bcryptCost } };
     const tokens = createAccessTokens({ secret: ctx.config.jwtSecret, issuer: ctx.config.publicUrl });
-    const accounts = createAccounts(ctx, createSessions({ pool: ctx.pool, tokens, log: ctx.log }), { mailer, domainCheck, passwords });
+    const accounts = createAccounts(ctx, createSessions({ pool: ctx.pool, tokens, log: ctx.log, maxAgeMs: ctx.config.sessionMaxMs }), { mailer, domainCheck, passwords });
     built.push(accounts);
     return accounts;
   }

@@ -166,6 +166,33 @@ describe('POST /auth/refresh', () => {
     expectUnauthorized(await refresh(user.refreshToken));
   });
 
+  describe('absolute session lifetime (SESSION_MAX_DAYS, 90 by default)', () => {
+    /** Moves the login of the user's sessions `days` into the past, as that much time would. */
+    async function ageSessions(user: TestUser, days: number) {
+      const { service } = await testService();
+      await service.ctx.pool.query(`UPDATE sessions SET created_at = now() - make_interval(secs => $2::double precision * 86400) WHERE user_id = $1`, [user.id, days]);
+    }
+
+    it('keeps a session refreshed for 89 days alive: rotation works and its access tokens pass', async () => {
+      const user = await createUser();
+      await ageSessions(user, 89);
+      const res = await refresh(user.refreshToken);
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await me(res.body.data.access_token)).status, 200);
+    });
+
+    it('ends a session 90 days after its login, however often it was refreshed: refresh and access tokens fail', async () => {
+      const user = await createUser();
+      const rotated = await refresh(user.refreshToken);
+      assert.equal(rotated.status, 200, rotated.text);
+      await ageSessions(user, 90.01);
+      expectUnauthorized(await refresh(rotated.body.data.refresh_token));
+      expectUnauthorized(await me(rotated.body.data.access_token));
+      const { config } = await testService();
+      assert.equal(config.sessionMaxMs, 90 * 24 * 3600 * 1000);
+    });
+  });
+
   it('answers 400 VALIDATION_ERROR without a refresh_token', async () => {
     const res = await api('POST', '/v1/auth/refresh', { body: {}, ip: newIp() });
     assert.equal(res.status, 400);
