@@ -3,7 +3,6 @@ import http from 'node:http';
 import { matchMaker, LocalPresence, LocalDriver, Server, type Presence, type MatchMakerDriver } from '@colyseus/core';
 import { RedisDriver } from '@colyseus/redis-driver';
 import { RedisPresence } from '@colyseus/redis-presence';
-import { WebSocketTransport } from '@colyseus/ws-transport';
 import { Redis } from 'ioredis';
 import { assertPinnedChessJs } from './chessVersion.ts';
 import type { Config } from './config.ts';
@@ -14,7 +13,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerGameMetrics } from './http/ops.ts';
+import { createMetrics, opsRouter, registerGameMetrics, registerRefusalMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
@@ -27,7 +26,9 @@ import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
 import { lobbyReads } from './services/seekViews.ts';
+import { countRefusal, refusals } from './refusals.ts';
 import { systemClock, type Clock } from './time.ts';
+import { GuardedWebSocketTransport } from '../rooms/frames.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
 import { LobbyRoom } from '../rooms/LobbyRoom.ts';
@@ -109,7 +110,16 @@ export async function startService(
     });
 
     const httpServer = http.createServer(app);
-    const transport = new WebSocketTransport({ noServer: true, maxPayload: 4 * 1024 });
+    const socketLog = log.child({ component: 'sockets' });
+    const transport = new GuardedWebSocketTransport(
+      { noServer: true, maxPayload: 4 * 1024 },
+      {
+        refused: (kind, detail) => {
+          countRefusal(kind);
+          socketLog.debug({ kind, detail }, 'client frame refused');
+        },
+      },
+    );
     transport.attachToServer(httpServer);
 
     const gameServer = new Server({
@@ -148,6 +158,7 @@ export async function startService(
       },
     });
     registerGameMetrics(metrics.registry, liveGames);
+    registerRefusalMetrics(metrics.registry, refusals);
     const port = (httpServer.address() as { port: number }).port;
     log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
 

@@ -1,6 +1,7 @@
 import { ErrorCode as ColyseusError, matchMaker, ServerError } from '@colyseus/core';
 import type { Reply } from '../domain/liveGameViews.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { countRefusal } from '../refusals.ts';
 import { sleep } from '../time.ts';
 
 /** The room names games, seek pools and the lobby are registered under (src/server.ts). */
@@ -62,6 +63,7 @@ async function openRoom(roomName: string, roomId: string, createOptions: object)
     } catch (error) {
       const message = (error as Error).message ?? '';
       if (message.includes(ROOM_REFUSED.NOT_ACTIVE)) return false;
+      if (message.includes(ROOM_REFUSED.LEASE_HELD)) countRefusal('lease_held');
       // Another node holds the lease (it is creating the room, or its lease has not lapsed yet),
       // or two creations raced: look again shortly.
       await sleep(50 * (attempt + 1));

@@ -16,7 +16,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = toAppError(err);
     // The path without the query: a query may carry a token (a mail link's).
-    if (error.status >= 500) log.error({ err, method: req.method, path: req.path }, 'request failed');
+    // A fault of ours gets its stack; an expected answer (a game between nodes: 503, a client's
+    // mistake: 4xx) is no fault, and one line without a stack says enough.
+    if (error.code === 'INTERNAL_ERROR') log.error({ err, method: req.method, path: req.path }, 'request failed');
+    else if (error.status >= 500) log.warn({ code: error.code, message: error.message, method: req.method, path: req.path }, 'request not served');
+    else log.debug({ code: error.code, method: req.method, path: req.path }, 'request refused');
     if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
     const retryAfter = error.extra?.retryAfter;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));

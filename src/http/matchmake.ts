@@ -1,6 +1,7 @@
 import express from 'express';
 import { AppError } from '../errors.ts';
 import { matchmake, matchmakeAllowed } from '../gateway/index.ts';
+import { countRefusal } from '../refusals.ts';
 import { bearerToken } from './route.ts';
 
 /**
@@ -18,6 +19,9 @@ export function matchmakeRouter(): express.Router {
       token: bearerToken(req.get('authorization')),
       ip: req.ip ?? 'unknown',
       headers: new Headers(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : []))),
+    }).catch((error) => {
+      if (error instanceof AppError && error.status < 500) countRefusal('join_refused');
+      throw error;
     });
     res.json(reservation);
   });

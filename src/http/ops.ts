@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { withTimeout } from '../time.ts';
 import express from 'express';
 import { AppError } from '../errors.ts';
+import { REFUSAL_KINDS, type RefusalKind } from '../refusals.ts';
 import { bearerToken } from './route.ts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
@@ -52,6 +53,23 @@ export function registerGameMetrics(
 }
 
 type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
+
+/** The client mistakes and contention this process refused (src/refusals.ts), by kind. */
+export function registerRefusalMetrics(registry: Registry, counts: Record<RefusalKind, number>): void {
+  const reported = Object.fromEntries(REFUSAL_KINDS.map((k) => [k, 0])) as Record<RefusalKind, number>;
+  new Counter({
+    name: 'chess_refusals_total',
+    help: 'Client mistakes and contention refused without a fault: malformed frames, socket protocol errors, refused joins, held leases',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      for (const kind of REFUSAL_KINDS) {
+        this.inc({ kind }, counts[kind] - reported[kind]);
+        reported[kind] = counts[kind];
+      }
+    },
+  });
+}
 
 /**
  * Unversioned operational endpoints; none of them is rate limited.
