@@ -105,7 +105,12 @@ async function callRoom<T>(
       await sleep(50 * (attempt + 1));
       continue;
     }
-    if (reply === undefined) continue; // a stale cache entry answered for a room that is gone
+    if (reply === undefined) {
+      // A stale cache entry answered for a room that is gone, or the room is closing (an idle
+      // seek pool retiring): look again once its listing is gone.
+      await sleep(20 * (attempt + 1));
+      continue;
+    }
     if (reply.ok) return reply.data;
     throw new AppError(reply.code, reply.message, reply.details);
   }

@@ -13,9 +13,7 @@ import { bearerToken } from './route.ts';
 export function matchmakeRouter(): express.Router {
   const router = express.Router();
   router.post('/matchmake/:method/:room', async (req, res) => {
-    const { method, room } = req.params;
-    if (!matchmakeAllowed(method, room)) throw new AppError('NOT_FOUND', `No matchmaking route for ${method} ${room}`);
-    const reservation = await matchmake(method, room, joinOptions(req), {
+    const reservation = await matchmake(req.params.method, req.params.room, joinOptions(req), {
       token: bearerToken(req.get('authorization')),
       ip: req.ip ?? 'unknown',
       headers: new Headers(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : []))),
@@ -36,8 +34,8 @@ export function matchmakeRouter(): express.Router {
 /** The join options: a JSON object, or nothing at all. */
 function joinOptions(req: express.Request): Record<string, unknown> {
   const body: unknown = req.body;
-  if (body === undefined && !req.get('content-length') && !req.get('transfer-encoding')) return {};
-  if (body === undefined && Number(req.get('content-length')) === 0) return {};
+  const sent = Number(req.get('content-length')) > 0 || req.get('transfer-encoding') !== undefined;
+  if (body === undefined && !sent) return {};
   if (body && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
   throw new AppError('VALIDATION_ERROR', 'Invalid request data', { body: ['must be a JSON object (Content-Type: application/json)'] });
 }
