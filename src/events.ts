@@ -13,23 +13,33 @@ export const channels = {
 
 export type EventBus = {
   publish(channel: string, event: object): void;
+  /** Publishes text that is already JSON (serialised once, relayed as is). */
+  publishRaw(channel: string, json: string): void;
   subscribe(channel: string, listener: (event: any) => void): Promise<() => void>;
+  /** The published JSON text as it came, for relaying to many sockets without parsing it each time. */
+  subscribeRaw(channel: string, listener: (json: string) => void): Promise<() => void>;
   /** Connects the bus to the matchmaker's presence once the server has set it up. */
   attach(presence: Presence): void;
 };
 
 export function createEventBus(): EventBus {
   let presence: Presence | undefined;
+  const subscribeRaw = async (channel: string, listener: (json: string) => void) => {
+    if (!presence) throw new Error('event bus used before the server started');
+    // Publishers hand presence a JSON string (RedisPresence carries it as such), so it arrives as one.
+    const callback = (message: unknown) => listener(typeof message === 'string' ? message : JSON.stringify(message));
+    await presence.subscribe(channel, callback);
+    return () => void presence?.unsubscribe(channel, callback);
+  };
   return {
     publish(channel, event) {
       void presence?.publish(channel, JSON.stringify(event));
     },
-    async subscribe(channel, listener) {
-      if (!presence) throw new Error('event bus used before the server started');
-      const callback = (message: unknown) => listener(typeof message === 'string' ? JSON.parse(message) : message);
-      await presence.subscribe(channel, callback);
-      return () => void presence?.unsubscribe(channel, callback);
+    publishRaw(channel, json) {
+      void presence?.publish(channel, json);
     },
+    subscribe: (channel, listener) => subscribeRaw(channel, (json) => listener(JSON.parse(json))),
+    subscribeRaw,
     attach(p) {
       presence = p;
     },

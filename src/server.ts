@@ -19,7 +19,8 @@ import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
 import { buildRoutes } from './http/routes/index.ts';
 import { createRateLimits, limiterFactory } from './limits.ts';
-import { channels, createEventBus } from './events.ts';
+import { createEventBus } from './events.ts';
+import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
@@ -76,6 +77,7 @@ export async function startService(
     }
 
     const events = createEventBus();
+    const gameEvents = createGameEventLog({ events, redis });
     const makeLimiter = limiterFactory(redis);
     const limits = createRateLimits(config.rateLimits, makeLimiter, () => clock.now());
     const ctx: AppContext = { config, log, pool, redis, makeLimiter, limits, events, clock };
@@ -145,18 +147,8 @@ export async function startService(
     serveHttpWithApp(httpServer, app);
     liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
-    liveGames.setPublisher((channel, message) => void matchMaker.presence.publish(channel, message));
-    const stopSweeper = startSweeper({
-      pool,
-      log,
-      clock,
-      openGame,
-      // An expired challenge leaves both players' lists of pending challenges.
-      onExpired: (game) => {
-        if (game.kind !== 'challenge') return;
-        for (const id of [game.whiteId, game.blackId]) if (id) events.publish(channels.user(id), { type: 'challenges_changed' });
-      },
-    });
+    liveGames.setPublisher((gameId, event) => gameEvents.publish(gameId, event));
+    const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
     registerGameMetrics(metrics.registry, liveGames);
     registerRefusalMetrics(metrics.registry, refusals);
     const port = (httpServer.address() as { port: number }).port;

@@ -25,7 +25,10 @@ export type Sessions = {
   refresh: (refreshToken: string) => Promise<TokenPair>;
   /** A verified access token of a live session, else UNAUTHORIZED. */
   authenticate: (accessToken: string) => Promise<AuthUser>;
-  end: (sessionId: string) => Promise<void>;
+  /** Whether the session is still live (not revoked, within its lifetime). */
+  isLive: (sessionId: string) => Promise<boolean>;
+  /** Logout: ends the session (and with it every token of it). */
+  end: (user: AuthUser) => Promise<void>;
 };
 
 const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
@@ -34,7 +37,14 @@ const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
  * `maxAgeMs` is a session's absolute lifetime (SESSION_MAX_DAYS): after it neither its refresh
  * tokens nor its access tokens work, however often it was refreshed, and the user logs in again.
  */
-export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logger; maxAgeMs: number }): Sessions {
+export function createSessions(o: {
+  pool: Pool;
+  tokens: AccessTokens;
+  log: Logger;
+  maxAgeMs: number;
+  /** Told after a session ended (logout, refresh-token reuse), so its open sockets can be closed. */
+  onRevoked?: (userId: string, sessionId: string) => void;
+}): Sessions {
   const maxAgeSeconds = o.maxAgeMs / 1000;
   async function issue(db: Queryable, session: LiveSession): Promise<TokenPair> {
     const refreshToken = randomToken();
@@ -63,6 +73,7 @@ export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logge
       const replayed = await findUsedRefreshToken(o.pool, tokenHash);
       if (replayed) {
         await revokeSession(o.pool, replayed.sessionId, 'refresh_reuse');
+        o.onRevoked?.(replayed.userId, replayed.sessionId);
         o.log.warn({ sessionId: replayed.sessionId }, 'refresh token reused: session revoked');
       }
       throw unauthorized('Invalid or expired refresh token');
@@ -76,6 +87,11 @@ export function createSessions(o: { pool: Pool; tokens: AccessTokens; log: Logge
       return { id: session.userId, email: session.email, sessionId: session.sessionId };
     },
 
-    end: (sessionId) => revokeSession(o.pool, sessionId, 'logout'),
+    isLive: async (sessionId) => (await findLiveSession(o.pool, sessionId, maxAgeSeconds)) !== undefined,
+
+    async end(user) {
+      await revokeSession(o.pool, user.sessionId, 'logout');
+      o.onRevoked?.(user.id, user.sessionId);
+    },
   };
 }

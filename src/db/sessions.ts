@@ -68,10 +68,11 @@ export async function consumeRefreshToken(db: Queryable, tokenHash: string, maxA
 }
 
 /** Whether a token that could not be consumed had been used before (a replay), and by which session. */
-export async function findUsedRefreshToken(db: Queryable, tokenHash: string): Promise<{ sessionId: string } | undefined> {
-  const { rows } = await db.query<{ session_id: string }>(
-    'SELECT session_id FROM refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL',
+export async function findUsedRefreshToken(db: Queryable, tokenHash: string): Promise<{ sessionId: string; userId: string } | undefined> {
+  const { rows } = await db.query<{ session_id: string; user_id: string }>(
+    `SELECT rt.session_id, s.user_id FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id
+     WHERE rt.token_hash = $1 AND rt.used_at IS NOT NULL`,
     [tokenHash],
   );
-  return rows[0] && { sessionId: rows[0].session_id };
+  return rows[0] && { sessionId: rows[0].session_id, userId: rows[0].user_id };
 }

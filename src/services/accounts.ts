@@ -22,6 +22,7 @@ import {
   type UserRecord,
 } from '../db/users.ts';
 import { AppError } from '../errors.ts';
+import { userNotifier } from './userEvents.ts';
 import { defaultAvatarUrl, headlineRating, usernameTaken } from './users.ts';
 
 // Request bodies: the same schemas validate requests and document them (OpenAPI).
@@ -75,6 +76,7 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
   // them to flood a stranger's mailbox: a few mails per recipient per hour are enough.
   const mailsPerRecipient = ctx.makeLimiter('mail-recipient', 5, 3600);
   const background = new Set<Promise<void>>();
+  const notify = userNotifier(ctx);
 
   async function sendMail(mail: Mail): Promise<void> {
     try {
@@ -154,7 +156,7 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
 
     refresh: async (refreshToken: string) => tokenPair(await sessions.refresh(refreshToken)),
 
-    logout: (user: AuthUser) => sessions.end(user.sessionId),
+    logout: (user: AuthUser) => sessions.end(user),
 
     requestPasswordReset(email: string): void {
       inBackground('password reset request', async () => {
@@ -167,17 +169,18 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
       // The token first: hashing costs tens of milliseconds, which nobody gets to spend with a bogus token.
       if (!(await isLiveUserToken(pool, body.token, 'reset'))) throw invalidToken();
       const passwordHash = await passwords.hash(body.password);
-      const done = await withTransaction(pool, async (tx) => {
+      const userId = await withTransaction(pool, async (tx) => {
         const userId = await redeemUserToken(tx, body.token, 'reset');
-        if (!userId) return false;
+        if (!userId) return undefined;
         await setPasswordHash(tx, userId, passwordHash);
         // The reset link reached the mailbox, which proves the address as well as a verification would.
         await markEmailVerified(tx, userId);
         // Whoever knew the old password may hold sessions: all of them end (DESIGN 2.8).
         await revokeUserSessions(tx, userId, 'password_change');
-        return true;
+        return userId;
       });
-      if (!done) throw invalidToken();
+      if (!userId) throw invalidToken();
+      notify(userId, { type: 'session_revoked', session_id: null });
     },
 
     async verifyEmail(token: string) {

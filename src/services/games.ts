@@ -14,7 +14,9 @@ import { poolId } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import type { CommandInput } from './liveGame.ts';
 import { assertMaySeek, type SeekResult } from './seekPool.ts';
-import type { LobbyEvent, UserEvent } from './seekViews.ts';
+import type { LobbyEvent } from './seekViews.ts';
+import { gameStatusChanged } from './gameEvents.ts';
+import { userNotifier } from './userEvents.ts';
 import {
   formatGameDetail,
   formatGameListItem,
@@ -88,6 +90,7 @@ async function assertFree(db: Queryable, players: { id: string; self: boolean }[
  */
 export function createGamesService(ctx: AppContext) {
   const { pool, config, log, clock } = ctx;
+  const notify = userNotifier(ctx);
   const env = () => ({ publicUrl: config.publicUrl, now: clock.now() });
 
   async function findVisible(userId: string, id: string): Promise<GameRecord> {
@@ -117,8 +120,7 @@ export function createGamesService(ctx: AppContext) {
 
   /** Tells both players' lobbies that their list of pending challenges changed. */
   function challengesChanged(...userIds: (string | null)[]): void {
-    const event: UserEvent = { type: 'challenges_changed' };
-    for (const id of new Set(userIds)) if (id) ctx.events.publish(channels.user(id), event);
+    for (const id of new Set(userIds)) if (id) notify(id, { type: 'challenges_changed' });
   }
 
   /**
@@ -151,7 +153,8 @@ export function createGamesService(ctx: AppContext) {
     const opponentId = input.opponent_id;
     if (!opponentId) throw validationError('opponent_id', 'required when type is challenge');
     if (opponentId.toLowerCase() === userId.toLowerCase()) throw validationError('opponent_id', 'you cannot challenge yourself');
-    if (!(await findUserById(pool, opponentId))) throw new AppError('USER_NOT_FOUND', 'Opponent not found');
+    const [challenger, opponent] = await Promise.all([findUserById(pool, userId), findUserById(pool, opponentId)]);
+    if (!opponent) throw new AppError('USER_NOT_FOUND', 'Opponent not found');
     await assertFree(pool, [
       { id: userId, self: true },
       { id: opponentId, self: false },
@@ -170,6 +173,7 @@ export function createGamesService(ctx: AppContext) {
       expiresAt: new Date(clock.now() + config.challengeTtlMs),
     });
     challengesChanged(userId, opponentId);
+    notify(opponentId, { type: 'challenge_received', game_id: game.id, from: { id: userId, username: challenger?.username ?? '' } });
     return formatPendingGame(game, config.publicUrl);
   }
 
@@ -207,10 +211,8 @@ export function createGamesService(ctx: AppContext) {
     // the same: the next call (or the sweeper's look at lease-less games) opens it.
     await openGame(id).catch((err) => log.warn({ err, gameId: id }, 'could not open the room of an accepted game'));
     challengesChanged(whiteId, blackId);
-    for (const player of [whiteId, blackId]) {
-      const started: UserEvent = { type: 'game_started', game_id: id };
-      ctx.events.publish(channels.user(player), started);
-    }
+    gameStatusChanged(ctx, id, 'active');
+    for (const player of [whiteId, blackId]) notify(player, { type: 'game_started', game_id: id });
     return getGame(userId, id);
   }
 
@@ -223,8 +225,16 @@ export function createGamesService(ctx: AppContext) {
     if (!isOpen(game, clock.now()) || !(await repo.abandonPendingGame(pool, id, reason))) {
       throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
     }
-    if (game.kind === 'challenge') challengesChanged(game.whiteId, game.blackId);
-    return getGame(userId, id);
+    gameStatusChanged(ctx, id, 'abandoned');
+    const detail = await getGame(userId, id);
+    if (game.kind === 'challenge') {
+      challengesChanged(game.whiteId, game.blackId);
+      const me = [detail.white_player, detail.black_player].find((p) => p?.id === userId);
+      const by = { id: userId, username: me?.username ?? '' };
+      const other = game.whiteId === userId ? game.blackId : game.whiteId;
+      if (other) notify(other, reason === 'declined' ? { type: 'challenge_declined', game_id: id, by } : { type: 'challenge_cancelled', game_id: id, by });
+    }
+    return detail;
   }
 
   async function listGames(userId: string, q: ListGamesInput): Promise<{ games: GameListItem[]; total: number }> {
@@ -285,9 +295,18 @@ export function createGamesService(ctx: AppContext) {
     return callGame(gameId, 'apiCommand', [input, key]);
   }
 
+  /** A pending game expired (the sweeper): its stream is told, and so are a challenge's two players. */
+  function pendingExpired(game: GameRecord): void {
+    gameStatusChanged(ctx, game.id, 'abandoned');
+    if (game.kind !== 'challenge') return;
+    challengesChanged(game.whiteId, game.blackId);
+    for (const id of [game.whiteId, game.blackId]) if (id) notify(id, { type: 'challenge_expired', game_id: game.id });
+  }
+
   return {
     createGame,
     acceptGame,
+    pendingExpired,
     declineGame: (userId: string, id: string) => closePending(userId, id, 'declined'),
     cancelGame: (userId: string, id: string) => closePending(userId, id, 'cancelled'),
     getGame,

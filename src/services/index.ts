@@ -5,6 +5,7 @@ import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createGamesService, type GamesService } from './games.ts';
+import { userNotifier } from './userEvents.ts';
 import { createUsers, type Users } from './users.ts';
 
 /** The use cases of the service, built once per process from its context. */
@@ -13,6 +14,8 @@ export type Services = {
   auth: {
     /** Verifies an access token and that its session is live; throws UNAUTHORIZED otherwise. */
     authenticate: (token: string) => Promise<AuthUser>;
+    /** Whether a session is still live (a long-lived socket checks now and then). */
+    sessionLive: (sessionId: string) => Promise<boolean>;
   };
   accounts: Accounts;
   users: Users;
@@ -22,6 +25,7 @@ export type Services = {
 
 export function createServices(ctx: AppContext): Services {
   const { config, log } = ctx;
+  const notify = userNotifier(ctx);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox`, log });
   const domainCheck = createDomainCheck({ log: log.child({ component: 'email-domain' }) });
   const sessions = createSessions({
@@ -29,12 +33,13 @@ export function createServices(ctx: AppContext): Services {
     tokens: createAccessTokens({ secret: config.jwtSecret, issuer: config.publicUrl }),
     log,
     maxAgeMs: config.sessionMaxMs,
+    onRevoked: (userId, sessionId) => notify(userId, { type: 'session_revoked', session_id: sessionId }),
   });
   const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
 
   return {
     ctx,
-    auth: { authenticate: sessions.authenticate },
+    auth: { authenticate: sessions.authenticate, sessionLive: sessions.isLive },
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx),

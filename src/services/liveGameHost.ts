@@ -7,10 +7,10 @@ import type { Logger } from '../logger.ts';
 import { systemClock, type Clock } from '../time.ts';
 import type { LiveGame, Seat } from './liveGame.ts';
 
-export type Publish = (channel: string, message: string) => void;
+import type { PublishedEvent } from './gameEvents.ts';
 
-/** The presence channel every node's stream endpoints listen on for a game's events. */
-export const gameChannel = (gameId: string) => `game:${gameId}`;
+/** Where a game's events go: its `game:<id>` channel and replay buffer (src/services/gameEvents.ts). */
+export type Publish = (gameId: string, event: PublishedEvent) => void;
 
 /**
  * What the live games of one process share: the group-commit writer, the bulk lease renewal,
@@ -37,8 +37,8 @@ export class LiveGameHost {
     this.publisher = publish;
   }
 
-  publish(gameId: string, event: object): void {
-    this.publisher(gameChannel(gameId), JSON.stringify(event));
+  publish(gameId: string, event: PublishedEvent): void {
+    this.publisher(gameId, event);
   }
 
   register(game: LiveGame): void {

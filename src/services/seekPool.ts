@@ -11,7 +11,9 @@ import { Timers } from './timers.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import { openGame, type RoomReply } from '../gateway/index.ts';
-import { formatSeek, type LobbyEvent, type UserEvent } from './seekViews.ts';
+import { formatSeek, type LobbyEvent } from './seekViews.ts';
+import { gameStatusChanged } from './gameEvents.ts';
+import { userNotifier, type UserNotifier } from './userEvents.ts';
 
 /**
  * A player with an open seek or an active game may not seek: refused before any pool is found or
@@ -60,6 +62,7 @@ export class SeekPool {
   mayRetire: () => Promise<boolean> = async () => true;
   onRetired: () => void = () => {};
   private idleSince: number | undefined;
+  private readonly notify: UserNotifier;
   private retired = false;
 
   private constructor(
@@ -69,6 +72,7 @@ export class SeekPool {
     readonly epoch: number,
   ) {
     this.timers = new Timers(ctx.clock);
+    this.notify = userNotifier(ctx);
   }
 
   static async open(ctx: AppContext, key: PoolKey, hostId: string): Promise<SeekPool | 'lease_held'> {
@@ -210,10 +214,10 @@ export class SeekPool {
     for (const id of seekIds) {
       this.waiting.delete(id);
       this.announce({ type: 'seek_removed', id, reason: 'paired' });
+      gameStatusChanged(this.ctx, id, 'active'); // a merged seek's stream follows its owner into the game
     }
     for (const s of [older, younger]) {
-      const event: UserEvent = { type: 'game_started', game_id: gameId, ...(s.id !== gameId && !s.id.startsWith('new:') ? { seek_id: s.id } : {}) };
-      this.ctx.events.publish(channels.user(s.userId), event);
+      this.notify(s.userId, { type: 'game_started', game_id: gameId, ...(s.id !== gameId && !s.id.startsWith('new:') ? { seek_id: s.id } : {}) });
     }
     // The room starts the first-move clock; should it fail now, the sweeper opens it.
     await openGame(gameId).catch((err) => this.ctx.log.warn({ err, gameId }, 'could not open a paired game'));

@@ -44,10 +44,6 @@ export type LobbyEvent =
   | { type: 'seek_added'; seek: SeekView }
   | { type: 'seek_removed'; id: string; reason: 'paired' | 'cancelled' | 'expired' };
 
-/** Events on a `user:<id>` channel that the lobby and (later) the realtime endpoint relay. */
-export type UserEvent =
-  | { type: 'game_started'; game_id: string; seek_id?: string }
-  | { type: 'challenges_changed' };
 
 /** A pending challenge as the lobby shows it to one of its two players. */
 export type ChallengeView = {

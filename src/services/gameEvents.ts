@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import type { AppContext } from '../context.ts';
+import type { NumberedEvent } from '../domain/liveGameViews.ts';
+import { channels, type EventBus } from '../events.ts';
+
+/**
+ * The events of a game on its `game:<id>` channel (DESIGN 2.6), and a short replay buffer of them
+ * shared by every node, so a stream subscriber that missed one (a lost pub/sub message, a
+ * reconnect with `?since=v`) is served the missing events instead of a fresh state.
+ *
+ * Numbered events (`move`, `draw_offer`, `game_end`: `v` = the game's event number) go into the
+ * buffer; `time_update` carries the current `v` without advancing it and is not kept. The buffer
+ * is written by the node that publishes, in Redis when the service runs as many processes (one
+ * list per game, trimmed and expiring), else in this process's memory.
+ */
+export type GameEventLog = {
+  /** Publishes an event of a live game (the room's publisher) and keeps it when it is numbered. */
+  publish(gameId: string, event: PublishedEvent): void;
+  /**
+   * The numbered events after `after`, oldest first, as published (JSON); undefined when the
+   * buffer does not reach back that far (then a fresh state is the answer).
+   */
+  since(gameId: string, after: number): Promise<string[] | undefined>;
+};
+
+/** What a live game publishes: its events with their number and time. */
+export type PublishedEvent = NumberedEvent;
+
+/** How many numbered events of a game are kept, and how long after the last one. */
+export const REPLAY_EVENTS = 32;
+const REPLAY_TTL_SECONDS = 3600;
+/** In memory: the most games whose buffers are kept (the oldest goes first). */
+const MEMORY_GAMES = 5000;
+
+const bufferKey = (gameId: string) => `game-events:${gameId}`;
+
+export function createGameEventLog(o: { events: EventBus; redis: Redis | undefined }): GameEventLog {
+  const store = o.redis ? redisStore(o.redis) : memoryStore();
+  return {
+    publish(gameId, event) {
+      const json = JSON.stringify(event);
+      o.events.publishRaw(channels.game(gameId), json);
+      if (event.type !== 'time_update') store.append(gameId, json);
+    },
+    async since(gameId, after) {
+      const kept = (await store.read(gameId)).map((json) => ({ json, v: (JSON.parse(json) as PublishedEvent).v }));
+      const missed = kept.filter((e) => e.v > after);
+      if (missed.length === 0) return kept.some((e) => e.v === after) ? [] : undefined;
+      // Complete only when it starts right after `after` and has no hole.
+      return missed.every((e, i) => e.v === after + 1 + i) ? missed.map((e) => e.json) : undefined;
+    },
+  };
+}
+
+type ReplayStore = { append(gameId: string, json: string): void; read(gameId: string): Promise<string[]> };
+
+function redisStore(redis: Redis): ReplayStore {
+  return {
+    append(gameId, json) {
+      const key = bufferKey(gameId);
+      // One round trip, not awaited: the move's answer does not wait for the replay buffer.
+      void redis.multi().rpush(key, json).ltrim(key, -REPLAY_EVENTS, -1).expire(key, REPLAY_TTL_SECONDS).exec().catch(() => {});
+    },
+    read: (gameId) => redis.lrange(bufferKey(gameId), 0, -1),
+  };
+}
+
+function memoryStore(): ReplayStore {
+  const games = new Map<string, string[]>();
+  return {
+    append(gameId, json) {
+      const kept = games.get(gameId) ?? [];
+      games.delete(gameId); // re-inserted last: the map's order is the order of last use
+      kept.push(json);
+      if (kept.length > REPLAY_EVENTS) kept.shift();
+      games.set(gameId, kept);
+      if (games.size > MEMORY_GAMES) games.delete(games.keys().next().value!);
+    },
+    read: async (gameId) => games.get(gameId) ?? [],
+  };
+}
+
+/**
+ * A pending game became active (accepted, paired) or was abandoned (declined, cancelled, expired):
+ * its stream subscribers (its players) are sent a fresh state. Not numbered: the game's events
+ * begin with its room.
+ */
+export function gameStatusChanged(ctx: Pick<AppContext, 'events' | 'clock'>, gameId: string, status: 'active' | 'abandoned'): void {
+  ctx.events.publish(channels.game(gameId), { type: 'status', status, ts: ctx.clock.now() });
+}
