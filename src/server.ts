@@ -13,7 +13,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerGameMetrics, registerRefusalMetrics } from './http/ops.ts';
+import { createMetrics, opsRouter, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
@@ -26,7 +26,8 @@ import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
-import { lobbyReads } from './services/seekViews.ts';
+import { formatSeek, lobbyReads } from './services/seekViews.ts';
+import { createRealtime } from './realtime/index.ts';
 import { countRefusal, refusals } from './refusals.ts';
 import { systemClock, type Clock } from './time.ts';
 import { GuardedWebSocketTransport } from '../rooms/frames.ts';
@@ -122,7 +123,22 @@ export async function startService(
         },
       },
     );
-    transport.attachToServer(httpServer);
+    // The game stream and the realtime channel share the port: upgrades on their paths are theirs,
+    // every other upgrade is Colyseus's (its rooms' /<processId>/<roomId>).
+    const realtime = createRealtime({
+      events,
+      clock,
+      log,
+      authenticate: services.auth.authenticate,
+      sessionLive: services.auth.sessionLive,
+      snapshot: services.games.snapshot,
+      missed: gameEvents.since,
+      openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
+    });
+    transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) });
+    httpServer.on('upgrade', (req, socket, head) => {
+      if (realtime.handles(req)) realtime.upgrade(req, socket, head);
+    });
 
     const gameServer = new Server({
       transport,
@@ -151,6 +167,7 @@ export async function startService(
     const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
     registerGameMetrics(metrics.registry, liveGames);
     registerRefusalMetrics(metrics.registry, refusals);
+    registerRealtimeMetrics(metrics.registry, realtime.stats);
     const port = (httpServer.address() as { port: number }).port;
     log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
 
@@ -159,6 +176,7 @@ export async function startService(
       (stopping ??= (async () => {
         // Stop accepting, let rooms flush and dispose, then close connections in reverse order.
         httpServer.close();
+        await realtime.close();
         await stopSweeper();
         // Rooms release their games (clocks booked, lease freed) as Colyseus disposes them.
         await gameServer.gracefullyShutdown(false).catch((err) => log.warn({ err }, 'colyseus shutdown'));

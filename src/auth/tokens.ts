@@ -54,3 +54,8 @@ export const randomToken = (): string => randomBytes(32).toString('base64url');
  * 256 bits of entropy, so a fast unsalted hash is enough (unlike passwords).
  */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}

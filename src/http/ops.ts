@@ -54,6 +54,16 @@ export function registerGameMetrics(
 
 type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
 
+/** The stream and realtime sockets of this process, and the channels they listen to. */
+export function registerRealtimeMetrics(registry: Registry, stats: () => { sockets: number; channels: number }): void {
+  new Gauge({ name: 'chess_realtime_sockets', help: 'Open stream and realtime sockets', registers: [registry], collect() {
+    this.set(stats().sockets);
+  } });
+  new Gauge({ name: 'chess_realtime_channels', help: 'Presence channels the sockets of this process listen to', registers: [registry], collect() {
+    this.set(stats().channels);
+  } });
+}
+
 /** The client mistakes and contention this process refused (src/refusals.ts), by kind. */
 export function registerRefusalMetrics(registry: Registry, counts: Record<RefusalKind, number>): void {
   const reported = Object.fromEntries(REFUSAL_KINDS.map((k) => [k, 0])) as Record<RefusalKind, number>;

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { AuthUser } from '../context.ts';
+import { bearerToken } from '../auth/tokens.ts';
 import { AppError } from '../errors.ts';
 
 export type { AuthUser };
@@ -75,10 +76,7 @@ export type RouteDeps = {
   idempotency?: (req: Request, res: Response, r: Route, user: AuthUser | undefined) => Promise<{ key?: string; replayed: boolean }>;
 };
 
-export function bearerToken(header: string | undefined): string | undefined {
-  const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return m?.[1];
-}
+export { bearerToken };
 
 /**
  * Mounts routes on an Express router. The order per request is fixed: identify the caller

@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { issuesToDetails } from '../util/zod.ts';
 
-/** Zod issues → the interface's `details`: field name → array of messages. */
-export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
-  const details: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const field = issue.path.length ? issue.path.join('.') : '_';
-    (details[field] ??= []).push(issue.message);
-  }
-  return details;
-}
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);

@@ -57,6 +57,9 @@ export type MoveInput = { from: string; to: string; promotion?: string | null };
 
 export type GamesService = ReturnType<typeof createGamesService>;
 
+/** What a stream starts from: the game's detail and the number of its last event (`v`). */
+export type GameSnapshot = { game: GameDetail; v: number };
+
 const notFound = () => new AppError('GAME_NOT_FOUND', 'Game not found');
 /** A viewer who is nobody's opponent (the nil uuid is never a user's id). */
 const NO_VIEWER = '00000000-0000-0000-0000-000000000000';
@@ -116,6 +119,12 @@ export function createGamesService(ctx: AppContext) {
 
   async function getGame(userId: string, id: string): Promise<GameDetail> {
     return formatGameDetail(await loadDetail(userId, id), env());
+  }
+
+  /** The game as a stream viewer (anyone, or a player with a token) sees it, with its event number. */
+  async function snapshot(viewerId: string | undefined, id: string): Promise<GameSnapshot> {
+    const detail = await loadDetail(viewerId ?? NO_VIEWER, id);
+    return { game: formatGameDetail(detail, env()), v: detail.game.eventSeq };
   }
 
   /** Tells both players' lobbies that their list of pending challenges changed. */
@@ -205,7 +214,7 @@ export function createGamesService(ctx: AppContext) {
     });
     for (const seekId of cancelledSeeks) {
       const removed: LobbyEvent = { type: 'seek_removed', id: seekId, reason: 'cancelled' };
-      ctx.events.publish(channels.lobby, removed);
+      ctx.events.publish(channels.lobby, { ...removed, ts: clock.now() });
     }
     // The room runs the first-move deadline. Should it fail to start now, the game is active all
     // the same: the next call (or the sweeper's look at lease-less games) opens it.
@@ -312,6 +321,7 @@ export function createGamesService(ctx: AppContext) {
     getGame,
     /** What anyone may see: a started or ended game; a pending one is 404 (it exists only for its players). */
     getPublicGame: (id: string) => getGame(NO_VIEWER, id),
+    snapshot,
     listGames,
     getPgn,
     makeMove: (userId: string, id: string, move: MoveInput, key?: string) =>

@@ -270,7 +270,7 @@ export class SeekPool {
   }
 
   private announce(event: LobbyEvent): void {
-    this.ctx.events.publish(channels.lobby, event);
+    this.ctx.events.publish(channels.lobby, { ...event, ts: this.ctx.clock.now() });
   }
 
   private exclusive<T>(command: () => Promise<T>): Promise<T> {

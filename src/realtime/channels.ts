@@ -1,0 +1,173 @@
+import type { AuthUser } from '../context.ts';
+import { isAppError, type ErrorCode } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { GameSnapshot } from '../services/games.ts';
+import type { SeekView } from '../services/seekViews.ts';
+import { INTERNAL_USER_EVENTS, type UserEvent } from '../services/userEvents.ts';
+import type { Clock, TimerHandle } from '../time.ts';
+import { GameWatch } from './gameWatch.ts';
+import type { ChannelHub, Relayed } from './hub.ts';
+import type { ChannelName } from './messages.ts';
+
+export type ChannelDeps = {
+  hub: ChannelHub;
+  clock: Clock;
+  log: Logger;
+  now: () => number;
+  authenticate: (token: string) => Promise<AuthUser>;
+  sessionLive: (sessionId: string) => Promise<boolean>;
+  snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
+  missed: (gameId: string, after: number) => Promise<string[] | undefined>;
+  openSeeks: () => Promise<SeekView[]>;
+  sessionCheckMs: number;
+};
+
+export type ChannelOptions = {
+  channel: string;
+  name: ChannelName;
+  token: string | undefined;
+  /** Sends a message of this channel (JSON with `channel`). */
+  send: (json: string) => void;
+  /** The subscription is live: `subscribed` goes out before its first message. */
+  subscribed: () => void;
+  /** The subscription is refused or taken away: `{type: 'error', code, channel}`. */
+  refused: (code: ErrorCode, message: string) => void;
+  /** The subscription ended on its own (the game ended). */
+  ended: () => void;
+};
+
+export type Subscription = { close: () => void };
+
+/**
+ * One subscription of a realtime socket (DESIGN 2.6). `game:<id>`: the stream's messages with
+ * `channel` (watching is public; a pending game needs one of its players' tokens). `user:<id>`:
+ * the user's own personal events, with a token of that user, for as long as that session lives.
+ * `lobby`: the open seeks (`seeks` first, then `seek_added` / `seek_removed`).
+ */
+export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscription {
+  let closed = false;
+  let inner: Subscription | undefined;
+  const guard = (s: Subscription) => (closed ? s.close() : (inner = s));
+  // Nothing more goes out once the client unsubscribed, even what was on its way.
+  const o: ChannelOptions = {
+    ...options,
+    send: (json) => !closed && options.send(json),
+    subscribed: () => !closed && options.subscribed(),
+    refused: (code, message) => !closed && options.refused(code, message),
+    ended: () => !closed && options.ended(),
+  };
+  void (async () => {
+    let user: AuthUser | undefined;
+    if (o.token) {
+      try {
+        user = await deps.authenticate(o.token);
+      } catch {
+        return o.refused('UNAUTHORIZED', 'Invalid or expired access token');
+      }
+    }
+    if (closed) return;
+    switch (o.name.kind) {
+      case 'game':
+        return guard(await gameChannel(deps, o, o.name.id, user));
+      case 'user':
+        if (!user) return o.refused('UNAUTHORIZED', 'A user channel needs that user\u2019s access token');
+        if (user.id !== o.name.id) return o.refused('FORBIDDEN', 'Only your own user channel');
+        return guard(await userChannel(deps, o, user));
+      case 'lobby':
+        return guard(await lobbyChannel(deps, o));
+    }
+  })().catch((err) => {
+    deps.log.warn({ err, channel: o.channel }, 'subscription failed');
+    o.refused('SERVICE_UNAVAILABLE', 'Could not subscribe; try again');
+  });
+  return {
+    close() {
+      closed = true;
+      inner?.close();
+    },
+  };
+}
+
+const NONE: Subscription = { close: () => {} };
+
+async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string, user: AuthUser | undefined): Promise<Subscription> {
+  let announced = false;
+  const watch = new GameWatch(
+    { hub: deps.hub, snapshot: () => deps.snapshot(user?.id, gameId), missed: (after) => deps.missed(gameId, after), now: deps.now },
+    {
+      gameId,
+      send: (m) => {
+        if (!announced) {
+          announced = true;
+          o.subscribed();
+        }
+        o.send(m.withChannel(o.channel));
+      },
+      ended: o.ended,
+      failed: () => o.refused('SERVICE_UNAVAILABLE', 'The game could not be read; subscribe again'),
+    },
+  );
+  try {
+    await watch.start();
+  } catch (error) {
+    if (isAppError(error) && error.code === 'GAME_NOT_FOUND') {
+      o.refused('GAME_NOT_FOUND', 'Game not found');
+      return NONE;
+    }
+    throw error;
+  }
+  return watch;
+}
+
+async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser): Promise<Subscription> {
+  let check: TimerHandle | undefined;
+  let stop: (() => void) | undefined;
+  const end = (reason: string) => {
+    subscription.close();
+    o.refused('UNAUTHORIZED', reason);
+  };
+  const subscription: Subscription = {
+    close() {
+      stop?.();
+      stop = undefined;
+      deps.clock.clearTimeout(check);
+    },
+  };
+  stop = await deps.hub.listen(o.channel, (m: Relayed) => {
+    const event = m.data as unknown as UserEvent;
+    if (event.type === 'session_revoked') {
+      if (event.session_id === null || event.session_id === user.sessionId) end('Your session has ended');
+      return;
+    }
+    if (!INTERNAL_USER_EVENTS.has(event.type)) o.send(m.withChannel(o.channel));
+  });
+  o.subscribed();
+  // A revocation missed on the bus (Redis reconnecting) still ends the subscription within a check.
+  const recheck = () => {
+    check = deps.clock.setTimeout(async () => {
+      if (!stop) return;
+      if (!(await deps.sessionLive(user.sessionId).catch(() => true))) return end('Your session has ended');
+      recheck();
+    }, deps.sessionCheckMs);
+  };
+  recheck();
+  return subscription;
+}
+
+async function lobbyChannel(deps: ChannelDeps, o: ChannelOptions): Promise<Subscription> {
+  const queued: Relayed[] = [];
+  let loading = true;
+  // Listen first, then read the open seeks: a change in between is seen by one or the other.
+  const stop = await deps.hub.listen('lobby:seeks', (m) => (loading ? queued.push(m) : o.send(m.withChannel(o.channel))));
+  try {
+    const seeks = await deps.openSeeks();
+    o.subscribed();
+    o.send(JSON.stringify({ channel: o.channel, type: 'seeks', seeks, ts: deps.now() }));
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  loading = false;
+  for (const m of queued.splice(0)) o.send(m.withChannel(o.channel));
+  return { close: stop };
+}

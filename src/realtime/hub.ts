@@ -1,0 +1,91 @@
+import type { EventBus } from '../events.ts';
+
+/**
+ * One published message as every local subscriber gets it: parsed once per node, its JSON kept
+ * to be sent as is (the stream), and the realtime channel's variant with `channel` made once per
+ * channel, not once per socket.
+ */
+export class Relayed {
+  private variants?: Map<string, string>;
+  constructor(
+    readonly json: string,
+    readonly data: { type?: unknown; v?: unknown; ts?: unknown; [k: string]: unknown },
+  ) {}
+
+  get type(): string {
+    return typeof this.data.type === 'string' ? this.data.type : '';
+  }
+
+  /** The per-game event number (time_update carries the current one). */
+  get v(): number {
+    return typeof this.data.v === 'number' ? this.data.v : -1;
+  }
+
+  /** The same JSON with `channel` first: `{"channel":"game:…",…}`. */
+  withChannel(channel: string): string {
+    this.variants ??= new Map();
+    let text = this.variants.get(channel);
+    if (text === undefined) this.variants.set(channel, (text = withChannel(this.json, channel)));
+    return text;
+  }
+
+  static of(data: Record<string, unknown>): Relayed {
+    return new Relayed(JSON.stringify(data), data);
+  }
+}
+
+/** `{"channel":…,` spliced in front of an object's members, without parsing it again. */
+export const withChannel = (json: string, channel: string) =>
+  json === '{}' ? `{"channel":${JSON.stringify(channel)}}` : `{"channel":${JSON.stringify(channel)},${json.slice(1)}`;
+
+type Listener = (message: Relayed) => void;
+type Entry = { listeners: Set<Listener>; ready: Promise<() => void> };
+
+/**
+ * The presence subscriptions of this node's sockets: one per channel however many sockets listen
+ * (a game with 1,000 spectators here is one subscription, one parse per message), dropped when
+ * the last listener leaves.
+ */
+export class ChannelHub {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly bus: Pick<EventBus, 'subscribeRaw'>) {}
+
+  /** Listens to `channel`; resolves once the subscription is live, with the way to stop listening. */
+  async listen(channel: string, listener: Listener): Promise<() => void> {
+    let entry = this.entries.get(channel);
+    if (!entry) {
+      const listeners = new Set<Listener>();
+      const ready = this.bus.subscribeRaw(channel, (json) => {
+        let data: Relayed['data'];
+        try {
+          data = JSON.parse(json);
+        } catch {
+          return;
+        }
+        const message = new Relayed(json, data);
+        for (const l of listeners) l(message);
+      });
+      this.entries.set(channel, (entry = { listeners, ready }));
+      ready.catch(() => this.entries.get(channel) === entry && this.entries.delete(channel));
+    }
+    entry.listeners.add(listener);
+    try {
+      await entry.ready;
+    } catch (error) {
+      entry.listeners.delete(listener);
+      throw error;
+    }
+    const current = entry;
+    return () => {
+      if (!current.listeners.delete(listener) || current.listeners.size > 0) return;
+      if (this.entries.get(channel) === current) this.entries.delete(channel);
+      void current.ready.then((stop) => stop());
+    };
+  }
+
+  /** Channels this node listens to (metrics). */
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,211 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { bearerToken } from '../auth/tokens.ts';
+import type { AuthUser } from '../context.ts';
+import { isUuid } from '../domain/ids.ts';
+import { isAppError } from '../errors.ts';
+import type { EventBus } from '../events.ts';
+import type { Logger } from '../logger.ts';
+import type { GameSnapshot } from '../services/games.ts';
+import type { SeekView } from '../services/seekViews.ts';
+import type { Clock, TimerHandle } from '../time.ts';
+import { openChannel, type ChannelDeps, type Subscription } from './channels.ts';
+import { GameWatch } from './gameWatch.ts';
+import { ChannelHub } from './hub.ts';
+import { parseClientMessage, parseChannel } from './messages.ts';
+import { CLOSE, DEFAULT_PEER_LIMITS, Peer, type PeerLimits } from './peer.ts';
+
+export { CLOSE };
+
+export type RealtimeDeps = {
+  events: Pick<EventBus, 'subscribeRaw'>;
+  clock: Clock;
+  log: Logger;
+  /** A verified access token of a live session, else throws UNAUTHORIZED. */
+  authenticate: (token: string) => Promise<AuthUser>;
+  sessionLive: (sessionId: string) => Promise<boolean>;
+  /** The game as `viewerId` (or anyone) may see it; throws GAME_NOT_FOUND. */
+  snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
+  /** Events of the game published after `after`, from the replay buffer. */
+  missed: (gameId: string, after: number) => Promise<string[] | undefined>;
+  openSeeks: () => Promise<SeekView[]>;
+  limits?: Partial<PeerLimits>;
+  /** A socket that does not answer a ping within this long is dropped (default 30 s). */
+  heartbeatMs?: number;
+  /** How often a `user:` subscription checks its session is still live (default 5 min). */
+  sessionCheckMs?: number;
+};
+
+export type Realtime = {
+  /** Whether an upgrade request is for the stream or the realtime channel (else it is Colyseus's). */
+  handles: (req: IncomingMessage) => boolean;
+  upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Closes every socket with 1012 (the service restarts: connect again). */
+  close: () => Promise<void>;
+  stats: () => { sockets: number; channels: number };
+};
+
+const STREAM_PATH = /^\/(?:v1|api|api\/v1)\/games\/([^/]+)\/stream$/;
+const REALTIME_PATHS = new Set(['/realtime', '/v1/realtime', '/api/realtime', '/api/v1/realtime']);
+/** Channels one realtime socket may listen to at once. */
+const MAX_CHANNELS = 100;
+
+const pathOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localhost');
+
+/**
+ * The two WebSocket surfaces of the interface (spec 6.2, 6.3; DESIGN 2.6), on the port Colyseus
+ * listens on: the game stream at `/v1/games/{id}/stream` (also `/api/…`) and the realtime channel
+ * at `/realtime` (also `/v1/realtime`). Both are fed by the presence channels every node
+ * subscribes to, so any node serves any game.
+ */
+export function createRealtime(deps: RealtimeDeps): Realtime {
+  const limits = { ...DEFAULT_PEER_LIMITS, ...deps.limits };
+  // 4 KB is plenty for a subscribe with its token; a larger frame closes the socket (1009).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  const hub = new ChannelHub(deps.events);
+  const peers = new Set<Peer>();
+  const log = deps.log.child({ component: 'realtime' });
+  const now = () => deps.clock.now();
+  let heartbeat: TimerHandle | undefined;
+  const beat = () => {
+    for (const p of peers) p.beat();
+    heartbeat = deps.clock.setTimeout(beat, deps.heartbeatMs ?? 30_000);
+  };
+  beat();
+
+  const errorMessage = (code: string, message: string, extra: object = {}) => ({ type: 'error', code, message, ...extra, ts: now() });
+
+  function admit(ws: WebSocket): Peer {
+    const peer = new Peer(ws, deps.clock, limits);
+    peers.add(peer);
+    ws.on('close', () => peers.delete(peer));
+    // A protocol error of the client (a frame over 4 KB, bad UTF-8): ws closes the socket; nothing to log.
+    ws.on('error', (err) => log.debug({ err: err.message }, 'socket error'));
+    return peer;
+  }
+
+  /** The game stream: one game, `state` first, then its events in order; closed 1000 after game_end. */
+  async function serveStream(ws: WebSocket, req: IncomingMessage, gameId: string): Promise<void> {
+    const peer = admit(ws);
+    const url = pathOf(req);
+    ws.on('message', (data, isBinary) => {
+      if (!peer.spend()) return peer.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages'));
+      const parsed = parseClientMessage(data, isBinary);
+      if (parsed.ok && parsed.value.type === 'ping') return peer.sendJson({ type: 'pong', ...(parsed.value.id !== undefined ? { id: parsed.value.id } : {}), ts: now() });
+      peer.refuse(errorMessage('VALIDATION_ERROR', 'The stream answers only {"type":"ping"}'));
+    });
+    const sinceText = url.searchParams.get('since');
+    const since = sinceText === null ? undefined : Number(sinceText);
+    if (since !== undefined && !(Number.isInteger(since) && since >= 0)) {
+      peer.sendJson(errorMessage('VALIDATION_ERROR', 'since must be an event number (an integer ≥ 0)', { details: { since: ['must be an integer ≥ 0'] } }));
+      return peer.close(CLOSE.POLICY, 'invalid since');
+    }
+    const token = url.searchParams.get('token') ?? bearerToken(req.headers.authorization);
+    let viewer: AuthUser | undefined;
+    if (token) {
+      try {
+        viewer = await deps.authenticate(token);
+      } catch {
+        peer.sendJson(errorMessage('UNAUTHORIZED', 'Invalid or expired access token'));
+        return peer.close(CLOSE.UNAUTHORIZED, 'unauthorized');
+      }
+    }
+    if (!isUuid(gameId)) return notFound(peer);
+    const watch = new GameWatch(
+      { hub, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), now },
+      {
+        gameId,
+        since,
+        send: (m) => peer.send(m.json),
+        ended: () => peer.close(CLOSE.NORMAL, 'game over'),
+        failed: () => peer.close(1011, 'reconnect with ?since'),
+      },
+    );
+    ws.on('close', () => watch.close());
+    try {
+      await watch.start();
+    } catch (error) {
+      if (isAppError(error) && error.code === 'GAME_NOT_FOUND') return notFound(peer);
+      log.warn({ err: error, gameId }, 'stream could not start');
+      peer.sendJson(errorMessage('SERVICE_UNAVAILABLE', 'The game could not be read; try again'));
+      peer.close(1011, 'try again');
+    }
+  }
+
+  function notFound(peer: Peer): void {
+    peer.sendJson(errorMessage('GAME_NOT_FOUND', 'Game not found'));
+    peer.close(CLOSE.NOT_FOUND, 'game not found');
+  }
+
+  /** The realtime channel: subscribe / unsubscribe / ping, many channels per socket. */
+  function serveChannels(ws: WebSocket): void {
+    const peer = admit(ws);
+    const subscriptions = new Map<string, Subscription>();
+    const channelDeps: ChannelDeps = { ...deps, hub, now, log, sessionCheckMs: deps.sessionCheckMs ?? 300_000 };
+    ws.on('close', () => {
+      for (const s of subscriptions.values()) s.close();
+      subscriptions.clear();
+    });
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (!peer.spend()) return peer.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages'));
+      const parsed = parseClientMessage(data, isBinary);
+      if (!parsed.ok) return peer.refuse(errorMessage('VALIDATION_ERROR', parsed.message, parsed.details ? { details: parsed.details } : {}));
+      const m = parsed.value;
+      const reply = { ...(m.id !== undefined ? { id: m.id } : {}) };
+      if (m.type === 'ping') return peer.sendJson({ type: 'pong', ...reply, ts: now() });
+      const channel = m.channel;
+      if (m.type === 'unsubscribe') {
+        subscriptions.get(channel)?.close();
+        subscriptions.delete(channel);
+        return peer.sendJson({ type: 'unsubscribed', channel, ...reply, ts: now() });
+      }
+      const name = parseChannel(channel);
+      if (!name) {
+        return peer.refuse(errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id> or lobby', { channel, ...reply, details: { channel: ['is not a channel'] } }));
+      }
+      if (subscriptions.has(channel)) return peer.sendJson({ type: 'subscribed', channel, ...reply, ts: now() });
+      if (subscriptions.size >= MAX_CHANNELS) {
+        return peer.sendJson(errorMessage('VALIDATION_ERROR', `At most ${MAX_CHANNELS} channels per socket`, { channel, ...reply }));
+      }
+      const subscription = openChannel(channelDeps, {
+        channel,
+        name,
+        token: m.token,
+        send: (text) => peer.send(text),
+        subscribed: () => peer.sendJson({ type: 'subscribed', channel, ...reply, ts: now() }),
+        refused: (code, message) => {
+          if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
+          peer.sendJson(errorMessage(code, message, { channel, ...reply }));
+        },
+        ended: () => {
+          if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
+        },
+      });
+      subscriptions.set(channel, subscription);
+    });
+  }
+
+  return {
+    handles: (req) => {
+      const path = pathOf(req).pathname;
+      return REALTIME_PATHS.has(path) || STREAM_PATH.test(path);
+    },
+    upgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const stream = STREAM_PATH.exec(pathOf(req).pathname);
+        if (stream) void serveStream(ws, req, stream[1]);
+        else serveChannels(ws);
+      });
+    },
+    async close() {
+      deps.clock.clearTimeout(heartbeat);
+      const closed = [...peers].map((p) => new Promise<void>((resolve) => (p.ws.once('close', () => resolve()), p.close(CLOSE.RESTART, 'service restarting'))));
+      await Promise.race([Promise.all(closed), new Promise((r) => setTimeout(r, 2000))]);
+      for (const p of peers) p.ws.terminate();
+      wss.close();
+    },
+    stats: () => ({ sockets: peers.size, channels: hub.size }),
+  };
+}
+

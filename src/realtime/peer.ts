@@ -1,0 +1,100 @@
+import type { WebSocket } from 'ws';
+import type { Clock } from '../time.ts';
+
+/** Close codes of the stream and the realtime channel (README, OpenAPI). */
+export const CLOSE = {
+  /** The game ended (stream), or the client said goodbye. */
+  NORMAL: 1000,
+  /** Too many messages, or too many malformed ones. */
+  POLICY: 1008,
+  /** The service is restarting (SIGTERM): connect again. */
+  RESTART: 1012,
+  /** The client reads too slowly: its unsent messages passed the bound. */
+  TRY_AGAIN_LATER: 1013,
+  /** The token given to the stream is invalid, expired or of an ended session. */
+  UNAUTHORIZED: 4401,
+  /** The game does not exist, or is pending and the caller is not one of its players. */
+  NOT_FOUND: 4404,
+} as const;
+
+export type PeerLimits = {
+  /** Unsent bytes a socket may hold before it is closed (1013). */
+  maxBufferedBytes: number;
+  /** Messages a client may send at once, and per second after that (a token bucket). */
+  burst: number;
+  perSecond: number;
+  /** Messages over the limit (or malformed) after which the socket is closed (1008). */
+  maxRefused: number;
+};
+
+export const DEFAULT_PEER_LIMITS: PeerLimits = { maxBufferedBytes: 1 << 20, burst: 60, perSecond: 10, maxRefused: 100 };
+
+/**
+ * One client socket of the stream or the realtime channel: sends that give up on a slow reader
+ * instead of buffering without end, a budget for what the client sends, and liveness for the
+ * heartbeat. What the socket says is decided elsewhere.
+ */
+export class Peer {
+  /** Answered the last heartbeat ping. */
+  alive = true;
+  private tokens: number;
+  private refilledAt: number;
+  private refused = 0;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly clock: Clock,
+    private readonly limits: PeerLimits,
+  ) {
+    this.tokens = limits.burst;
+    this.refilledAt = clock.now();
+    ws.on('pong', () => (this.alive = true));
+  }
+
+  get open(): boolean {
+    return this.ws.readyState === this.ws.OPEN;
+  }
+
+  /** Sends JSON text; a reader that let `maxBufferedBytes` pile up is closed (1013) instead. */
+  send(text: string): void {
+    if (!this.open) return;
+    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
+    this.ws.send(text);
+  }
+
+  sendJson(message: object): void {
+    this.send(JSON.stringify(message));
+  }
+
+  /** Counts one client message against the budget: false when over it. */
+  spend(): boolean {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.limits.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.limits.perSecond);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** A refused message (over the budget, malformed): too many of them close the socket (1008). */
+  refuse(message: object): void {
+    if (++this.refused > this.limits.maxRefused) return this.close(CLOSE.POLICY, 'too many refused messages');
+    this.sendJson(message);
+  }
+
+  close(code: number, reason = ''): void {
+    if (this.ws.readyState === this.ws.CLOSED || this.ws.readyState === this.ws.CLOSING) return;
+    this.ws.close(code, reason);
+    // A reader that stopped reading may never complete the closing handshake.
+    const timer = setTimeout(() => this.ws.terminate(), 5000);
+    timer.unref();
+    this.ws.once('close', () => clearTimeout(timer));
+  }
+
+  /** The heartbeat: a socket that did not answer the previous ping is dropped. */
+  beat(): void {
+    if (!this.alive) return void this.ws.terminate();
+    this.alive = false;
+    this.ws.ping();
+  }
+}

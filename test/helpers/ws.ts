@@ -1,0 +1,84 @@
+import WebSocket from 'ws';
+import { testService } from './service.ts';
+
+export type WsMessage = Record<string, any>;
+
+/**
+ * A plain WebSocket client (the `ws` package, as a bot or a spectator page would use): every
+ * message it receives is kept in order; `next` takes them one at a time, waiting when none is there.
+ */
+export class WsClient {
+  private readonly inbox: WsMessage[] = [];
+  private waiter: { match: (m: WsMessage) => boolean; resolve: (m: WsMessage) => void } | undefined;
+  /** Every message received, in order, also those taken by `next`. */
+  readonly seen: WsMessage[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data)) as WsMessage;
+      this.seen.push(m);
+      if (this.waiter?.match(m)) {
+        const { resolve } = this.waiter;
+        this.waiter = undefined;
+        resolve(m);
+      } else this.inbox.push(m);
+    });
+    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  }
+
+  /** Opens `path` on the test service (or a full ws:// URL). */
+  static async open(path: string, headers: Record<string, string> = {}): Promise<WsClient> {
+    const url = path.startsWith('ws') ? path : `${(await testService()).service.url.replace('http', 'ws')}${path}`;
+    const ws = new WebSocket(url, { headers });
+    const client = new WsClient(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return client;
+  }
+
+  /** The next message (matching `match`, skipping none before it: a skipped one fails the test). */
+  next(type?: string, timeoutMs = 5000): Promise<WsMessage> {
+    const match = (m: WsMessage) => type === undefined || m.type === type;
+    const queued = this.inbox.shift();
+    if (queued) {
+      if (!match(queued)) return Promise.reject(new Error(`expected ${type}, got ${JSON.stringify(queued)}`));
+      return Promise.resolve(queued);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${type ?? 'message'} within ${timeoutMs} ms; seen ${JSON.stringify(this.seen.slice(-5))}`)), timeoutMs);
+      this.waiter = {
+        match: () => true,
+        resolve: (m) => {
+          clearTimeout(timer);
+          if (match(m)) resolve(m);
+          else reject(new Error(`expected ${type}, got ${JSON.stringify(m)}`));
+        },
+      };
+    });
+  }
+
+  /** Waits until a message of `type` arrives, dropping the ones before it. */
+  async until(type: string, timeoutMs = 5000): Promise<WsMessage> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const m = await this.next(undefined, Math.max(1, deadline - Date.now()));
+      if (m.type === type) return m;
+    }
+  }
+
+  /** Messages received and not yet taken. */
+  get pending(): WsMessage[] {
+    return [...this.inbox];
+  }
+
+  send(message: object | string | Buffer): void {
+    this.ws.send(typeof message === 'string' || Buffer.isBuffer(message) ? message : JSON.stringify(message));
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
