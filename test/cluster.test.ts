@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createDatabase } from './helpers/database.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { testService } from './helpers/service.ts';
+import { WsClient } from './helpers/ws.ts';
 
 /**
  * Two processes joined by Redis and one PostgreSQL form one service: a game lives in one room
@@ -62,6 +63,9 @@ describe('Two nodes, one service (REDIS_URL)', function () {
     assert.equal(created.status, 201);
     const id = created.body.data.id;
     assert.equal((await call(b, 'POST', `/games/${id}/accept`, {}, bt)).status, 200);
+    // A spectator on each node, whichever hosts the game.
+    const spectators = await Promise.all(nodes.map((n) => WsClient.open(`ws://127.0.0.1:${n.port}/v1/games/${id}/stream`)));
+    for (const s of spectators) assert.equal((await s.next('state')).v, 0);
 
     // Moves alternate between the nodes: each REST call reaches the one room wherever it lives.
     const line: Array<[ServiceProcess, string, string, string]> = [
@@ -101,5 +105,15 @@ describe('Two nodes, one service (REDIS_URL)', function () {
     assert.ok(Number(after.host_epoch) > Number(before.host_epoch), 'the survivor took the game over with a new epoch');
     const detail = await call(survivor, 'GET', `/games/${id}`, undefined, wt);
     assert.equal(detail.body.data.pgn, '1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6');
+
+    // The survivor's spectator saw every move in order, across the takeover, numbered without a hole.
+    const watching = spectators[nodes.indexOf(survivor)];
+    const moves: Array<[number, string]> = [];
+    while (moves.length < 6) {
+      const m = await watching.next(undefined, 10_000);
+      if (m.type === 'move') moves.push([m.v, m.move.san]);
+    }
+    assert.deepEqual(moves, [[1, 'e4'], [2, 'e5'], [3, 'Nf3'], [4, 'Nc6'], [5, 'Bc4'], [6, 'Nf6']]);
+    assert.equal(spectators[nodes.indexOf(victim)].ws.readyState, spectators[0].ws.CLOSED, "the dead node's sockets are gone");
   });
 });

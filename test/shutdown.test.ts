@@ -3,6 +3,7 @@ import pg from 'pg';
 import { postData, startServiceProcess } from './helpers/process.ts';
 import { createDatabase } from './helpers/database.ts';
 import { testService } from './helpers/service.ts';
+import { WsClient } from './helpers/ws.ts';
 
 /** `npm start`'s process, as an operator runs it, stopped with SIGTERM. */
 describe('SIGTERM drain', function () {
@@ -25,9 +26,12 @@ describe('SIGTERM drain', function () {
       );
       await post(`/games/${game.id}/accept`, {}, b.session.access_token);
       await post(`/games/${game.id}/moves`, { from: 'e2', to: 'e4' }, a.session.access_token);
+      const spectator = await WsClient.open(`ws://127.0.0.1:${port}/v1/games/${game.id}/stream`);
+      await spectator.next('state');
 
       const started = Date.now();
       child.kill('SIGTERM');
+      assert.equal((await spectator.closed).code, 1012, 'stream sockets are told the service restarts');
       assert.equal(await exited, 0);
       assert.ok(Date.now() - started < 10_000);
 

@@ -56,7 +56,8 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
     refused: (code, message) => !closed && options.refused(code, message),
     ended: () => !closed && options.ended(),
   };
-  void (async () => {
+  // Started on the next tick, so the caller holds the subscription before any callback runs.
+  void Promise.resolve().then(async () => {
     let user: AuthUser | undefined;
     if (o.token) {
       try {
@@ -76,7 +77,7 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
       case 'lobby':
         return guard(await lobbyChannel(deps, o));
     }
-  })().catch((err) => {
+  }).catch((err) => {
     deps.log.warn({ err, channel: o.channel }, 'subscription failed');
     o.refused('SERVICE_UNAVAILABLE', 'Could not subscribe; try again');
   });

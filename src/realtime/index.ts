@@ -43,6 +43,7 @@ export type Realtime = {
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   /** Closes every socket with 1012 (the service restarts: connect again). */
   close: () => Promise<void>;
+  /** Open sockets (not those closing) and the channels they listen to. */
   stats: () => { sockets: number; channels: number };
 };
 
@@ -205,7 +206,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       for (const p of peers) p.ws.terminate();
       wss.close();
     },
-    stats: () => ({ sockets: peers.size, channels: hub.size }),
+    stats: () => {
+      let sockets = 0;
+      for (const p of peers) if (p.open) sockets++;
+      return { sockets, channels: hub.size };
+    },
   };
 }
 
