@@ -93,6 +93,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       responses,
     });
   }
+  registerSockets(registry);
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -130,4 +131,57 @@ export function renderDocs(doc: any): { html: string; policy: string } {
 Every response uses the envelope <code>{success, data}</code> or <code>{success: false, error: {code, message, details?}}</code>.</p>
 <table><tr><th>Method</th><th>Path</th><th>Summary</th><th>Auth</th><th>Responses</th></tr>${rows.join('\n')}</table></body></html>`;
   return { html, policy: pagePolicy({ styles: [DOCS_STYLE] }) };
+}
+
+const STREAM_DOC = `A WebSocket (\`ws://…/v1/games/{id}/stream\`, also under /api and /api/v1). Watching is public; a token
+(\`?token=\` or \`Authorization: Bearer\`) is optional and, when given, must be valid (a pending game shows only to its players).
+Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` (Unix ms):
+- \`state {game}\`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
+- \`move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}\`, each followed by \`time_update {times}\` (seconds);
+- \`time_update {times}\` every 5 s while the clocks run (it carries the current v, it does not advance it);
+- \`draw_offer {draw_offer}\` when an offer opens or closes;
+- \`game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}\`, then the server closes with 1000.
+\`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
+The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 game over, 1008 too many refused messages,
+1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
+(after \`error UNAUTHORIZED\`), 4404 unknown game (after \`error GAME_NOT_FOUND\`).`;
+
+const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) carrying many channels. The client sends
+\`{"type":"subscribe","channel":…,"token"?:…,"id"?:…}\`, \`{"type":"unsubscribe","channel":…}\` and \`{"type":"ping"}\`; the answers are
+\`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`. Channels:
+- \`game:<id>\`: the stream's messages, each with \`channel\` (public; a pending game needs a player's token);
+- \`user:<your id>\` (your token): \`challenge_received {game_id, from}\`, \`challenge_declined {game_id, by}\`, \`challenge_cancelled {game_id, by}\`,
+  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`; when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
+- \`lobby\`: \`seeks {seeks}\` first, then \`seek_added {seek}\` and \`seek_removed {id, reason}\`.
+Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, VALIDATION_ERROR (malformed message,
+unknown channel), RATE_LIMIT_EXCEEDED (60 messages at once, 10 a second after that). Close codes as for the stream.`;
+
+/** The two WebSockets, documented where REST clients look (OpenAPI has no WebSocket operations). */
+function registerSockets(registry: OpenAPIRegistry): void {
+  const switching = { 101: { description: 'Switching Protocols: the WebSocket opens (messages in the description)' } };
+  registry.registerPath({
+    method: 'get',
+    path: '/games/{id}/stream',
+    summary: 'Game stream (WebSocket): state, then every event of the game in order',
+    description: STREAM_DOC,
+    tags: ['Realtime'],
+    security: [{}, { bearer: [] }],
+    request: {
+      params: z.object({ id: z.string() }),
+      query: z.object({
+        token: z.string().optional().meta({ description: 'An access token (or the Authorization header); optional' }),
+        since: z.number().int().min(0).optional().meta({ description: 'The last event number seen: resume after it' }),
+      }),
+    },
+    responses: switching,
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/realtime',
+    summary: 'Realtime channel (WebSocket): subscribe to games, your user channel and the lobby',
+    description: REALTIME_DOC,
+    tags: ['Realtime'],
+    security: [],
+    responses: switching,
+  });
 }

@@ -40,6 +40,15 @@ describe('API reference', () => {
     assert.equal(doc.paths['/auth/logout'].post.responses['204'].content, undefined);
   });
 
+  it('documents both WebSockets with their messages and close codes', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const stream = doc.paths['/games/{id}/stream'].get;
+    assert.ok(stream.responses['101']);
+    for (const word of ['state', 'move', 'time_update', 'game_end', 'since', '4404', '1012']) assert.match(stream.description, new RegExp(word));
+    const realtime = doc.paths['/realtime'].get;
+    for (const word of ['subscribe', 'unsubscribe', 'ping', 'game:<id>', 'user:<your id>', 'lobby']) assert.ok(realtime.description.includes(word), word);
+  });
+
   it('serves a reference page at /docs', async () => {
     const res = await api('GET', '/docs');
     assert.equal(res.status, 200);
