@@ -29,14 +29,14 @@ export function createEventBus(): EventBus {
     // Publishers hand presence a JSON string (RedisPresence carries it as such), so it arrives as one.
     const callback = (message: unknown) => listener(typeof message === 'string' ? message : JSON.stringify(message));
     await presence.subscribe(channel, callback);
-    return () => void presence?.unsubscribe(channel, callback);
+    return () => quietly(presence?.unsubscribe(channel, callback));
   };
   return {
     publish(channel, event) {
-      void presence?.publish(channel, JSON.stringify(event));
+      quietly(presence?.publish(channel, JSON.stringify(event)));
     },
     publishRaw(channel, json) {
-      void presence?.publish(channel, json);
+      quietly(presence?.publish(channel, json));
     },
     subscribe: (channel, listener) => subscribeRaw(channel, (json) => listener(JSON.parse(json))),
     subscribeRaw,
@@ -44,4 +44,13 @@ export function createEventBus(): EventBus {
       presence = p;
     },
   };
+}
+
+/**
+ * Presence calls are fire-and-forget here: RedisPresence's are promises that reject while Redis is
+ * away, and an unhandled rejection would stop the process. Redis pub/sub is at most once anyway;
+ * the stream repairs what it misses (src/realtime/gameWatch.ts).
+ */
+function quietly(result: unknown): void {
+  if (result instanceof Promise) result.catch(() => {});
 }

@@ -62,7 +62,8 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
     if (o.token) {
       try {
         user = await deps.authenticate(o.token);
-      } catch {
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'UNAUTHORIZED') throw error;
         return o.refused('UNAUTHORIZED', 'Invalid or expired access token');
       }
     }

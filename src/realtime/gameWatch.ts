@@ -47,7 +47,9 @@ export class GameWatch {
 
   /** Subscribes (first, so nothing published meanwhile is lost), then sends the start. Throws GAME_NOT_FOUND. */
   async start(): Promise<void> {
-    this.stop = await this.deps.hub.listen(`game:${this.o.gameId}`, (m) => this.arrive(m));
+    const stop = await this.deps.hub.listen(`game:${this.o.gameId}`, (m) => this.arrive(m));
+    if (this.done) return stop(); // closed while subscribing
+    this.stop = stop;
     try {
       const snapshot = await this.deps.snapshot();
       const since = this.o.since;

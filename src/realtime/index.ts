@@ -107,7 +107,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     if (token) {
       try {
         viewer = await deps.authenticate(token);
-      } catch {
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'UNAUTHORIZED') throw error;
         peer.sendJson(errorMessage('UNAUTHORIZED', 'Invalid or expired access token'));
         return peer.close(CLOSE.UNAUTHORIZED, 'unauthorized');
       }
@@ -195,8 +196,12 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     upgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => {
         const stream = STREAM_PATH.exec(pathOf(req).pathname);
-        if (stream) void serveStream(ws, req, stream[1]);
-        else serveChannels(ws);
+        if (!stream) return serveChannels(ws);
+        const peerFailed = (err: unknown) => {
+          log.warn({ err }, 'stream failed');
+          ws.send(JSON.stringify(errorMessage('SERVICE_UNAVAILABLE', 'Try again')), () => ws.close(1011, 'try again'));
+        };
+        serveStream(ws, req, stream[1]).catch(peerFailed);
       });
     },
     async close() {
