@@ -22,7 +22,8 @@ import os from 'node:os';
 import { Client, type Room } from '@colyseus/sdk';
 import WebSocket from 'ws';
 import { createDatabase } from '../test/helpers/database.ts';
-import { postData, requestJson, startServiceProcess } from '../test/helpers/process.ts';
+import { requestJson, startServiceProcess } from '../test/helpers/process.ts';
+import { newGame, setupGames } from './setup.ts';
 import { freePort } from '../src/util/net.ts';
 import { processCpu } from './cpu.ts';
 
@@ -77,26 +78,6 @@ async function openStreams(url: string, count: number, onMove: (i: number, v: nu
   return sockets;
 }
 
-type Player = { id: string; token: string };
-
-async function signup(base: string, name: string): Promise<Player> {
-  const d = await postData(base, '/v1/auth/signup', { email: `${name}@example.com`, password: 'benchmark1', username: name });
-  return { id: d.user.id, token: d.session.access_token };
-}
-
-async function newGame(base: string, i: number): Promise<{ id: string; white: Player; black: Player }> {
-  const tag = `${i}_${process.pid % 10000}`;
-  const [white, black] = [await signup(base, `fo_w${tag}`), await signup(base, `fo_b${tag}`)];
-  const game = await postData(
-    base,
-    '/v1/games',
-    { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 900, increment: 10, color: 'white' },
-    white.token,
-  );
-  await postData(base, `/v1/games/${game.id}/accept`, {}, black.token);
-  return { id: game.id, white, black };
-}
-
 /** Sends a move and resolves with when it was sent and when its answer came. */
 function sendMove(room: Room, uci: string): Promise<{ sent: number; ack: number }> {
   const sent = performance.now();
@@ -109,7 +90,7 @@ function sendMove(room: Room, uci: string): Promise<{ sent: number; ack: number 
 
 /** (a): one game, many spectators; moves one at a time from the players' Colyseus sockets. */
 async function oneGameManyWatchers(base: string, port: number, pid: number) {
-  const game = await newGame(base, 0);
+  const game = await newGame(base, 'fo_a');
   const received = new Map<number, number[]>(); // v → receipt times
   const sockets = await openStreams(`ws://127.0.0.1:${port}/v1/games/${game.id}/stream`, WATCHERS, (_, v, at) => {
     (received.get(v) ?? received.set(v, []).get(v)!).push(at);
@@ -146,8 +127,7 @@ async function oneGameManyWatchers(base: string, port: number, pid: number) {
 
 /** (b): many games, one spectator each; REST moves from many players at once. */
 async function manyGamesOneWatcher(base: string, port: number, pid: number) {
-  const games = [];
-  for (let i = 0; i < GAMES; i += 25) games.push(...(await Promise.all(Array.from({ length: Math.min(25, GAMES - i) }, (_, j) => newGame(base, 1 + i + j)))));
+  const games = await setupGames(base, GAMES, 'fo_b', 25);
   const received = new Map<string, number>(); // `${game}:${v}` → receipt time
   const sockets: WebSocket[] = [];
   for (let i = 0; i < games.length; i += 100) {

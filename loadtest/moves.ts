@@ -15,7 +15,8 @@ import os from 'node:os';
 import { Chess } from 'chess.js';
 import { Client, type Room } from '@colyseus/sdk';
 import { createDatabase } from '../test/helpers/database.ts';
-import { postData, startServiceProcess } from '../test/helpers/process.ts';
+import { startServiceProcess } from '../test/helpers/process.ts';
+import { setupGames } from './setup.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -36,7 +37,7 @@ async function main() {
   const { child: server, port, base, exited } = await startServiceProcess(db.url, { nodeArgs, env });
   try {
     const sequences = Array.from({ length: GAMES }, (_, i) => randomGame(1000 + i, PLIES));
-    const games = await setupGames(base, GAMES);
+    const games = await setupGames(base, GAMES, 'bench_');
     // Players join 100 games at a time: a burst of thousands of handshakes at once would measure
     // the listen backlog, not the service.
     const rooms: { white: Room; black: Room }[] = [];
@@ -166,40 +167,6 @@ function sendMove(room: Room, m: Uci): Promise<void> {
     room.send('move', m);
   });
 }
-
-type Player = { id: string; token: string };
-
-async function setupGames(base: string, count: number): Promise<{ id: string; white: Player; black: Player }[]> {
-  const signup = async (i: number, side: string): Promise<Player> => {
-    const name = `bench_${side}${i}_${process.pid % 10000}`;
-    const d = await postData(base, '/v1/auth/signup', { email: `${name}@example.com`, password: 'benchmark1', username: name });
-    return { id: d.user.id, token: d.session.access_token };
-  };
-  const out: { id: string; white: Player; black: Player }[] = [];
-  for (let i = 0; i < count; i += 20) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(20, count - i) }, async (_, j) => {
-        const white = await signup(i + j, 'w');
-        const black = await signup(i + j, 'b');
-        const game = await postData(
-          base,
-          '/v1/games',
-          { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 900, increment: 10, color: 'white' },
-          white.token,
-        );
-        await postData(base, `/v1/games/${game.id}/accept`, {}, black.token);
-        return { id: game.id, white, black };
-      }),
-    );
-    out.push(...batch);
-  }
-  return out;
-}
-
-
-
-
-
 
 await main();
 process.exit(0);
