@@ -13,7 +13,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics } from './http/ops.ts';
+import { createMetrics, opsRouter, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
@@ -26,6 +26,9 @@ import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
+import { startWebhookDispatcher } from './workers/webhooks.ts';
+import { createSender } from './workers/webhookSender.ts';
+import { countPendingDeliveries } from './db/webhooks.ts';
 import { formatSeek, lobbyReads } from './services/seekViews.ts';
 import { createRealtime } from './realtime/index.ts';
 import { countRefusal, refusals } from './refusals.ts';
@@ -165,6 +168,14 @@ export async function startService(
     events.attach(matchMaker.presence);
     liveGames.setPublisher((gameId, event) => gameEvents.publish(gameId, event));
     const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
+    const webhooks = startWebhookDispatcher({
+      pool,
+      log: log.child({ component: 'webhooks' }),
+      clock,
+      send: createSender({ allowPrivate: config.webhooksAllowPrivate, now: () => clock.now() }),
+      gameDetail: services.games.getPublicGame,
+      observe: registerWebhookMetrics(metrics.registry, () => countPendingDeliveries(pool)),
+    });
     registerGameMetrics(metrics.registry, liveGames);
     registerRefusalMetrics(metrics.registry, refusals);
     registerRealtimeMetrics(metrics.registry, realtime.stats);
@@ -178,6 +189,7 @@ export async function startService(
         httpServer.close();
         await realtime.close();
         await stopSweeper();
+        await webhooks.stop();
         // Rooms release their games (clocks booked, lease freed) as Colyseus disposes them.
         await gameServer.gracefullyShutdown(false).catch((err) => log.warn({ err }, 'colyseus shutdown'));
         liveGames.close();

@@ -122,12 +122,3 @@ export async function renewPoolLease(db: Queryable, pool: string, epoch: number,
 export async function releasePoolLease(db: Queryable, pool: string, epoch: number): Promise<void> {
   await db.query('UPDATE seek_pools SET lease_expires_at = NULL, host = NULL WHERE pool = $1 AND host_epoch = $2', [pool, epoch]);
 }
-
-export async function insertOutbox(db: Queryable, topic: string, gameId: string, userIds: string[], payload: object): Promise<void> {
-  await db.query('INSERT INTO outbox (topic, game_id, user_ids, payload) VALUES ($1, $2, $3, $4)', [
-    topic,
-    gameId,
-    userIds,
-    JSON.stringify(payload),
-  ]);
-}

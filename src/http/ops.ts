@@ -54,6 +54,29 @@ export function registerGameMetrics(
 
 type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
 
+/** Webhook deliveries by outcome and their latency, and the deliveries waiting (every node's). */
+export function registerWebhookMetrics(registry: Registry, pending: () => Promise<number>) {
+  const outcomes = new Counter({
+    name: 'chess_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered (2xx), retry (to be tried again), failed (given up)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'chess_webhook_attempt_seconds',
+    help: 'Time from sending a webhook delivery to its answer (or timeout)',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  new Gauge({ name: 'chess_webhook_deliveries_pending', help: 'Webhook deliveries waiting to be delivered (the queue)', registers: [registry], async collect() {
+    this.set(await pending().catch(() => NaN));
+  } });
+  return (outcome: 'delivered' | 'retry' | 'failed', durationMs: number) => {
+    outcomes.inc({ outcome });
+    latency.observe(durationMs / 1000);
+  };
+}
+
 /** The stream and realtime sockets of this process, and the channels they listen to. */
 export function registerRealtimeMetrics(registry: Registry, stats: () => { sockets: number; channels: number }): void {
   new Gauge({ name: 'chess_realtime_sockets', help: 'Open stream and realtime sockets', registers: [registry], collect() {

@@ -9,13 +9,14 @@ import { isUuid } from '../domain/ids.ts';
 import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import { callGame, callPool, openGame } from '../gateway/index.ts';
-import { cancelOpenSeeksOf, findSeekRedirect, insertOutbox } from '../db/seeks.ts';
+import { cancelOpenSeeksOf, findSeekRedirect } from '../db/seeks.ts';
 import { poolId } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import type { CommandInput } from './liveGame.ts';
 import { assertMaySeek, type SeekResult } from './seekPool.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import { gameStatusChanged } from './gameEvents.ts';
+import { emitGameStarted } from './webhooks.ts';
 import { userNotifier } from './userEvents.ts';
 import {
   formatGameDetail,
@@ -209,7 +210,7 @@ export function createGamesService(ctx: AppContext) {
         blackRating: ratings.get(blackId)!,
         firstMoveDeadline: new Date(clock.now() + config.firstMoveMs),
       });
-      await insertOutbox(tx, 'game.started', id, [whiteId, blackId], { game_id: id });
+      await emitGameStarted(tx, id, [whiteId, blackId]);
       return cancelOpenSeeksOf(tx, [whiteId, blackId]);
     });
     for (const seekId of cancelledSeeks) {

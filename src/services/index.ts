@@ -6,6 +6,7 @@ import type { AppContext, AuthUser } from '../context.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import { userNotifier } from './userEvents.ts';
+import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
 
 /** The use cases of the service, built once per process from its context. */
@@ -20,6 +21,7 @@ export type Services = {
   accounts: Accounts;
   users: Users;
   games: GamesService;
+  webhooks: Webhooks;
   close: () => Promise<void>;
 };
 
@@ -43,6 +45,7 @@ export function createServices(ctx: AppContext): Services {
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx),
+    webhooks: createWebhooks(ctx),
     close: async () => {
       await accounts.drain();
       await mailer.close();

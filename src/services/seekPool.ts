@@ -13,6 +13,7 @@ import { channels } from '../events.ts';
 import { openGame, type RoomReply } from '../gateway/index.ts';
 import { formatSeek, type LobbyEvent } from './seekViews.ts';
 import { gameStatusChanged } from './gameEvents.ts';
+import { emitGameStarted } from './webhooks.ts';
 import { userNotifier, type UserNotifier } from './userEvents.ts';
 
 /**
@@ -206,7 +207,7 @@ export class SeekPool {
         firstMoveDeadline: new Date(this.ctx.clock.now() + this.ctx.config.firstMoveMs),
       });
       if (youngerRow) await seeks.mergeSeekInto(tx, youngerRow, gameId, younger.userId);
-      await seeks.insertOutbox(tx, 'game.started', gameId, [white.userId, black.userId], { game_id: gameId });
+      await emitGameStarted(tx, gameId, [white.userId, black.userId]);
       return 'started';
     });
     if (outcome !== 'started') return outcome;

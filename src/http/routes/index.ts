@@ -3,8 +3,9 @@ import type { Route } from '../route.ts';
 import { authRoutes } from './auth.ts';
 import { gameRoutes } from './games.ts';
 import { userRoutes } from './users.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...webhookRoutes(services)];
 }

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { Services } from '../../services/index.ts';
+import { CreateWebhookBody, DeliveryView, WebhookView } from '../../services/webhooks.ts';
+import { paginate } from '../pagination.ts';
+import { Reply, route, type Route } from '../route.ts';
+import { pageQuery } from '../validate.ts';
+
+const tags = ['Webhooks'];
+const PageQuery = z.object(pageQuery);
+
+/** DESIGN 2.7: the caller's own endpoints; anyone else's are WEBHOOK_NOT_FOUND. */
+export function webhookRoutes({ webhooks }: Services): Route[] {
+  return [
+    route({
+      method: 'post',
+      path: '/webhooks',
+      summary: 'Register an endpoint for events (Standard Webhooks signatures with your secret, which is never shown again)',
+      tags,
+      auth: 'required',
+      body: CreateWebhookBody,
+      status: 201,
+      response: WebhookView,
+      errors: ['WEBHOOK_LIMIT'],
+      handler: ({ user, body }) => webhooks.create(user!.id, body),
+    }),
+    route({
+      method: 'get',
+      path: '/webhooks',
+      summary: 'Your endpoints, newest first',
+      tags,
+      auth: 'required',
+      query: PageQuery,
+      envelope: 'list',
+      response: z.array(WebhookView),
+      handler: async ({ user, query }) => {
+        const page = { page: query.page, limit: query.limit };
+        const { webhooks: found, total } = await webhooks.list(user!.id, page);
+        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/webhooks/:id',
+      summary: 'One of your endpoints',
+      tags,
+      auth: 'required',
+      response: WebhookView,
+      errors: ['WEBHOOK_NOT_FOUND'],
+      handler: ({ user, params }) => webhooks.get(user!.id, params.id),
+    }),
+    route({
+      method: 'delete',
+      path: '/webhooks/:id',
+      summary: 'Remove an endpoint (its pending deliveries go with it)',
+      tags,
+      auth: 'required',
+      status: 204,
+      errors: ['WEBHOOK_NOT_FOUND'],
+      handler: async ({ user, params }) => {
+        await webhooks.remove(user!.id, params.id);
+        return new Reply(204);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/webhooks/:id/deliveries',
+      summary: "An endpoint's deliveries, newest first: event, status, attempts, last response code, next attempt",
+      tags,
+      auth: 'required',
+      query: PageQuery,
+      envelope: 'list',
+      response: z.array(DeliveryView),
+      errors: ['WEBHOOK_NOT_FOUND'],
+      handler: async ({ user, params, query }) => {
+        const page = { page: query.page, limit: query.limit };
+        const { deliveries, total } = await webhooks.deliveries(user!.id, params.id, page);
+        return new Reply(200, { success: true, data: deliveries, pagination: paginate(page, total) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/webhooks/:id/test',
+      summary: 'Send a webhook.test delivery to the endpoint',
+      tags,
+      auth: 'required',
+      status: 202,
+      response: DeliveryView,
+      errors: ['WEBHOOK_NOT_FOUND'],
+      handler: ({ user, params }) => webhooks.test(user!.id, params.id),
+    }),
+  ];
+}

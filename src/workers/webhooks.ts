@@ -1,0 +1,238 @@
+import { listMoves, type MoveRecord } from '../db/games.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import * as repo from '../db/webhooks.ts';
+import { ChessGame } from '../domain/game.ts';
+import { seconds } from '../domain/liveGameViews.ts';
+import type { Logger } from '../logger.ts';
+import type { Clock, TimerHandle } from '../time.ts';
+import type { Send, SendResult } from './webhookSender.ts';
+
+/** DESIGN 2.7: the waits before each retry; after the last one the endpoint is disabled. */
+export const RETRY_DELAYS_MS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400].map((s) => s * 1000);
+/** The longest Retry-After honoured. */
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+
+type Board = { game: ChessGame; clocks: { white: number; black: number } };
+/** game.finished's place among a game's events: after every move. */
+const LAST_SEQ = 2 ** 31;
+const MAX_BOARDS = 1000;
+
+export type WebhookDispatcherDeps = {
+  pool: Pool;
+  log: Logger;
+  clock: Clock;
+  send: Send;
+  /** The game detail for a game.started event's `data.game`. */
+  gameDetail: (gameId: string) => Promise<unknown>;
+  /** Deliveries in flight on this node at once, and per endpoint (a slow receiver holds no more). */
+  maxInFlight?: number;
+  perEndpoint?: number;
+  /** How long a claimed delivery is this node's (past it, another node may take it: it died). */
+  lockMs?: number;
+  pollMs?: number;
+  /** Told of each finished attempt (metrics). */
+  observe?: (outcome: 'delivered' | 'retry' | 'failed', durationMs: number) => void;
+};
+
+/**
+ * The webhook dispatcher of one node (DESIGN 2.7): every `pollMs` it turns new outbox rows and
+ * new moves of followed games into deliveries (one per subscribed endpoint, in the transaction
+ * that marks them done), then claims due deliveries (`FOR UPDATE SKIP LOCKED` and a lock time,
+ * so two nodes never send one attempt at once) and sends them, signed. A 2xx is delivered; 410
+ * disables the endpoint; anything else retries on the schedule (or after `Retry-After`), and
+ * after the last retry the delivery fails and the endpoint is disabled. A game's moves reach an
+ * endpoint in order: a later one waits while an earlier one is pending.
+ */
+export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => Promise<void>; kick: () => void } {
+  const maxInFlight = d.maxInFlight ?? 32;
+  const perEndpoint = d.perEndpoint ?? 4;
+  const lockMs = d.lockMs ?? 30_000;
+  const inFlight = new Map<string, number>(); // endpoint → deliveries being sent
+  const sending = new Set<Promise<void>>();
+  const boards = new Map<string, Board>(); // the boards of followed games, kept between passes
+  let stopped = false;
+  let timer: TimerHandle | undefined;
+  let running: Promise<void> | undefined;
+
+  let again = false;
+  const schedule = () => {
+    if (stopped) return;
+    d.clock.clearTimeout(timer);
+    timer = d.clock.setTimeout(pass, again ? 0 : (d.pollMs ?? 250));
+    again = false;
+  };
+  /** Another pass as soon as this one ends: a delivery finished, so the next of its game may go. */
+  const soon = () => {
+    if (running) again = true;
+    else if (!stopped) {
+      d.clock.clearTimeout(timer);
+      timer = d.clock.setTimeout(pass, 0);
+    }
+  };
+  const pass = () => {
+    if (running) return;
+    running = (async () => {
+      try {
+        await fanOutOutbox();
+        await fanOutMoves();
+        await deliverDue();
+      } catch (err) {
+        d.log.warn({ err }, 'webhook pass failed');
+      }
+    })().finally(() => {
+      running = undefined;
+      schedule();
+    });
+  };
+
+  async function fanOutOutbox(): Promise<void> {
+    await withTransaction(d.pool, async (tx) => {
+      const rows = await repo.claimOutbox(tx, 100);
+      if (rows.length === 0) return;
+      const deliveries: repo.NewDelivery[] = [];
+      for (const row of rows) {
+        if (row.topic === 'game.started' && row.gameId) await repo.openMoveFeed(tx, row.gameId, row.userIds, 1);
+        // A game's end goes after its last moves: those are fanned out first, in this transaction.
+        if (row.topic === 'game.finished' && row.gameId) {
+          const feed = await repo.lockMoveFeed(tx, row.gameId);
+          if (feed) deliveries.push(...(await fanOutFeed(tx, feed)));
+        }
+        const endpoints = await repo.subscribedWebhooks(tx, row.userIds, row.topic);
+        if (endpoints.length === 0) continue;
+        const body = JSON.stringify({ type: row.topic, timestamp: row.createdAt.toISOString(), data: await dataOf(row) });
+        // The events of one game reach an endpoint in order: started, its moves by ply, finished.
+        const order = row.gameId ? { orderKey: `game:${row.gameId}`, seq: row.topic === 'game.finished' ? LAST_SEQ : 0 } : { orderKey: null, seq: 0 };
+        for (const e of endpoints) deliveries.push({ webhookId: e.id, event: row.topic, body, ...order });
+      }
+      await repo.insertDeliveries(tx, deliveries);
+      await repo.markOutboxProcessed(tx, rows.map((r) => r.id));
+    });
+  }
+
+  async function dataOf(row: repo.OutboxRow): Promise<unknown> {
+    const p = row.payload;
+    switch (row.topic) {
+      case 'game.started':
+        return { game: await d.gameDetail(row.gameId!) };
+      case 'game.finished':
+        return { game_id: p.game_id, result: p.result, winner: p.winner, termination: p.termination, rating_changes: p.rating_changes };
+      default:
+        return p;
+    }
+  }
+
+  /** game.move: the committed moves of followed games after each feed's cursor. */
+  async function fanOutMoves(): Promise<void> {
+    await withTransaction(d.pool, async (tx) => {
+      const deliveries: repo.NewDelivery[] = [];
+      for (const feed of await repo.claimMoveFeeds(tx, 50)) deliveries.push(...(await fanOutFeed(tx, feed)));
+      await repo.insertDeliveries(tx, deliveries);
+    });
+  }
+
+  /** One delivery per endpoint and move after the feed's cursor; moves the cursor on (or closes the feed). */
+  async function fanOutFeed(tx: Queryable, feed: repo.MoveFeed): Promise<repo.NewDelivery[]> {
+    const endpoints = await repo.subscribedWebhooks(tx, [feed.whiteId, feed.blackId], 'game.move');
+    const moves = await listMoves(tx, feed.gameId);
+    const board = boardAt(feed, moves);
+    const deliveries: repo.NewDelivery[] = [];
+    for (const m of moves.slice(feed.nextPly - 1)) {
+      const data = play(board, feed.gameId, m);
+      const body = JSON.stringify({ type: 'game.move', timestamp: m.createdAt.toISOString(), data });
+      for (const e of endpoints) deliveries.push({ webhookId: e.id, event: 'game.move', body, orderKey: `game:${feed.gameId}`, seq: m.ply });
+    }
+    // A feed ends with its game (every move fanned out), or when nobody follows it any more.
+    const open = feed.active && endpoints.length > 0;
+    await repo.advanceMoveFeed(tx, feed.gameId, moves.length + 1, open);
+    if (!open) boards.delete(feed.gameId);
+    return deliveries;
+  }
+
+  /** The game's board after ply nextPly − 1: kept from the last pass, else replayed from the stored moves. */
+  function boardAt(feed: repo.MoveFeed, moves: MoveRecord[]): Board {
+    let board = boards.get(feed.gameId);
+    if (!board || board.game.moveCount !== feed.nextPly - 1) {
+      board = { game: new ChessGame(), clocks: { white: feed.initialMs, black: feed.initialMs } };
+      for (const m of moves.slice(0, feed.nextPly - 1)) play(board, feed.gameId, m);
+    }
+    boards.delete(feed.gameId); // re-inserted last: the map's order is the order of use
+    boards.set(feed.gameId, board);
+    if (boards.size > MAX_BOARDS) boards.delete(boards.keys().next().value!);
+    return board;
+  }
+
+  /** Plays a stored move on the board; its game.move data (DESIGN 2.8). */
+  function play(board: Board, gameId: string, m: MoveRecord) {
+    const played = board.game.play({ from: m.uci.slice(0, 2), to: m.uci.slice(2, 4), promotion: m.uci[4] ?? null });
+    if (!played.ok) throw new Error(`game ${gameId}: stored move ${m.uci} is illegal`);
+    board.clocks[m.ply % 2 === 1 ? 'white' : 'black'] = m.clockMs;
+    return {
+      game_id: gameId,
+      move: played.move,
+      fen: played.fen,
+      move_count: m.ply,
+      times: { white: seconds(board.clocks.white), black: seconds(board.clocks.black) },
+    };
+  }
+
+  async function deliverDue(): Promise<void> {
+    const free = maxInFlight - sending.size;
+    if (free <= 0) return;
+    const busy = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const claimed = await repo.claimDeliveries(d.pool, { now: new Date(d.clock.now()), limit: free, perEndpoint, lockMs, busy });
+    for (const c of claimed) {
+      inFlight.set(c.webhookId, (inFlight.get(c.webhookId) ?? 0) + 1);
+      const work = attempt(c).finally(() => {
+        sending.delete(work);
+        soon();
+        const n = (inFlight.get(c.webhookId) ?? 1) - 1;
+        if (n <= 0) inFlight.delete(c.webhookId);
+        else inFlight.set(c.webhookId, n);
+      });
+      sending.add(work);
+    }
+  }
+
+  async function attempt(c: repo.ClaimedDelivery): Promise<void> {
+    const at = new Date(d.clock.now());
+    let result: SendResult;
+    try {
+      result = await d.send({ url: c.url, id: `msg_${c.id}`, body: c.body, secret: c.secret, at });
+    } catch (err) {
+      result = { statusCode: null, error: (err as Error).message, retryAfterMs: null, durationMs: 0 };
+    }
+    const attemptNo = c.attempts + 1;
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const gone = result.statusCode === 410;
+    const lastTry = attemptNo > RETRY_DELAYS_MS.length;
+    const outcome = ok ? 'delivered' : gone || lastTry ? 'failed' : 'retry';
+    const wait = Math.min(MAX_RETRY_AFTER_MS, Math.max(RETRY_DELAYS_MS[attemptNo - 1] ?? 0, result.retryAfterMs ?? 0));
+    const recorded = await repo
+      .recordAttempt(d.pool, {
+        deliveryId: c.id,
+        attempt: attemptNo,
+        statusCode: result.statusCode,
+        error: result.error,
+        durationMs: Math.round(result.durationMs),
+        outcome,
+        nextAttemptAt: outcome === 'retry' ? new Date(d.clock.now() + wait) : null,
+      })
+      .catch((err) => (d.log.warn({ err, delivery: c.id }, 'webhook attempt not recorded'), false));
+    if (!recorded) return;
+    d.observe?.(outcome, result.durationMs);
+    if (outcome === 'failed') {
+      await repo.disableWebhook(d.pool, c.webhookId, gone ? 'the receiver answered 410 Gone' : 'every retry failed').catch(() => {});
+    }
+  }
+
+  schedule();
+  return {
+    kick: soon,
+    async stop() {
+      stopped = true;
+      d.clock.clearTimeout(timer);
+      await running;
+      await Promise.all(sending);
+    },
+  };
+}

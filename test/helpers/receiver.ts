@@ -1,0 +1,59 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Received = { headers: http.IncomingHttpHeaders; body: string; json: any; at: number };
+
+/**
+ * A real HTTP receiver for webhooks: keeps every request, answers as `respond` says (200 by
+ * default), and lets a test wait for the requests it expects.
+ */
+export class WebhookReceiver {
+  readonly received: Received[] = [];
+  respond: (r: Received, n: number) => { status: number; headers?: Record<string, string> } | 'hang' = () => ({ status: 200 });
+  private server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const r: Received = { headers: req.headers, body, json: safeJson(body), at: Date.now() };
+      this.received.push(r);
+      const answer = this.respond(r, this.received.length);
+      for (const w of this.waiters.splice(0)) w();
+      if (answer === 'hang') return; // never answers: the sender's timeout decides
+      res.writeHead(answer.status, answer.headers).end();
+    });
+  });
+  private waiters: Array<() => void> = [];
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Resolves once `count` requests matching `match` have come (in arrival order). */
+  async waitFor(count: number, match: (r: Received) => boolean = () => true, timeoutMs = 10_000): Promise<Received[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.received.filter(match);
+      if (found.length >= count) return found;
+      if (Date.now() > deadline) throw new Error(`${found.length} of ${count} webhook requests within ${timeoutMs} ms: ${JSON.stringify(this.received.map((r) => r.json?.type))}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        this.waiters.push(() => (clearTimeout(timer), resolve()));
+      });
+    }
+  }
+}
+
+function safeJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
