@@ -98,11 +98,12 @@ export async function listDeliveries(db: Queryable, webhookId: string, limit: nu
 
 export type NewDelivery = { webhookId: string; event: string; body: string; orderKey: string | null; seq: number };
 
-export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[]): Promise<DeliveryRecord[]> {
+/** New deliveries, due at `now` (the service's clock). */
+export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[], now: Date): Promise<DeliveryRecord[]> {
   if (deliveries.length === 0) return [];
   const { rows } = await db.query(
-    `INSERT INTO webhook_deliveries (webhook_id, event, body, order_key, seq)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+    `INSERT INTO webhook_deliveries (webhook_id, event, body, order_key, seq, next_attempt_at)
+     SELECT w, e, b, o, s, $6 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS t(w, e, b, o, s)
      RETURNING ${DELIVERY_COLUMNS}`,
     [
       deliveries.map((d) => d.webhookId),
@@ -110,6 +111,7 @@ export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[])
       deliveries.map((d) => d.body),
       deliveries.map((d) => d.orderKey),
       deliveries.map((d) => d.seq),
+      now,
     ],
   );
   return rows.map(toDelivery);

@@ -104,7 +104,7 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
         const order = row.gameId ? { orderKey: `game:${row.gameId}`, seq: row.topic === 'game.finished' ? LAST_SEQ : 0 } : { orderKey: null, seq: 0 };
         for (const e of endpoints) deliveries.push({ webhookId: e.id, event: row.topic, body, ...order });
       }
-      await repo.insertDeliveries(tx, deliveries);
+      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()));
       await repo.markOutboxProcessed(tx, rows.map((r) => r.id));
     });
   }
@@ -126,7 +126,7 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
     await withTransaction(d.pool, async (tx) => {
       const deliveries: repo.NewDelivery[] = [];
       for (const feed of await repo.claimMoveFeeds(tx, 50)) deliveries.push(...(await fanOutFeed(tx, feed)));
-      await repo.insertDeliveries(tx, deliveries);
+      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()));
     });
   }
 
