@@ -46,6 +46,7 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SESSION_MAX_DAYS: seconds.default(90),
   SEEK_POOL_IDLE_SECONDS: seconds.default(10),
+  WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
 });
 
 export type Config = {
@@ -84,6 +85,8 @@ export type Config = {
   sessionMaxMs: number;
   /** A seek pool with no seek and no socket for this long closes (its room and lease go). */
   seekPoolIdleMs: number;
+  /** How long a webhook receiver has to answer (DESIGN 2.7: 10 s). */
+  webhookTimeoutMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     sessionMaxMs: e.SESSION_MAX_DAYS * 24 * 3600 * 1000,
     seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
   };
 }
 
