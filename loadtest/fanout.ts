@@ -19,11 +19,11 @@
 import '../src/polyfills.ts';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { Client, type Room } from '@colyseus/sdk';
+import { Client } from '@colyseus/sdk';
 import WebSocket from 'ws';
 import { createDatabase } from '../test/helpers/database.ts';
 import { requestJson, startServiceProcess } from '../test/helpers/process.ts';
-import { newGame, setupGames } from './setup.ts';
+import { LINE, newGame, sendMove, setupGames } from './setup.ts';
 import { freePort } from '../src/util/net.ts';
 import { processCpu } from './cpu.ts';
 
@@ -36,8 +36,6 @@ const GAMES = arg('games', 1000);
 const PLIES = arg('plies', 40);
 /** (b): how often each game moves. */
 const MOVE_EVERY_MS = arg('move-every-ms', 5000);
-/** The moves of (a), one after the other: a knight dance that never repeats three times in 40 plies. */
-const LINE = ['g1f3', 'g8f6', 'b1c3', 'b8c6', 'e2e4', 'e7e5', 'f1c4', 'f8c5', 'd2d3', 'd7d6', 'c1g5', 'c8g4', 'h2h3', 'h7h6', 'g5h4', 'g4h5', 'a2a3', 'a7a6', 'b2b4', 'b7b5', 'c4b3', 'c5b6', 'a3a4', 'a6a5', 'b4a5', 'b6a5', 'a4b5', 'c6b4', 'e1g1', 'e8g8', 'c3e2', 'd8e7', 'e2g3', 'h5g6', 'd1e2', 'f8e8', 'f1e1', 'e7f8', 'c2c3', 'b4c6'];
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -76,16 +74,6 @@ async function openStreams(url: string, count: number, onMove: (i: number, v: nu
     sockets.push(...batch);
   }
   return sockets;
-}
-
-/** Sends a move and resolves with when it was sent and when its answer came. */
-function sendMove(room: Room, uci: string): Promise<{ sent: number; ack: number }> {
-  const sent = performance.now();
-  return new Promise((resolve, reject) => {
-    const offOk = room.onMessage('move:ok', () => (offOk(), offErr(), resolve({ sent, ack: performance.now() })));
-    const offErr = room.onMessage('error', (e: { code: string }) => (offOk(), offErr(), reject(new Error(e.code))));
-    room.send('move', { from: uci.slice(0, 2), to: uci.slice(2, 4) });
-  });
 }
 
 /** (a): one game, many spectators; moves one at a time from the players' Colyseus sockets. */
