@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { api } from '../helpers/http.ts';
 import { as, createActiveGame, playLine } from '../helpers/games.ts';
 import { WebhookReceiver, type Received } from '../helpers/receiver.ts';
+import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
 const ALL = ['game.started', 'game.finished', 'game.move', 'friend.request', 'friend.accepted', 'club.invite', 'tournament.started'];
@@ -151,5 +152,11 @@ describe('webhooks', () => {
       { id: res.body.data.id, event: 'webhook.test', status: 'delivered', attempts: 1, last_response_code: 200, last_error: null, next_attempt_at: null, created_at: 0, delivered_at: 0 },
     );
     assert.equal(delivery.pagination.total, 1);
+    // The operators see it: attempts by outcome, their latency, the queue.
+    const { service } = await testService();
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    assert.match(metrics, /^chess_webhook_attempts_total\{outcome="delivered"\} [1-9]/m);
+    assert.match(metrics, /^chess_webhook_attempt_seconds_count [1-9]/m);
+    assert.match(metrics, /^chess_webhook_deliveries_pending \d+$/m);
   });
 });
