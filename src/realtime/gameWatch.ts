@@ -24,6 +24,8 @@ export type GameWatchOptions = {
 };
 
 const FINISHED = new Set(['finished', 'abandoned']);
+/** A published event as the replay buffer kept it (JSON). */
+const relayed = (json: string) => new Relayed(json, JSON.parse(json));
 
 /**
  * One viewer's view of one game's events, in order and without a hole (DESIGN 2.6): `state`
@@ -105,7 +107,7 @@ export class GameWatch {
   private async resume(since: number, current: number): Promise<boolean> {
     const missed = await this.deps.missed(since);
     if (!missed) return false;
-    const events = missed.map((json) => new Relayed(json, JSON.parse(json)));
+    const events = missed.map(relayed);
     if ((events.at(-1)?.v ?? since) < current) return false;
     this.lastV = since;
     for (const e of events) if (!this.done) this.handleOrdered(e);
@@ -117,7 +119,7 @@ export class GameWatch {
     this.busy = true;
     try {
       const missed = await this.deps.missed(this.lastV);
-      const events = missed?.map((json) => new Relayed(json, JSON.parse(json)));
+      const events = missed?.map(relayed);
       if (events && events.length > 0 && events[0].v === this.lastV + 1) {
         for (const e of events) this.handleOrdered(e);
       } else {

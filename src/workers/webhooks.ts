@@ -133,27 +133,30 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
   /** One delivery per endpoint and move after the feed's cursor; moves the cursor on (or closes the feed). */
   async function fanOutFeed(tx: Queryable, feed: repo.MoveFeed): Promise<repo.NewDelivery[]> {
     const endpoints = await repo.subscribedWebhooks(tx, [feed.whiteId, feed.blackId], 'game.move');
-    const moves = await listMoves(tx, feed.gameId);
-    const board = boardAt(feed, moves);
+    // With the board of the last pass, only the new moves are read; else all, to replay it.
+    const warm = boards.get(feed.gameId)?.game.moveCount === feed.nextPly - 1;
+    const moves = await listMoves(tx, feed.gameId, warm ? feed.nextPly : 1);
+    const board = boardAt(feed, warm ? [] : moves.slice(0, feed.nextPly - 1));
+    const fresh = warm ? moves : moves.slice(feed.nextPly - 1);
     const deliveries: repo.NewDelivery[] = [];
-    for (const m of moves.slice(feed.nextPly - 1)) {
+    for (const m of fresh) {
       const data = play(board, feed.gameId, m);
       const body = JSON.stringify({ type: 'game.move', timestamp: m.createdAt.toISOString(), data });
       for (const e of endpoints) deliveries.push({ webhookId: e.id, event: 'game.move', body, orderKey: `game:${feed.gameId}`, seq: m.ply });
     }
     // A feed ends with its game (every move fanned out), or when nobody follows it any more.
     const open = feed.active && endpoints.length > 0;
-    await repo.advanceMoveFeed(tx, feed.gameId, moves.length + 1, open);
+    await repo.advanceMoveFeed(tx, feed.gameId, feed.nextPly + fresh.length, open);
     if (!open) boards.delete(feed.gameId);
     return deliveries;
   }
 
-  /** The game's board after ply nextPly − 1: kept from the last pass, else replayed from the stored moves. */
-  function boardAt(feed: repo.MoveFeed, moves: MoveRecord[]): Board {
+  /** The game's board after ply nextPly − 1: kept from the last pass, else replayed from `before` (its earlier moves). */
+  function boardAt(feed: repo.MoveFeed, before: MoveRecord[]): Board {
     let board = boards.get(feed.gameId);
     if (!board || board.game.moveCount !== feed.nextPly - 1) {
       board = { game: new ChessGame(), clocks: { white: feed.initialMs, black: feed.initialMs } };
-      for (const m of moves.slice(0, feed.nextPly - 1)) play(board, feed.gameId, m);
+      for (const m of before) play(board, feed.gameId, m);
     }
     boards.delete(feed.gameId); // re-inserted last: the map's order is the order of use
     boards.set(feed.gameId, board);

@@ -119,6 +119,19 @@ describe('webhooks', () => {
     assert.ok(finished.rating_changes.black > 0);
   });
 
+  it('follows a game from the next move when the endpoint is registered mid-game', async () => {
+    const [white, black] = await Promise.all([createUser(), createUser()]);
+    const game = await createActiveGame(white, black);
+    await playLine(game, ['e2e4', 'e7e5']);
+    await register(white, { url, events: ['game.move'], secret: SECRET });
+    const third = await playLine(game, ['g1f3'], 2);
+    await playLine(game, ['b8c6'], 3);
+    const moves = (await receiver.waitFor(2)).map((r) => r.json.data);
+    assert.deepEqual(moves.map((m) => [m.move_count, m.move.san]), [[3, 'Nf3'], [4, 'Nc6']]);
+    assert.equal(moves[0].fen, third.game.fen, 'the board replayed from the moves before it');
+    assert.deepEqual(moves[0].times, { white: third.game.white_time_remaining, black: third.game.black_time_remaining });
+  });
+
   it('delivers to the players only, and only the events an endpoint subscribes to', async () => {
     const [white, black, stranger] = await Promise.all([createUser(), createUser(), createUser()]);
     await register(stranger, { url: `${url}?stranger`, events: ALL, secret: SECRET });
