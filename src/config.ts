@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   GAME_LEASE_SECONDS: seconds.default(15),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
+  ANALYSIS_LOCK_SECONDS: seconds.default(60),
+  STOCKFISH_PATH: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('off'),
   CORS_ORIGINS: z
@@ -72,8 +74,13 @@ export type Config = {
   drawOfferTtlMs: number;
   /** How long a node owns a live game without renewing (a dead node's games move after this). */
   gameLeaseMs: number;
+  /** Engine processes (one job each) on this node; 0 leaves analysis to other nodes. */
   analysisWorkers: number;
   analysisDepth: number;
+  /** How long an analysis claim lasts unrenewed: a dead node's job is retried after this. */
+  analysisLockMs: number;
+  /** A native UCI engine to run instead of the npm package's WASM Stockfish. */
+  stockfishPath: string | undefined;
   logLevel: string;
   /** Express's `trust proxy` value: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
@@ -131,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,
     analysisWorkers: e.ANALYSIS_WORKERS,
     analysisDepth: e.ANALYSIS_DEPTH,
+    analysisLockMs: e.ANALYSIS_LOCK_SECONDS * 1000,
+    stockfishPath: e.STOCKFISH_PATH,
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim()),

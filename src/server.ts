@@ -13,7 +13,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
+import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
@@ -27,6 +27,10 @@ import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
 import { startWebhookDispatcher } from './workers/webhooks.ts';
+import { startAnalysisWorkers, type AnalysisWorkers } from './workers/analysis.ts';
+import { engineCommand } from './workers/engine.ts';
+import { countPendingAnalyses } from './db/analysis.ts';
+import { loadOpeningBook } from './domain/openings.ts';
 import { createSender } from './workers/webhookSender.ts';
 import { countPendingDeliveries } from './db/webhooks.ts';
 import { formatSeek, lobbyReads } from './services/seekViews.ts';
@@ -45,6 +49,7 @@ export type RunningService = {
   ctx: AppContext;
   services: Services;
   gameServer: Server;
+  analysis: AnalysisWorkers;
   stop: () => Promise<void>;
 };
 
@@ -166,7 +171,23 @@ export async function startService(
     serveHttpWithApp(httpServer, app);
     liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
-    liveGames.setPublisher((gameId, event) => gameEvents.publish(gameId, event));
+    const analysis = startAnalysisWorkers({
+      pool,
+      log: log.child({ component: 'analysis' }),
+      clock,
+      command: engineCommand(config.stockfishPath),
+      workers: config.analysisWorkers,
+      depth: config.analysisDepth,
+      node: matchMaker.processId,
+      lockMs: config.analysisLockMs,
+      openings: loadOpeningBook,
+      observe: registerAnalysisMetrics(metrics.registry, () => countPendingAnalyses(pool)),
+    });
+    liveGames.setPublisher((gameId, event) => {
+      gameEvents.publish(gameId, event);
+      // A game that ended here is analysed here as soon as an engine is free.
+      if (event.type === 'game_end') analysis.kick();
+    });
     const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
     const webhooks = startWebhookDispatcher({
       pool,
@@ -192,6 +213,8 @@ export async function startService(
         await realtime.close();
         await stopSweeper();
         await webhooks.stop();
+        // Running analyses go back to the queue and every engine process exits.
+        await analysis.stop();
         // Rooms release their games (clocks booked, lease freed) as Colyseus disposes them.
         await gameServer.gracefullyShutdown(false).catch((err) => log.warn({ err }, 'colyseus shutdown'));
         liveGames.close();
@@ -199,7 +222,7 @@ export async function startService(
         for (const c of cleanup) await c().catch((err) => log.warn({ err }, 'cleanup failed'));
       })());
 
-    return { port, url: `http://127.0.0.1:${port}`, ctx, services, gameServer, stop };
+    return { port, url: `http://127.0.0.1:${port}`, ctx, services, gameServer, analysis, stop };
   } catch (error) {
     for (const c of cleanup) await c().catch(() => {});
     throw error;

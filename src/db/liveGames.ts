@@ -1,5 +1,6 @@
 import { DEFAULT_GLICKO, rateGame, type Glicko } from '../domain/glicko2.ts';
 import type { Ending } from '../domain/game.ts';
+import { enqueueAnalysis } from './analysis.ts';
 import { toGameRecord, type DrawOfferRecord, type GameRecord } from './games.ts';
 import type { MoveWrite } from './moveWriter.ts';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
@@ -103,6 +104,8 @@ export type FinishInput = {
   whiteMs: number;
   blackMs: number;
   eventSeq: number;
+  /** The host's clock at the end (the analysis job is due from then). */
+  now: number;
 };
 
 export type FinishResult = { ratingChanges: { white: number; black: number } } | { fenced: true };
@@ -115,7 +118,8 @@ INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key) SELECT $1
 
 /**
  * Ends a live game in one transaction: the final move (if any), the result, both players'
- * Glicko-2 ratings and stats (rated games), lapsed draw offers and the game.finished event.
+ * Glicko-2 ratings and stats (rated games), lapsed draw offers, the game.finished event and the
+ * game's analysis job.
  */
 export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResult> {
   return withTransaction(pool, async (tx) => {
@@ -171,6 +175,8 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
         rating_changes: ratingChanges,
       }),
     ]);
+    // Every finished game is analysed; an aborted one (no real game) is not.
+    if (status === 'finished') await enqueueAnalysis(tx, f.gameId, f.now);
     return { ratingChanges };
   });
 }

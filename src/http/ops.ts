@@ -77,6 +77,36 @@ export function registerWebhookMetrics(registry: Registry, pending: () => Promis
   };
 }
 
+/** The analysis workers of this process: searches, jobs, engine failures, and the queue. */
+export function registerAnalysisMetrics(registry: Registry, pending: () => Promise<number>) {
+  const searches = new Histogram({
+    name: 'chess_analysis_search_seconds',
+    help: 'Time the engine took to search one position to ANALYSIS_DEPTH',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const jobs = new Counter({
+    name: 'chess_analysis_jobs_total',
+    help: 'Analysis jobs by outcome: done (stored), retry (given back after a failure), lost (another worker took the claim over)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'chess_analysis_engine_failures_total',
+    help: 'Engines that died or hung (no bestmove in time) and were replaced',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  new Gauge({ name: 'chess_analysis_jobs_pending', help: 'Finished games waiting for (or in) analysis', registers: [registry], async collect() {
+    this.set(await pending().catch(() => NaN));
+  } });
+  return {
+    searched: (ms: number) => searches.observe(ms / 1000),
+    finished: (outcome: 'done' | 'retry' | 'lost') => jobs.inc({ outcome }),
+    engineFailed: (kind: 'died' | 'hung') => failures.inc({ kind }),
+  };
+}
+
 /** The stream and realtime sockets of this process, and the channels they listen to. */
 export function registerRealtimeMetrics(registry: Registry, stats: () => { sockets: number; channels: number }): void {
   new Gauge({ name: 'chess_realtime_sockets', help: 'Open stream and realtime sockets', registers: [registry], collect() {

@@ -275,7 +275,7 @@ export class LiveGame {
           return (await this.host.writer.write({ ...write.move, ...fence, commandKey })) ? {} : this.fenced();
         case 'finish': {
           const finalMove = write.finalMove && { ...write.finalMove, ...fence, commandKey };
-          const result = await store.finishGame(pool, { ...write, ...fence, finalMove });
+          const result = await store.finishGame(pool, { ...write, ...fence, finalMove, now: this.host.clock.now() });
           return 'fenced' in result ? this.fenced() : { ratingChanges: result.ratingChanges };
         }
         case 'open_offer':

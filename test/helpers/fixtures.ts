@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { Chess } from 'chess.js';
+import { enqueueAnalysis } from '../../src/db/analysis.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
 /**
@@ -33,4 +35,25 @@ export async function insertActiveGame(
 /** Makes the game's lease lapse now, as if its node had died long enough ago. */
 export async function expireLease(pool: Pool, gameId: string): Promise<void> {
   await pool.query(`UPDATE games SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [gameId]);
+}
+
+/**
+ * A game between two new players that ended after `ucis` (White resigned if nothing else ended
+ * it), with its analysis queued as the finishing transaction queues it.
+ */
+export async function insertFinishedGame(pool: Pool, ucis: readonly string[], now = Date.now()): Promise<string> {
+  const gameId = await insertActiveGame(pool, await insertUser(pool), await insertUser(pool), { firstMoveDeadline: null });
+  const chess = new Chess();
+  for (const [i, uci] of ucis.entries()) {
+    const { san } = chess.move({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] });
+    await pool.query('INSERT INTO game_moves (game_id, ply, san, uci, clock_ms) VALUES ($1, $2, $3, $4, 1000)', [gameId, i + 1, san, uci]);
+  }
+  const mated = chess.isCheckmate();
+  await pool.query(
+    `UPDATE games SET status = 'finished', move_count = $2, fen = $3, result = $4, winner = $5, termination = $6, finished_at = now()
+      WHERE id = $1`,
+    [gameId, ucis.length, chess.fen(), ...(mated && chess.turn() === 'b' ? ['1-0', 'white', 'checkmate'] : mated ? ['0-1', 'black', 'checkmate'] : ['0-1', 'black', 'resignation'])],
+  );
+  await enqueueAnalysis(pool, gameId, now);
+  return gameId;
 }

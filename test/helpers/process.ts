@@ -8,7 +8,7 @@ export type ServiceProcess = { child: ChildProcess; port: number; base: string; 
 
 /**
  * `npm start`'s process, as an operator runs it, on a free port against `databaseUrl`, with
- * settings for load (no rate limits, cheap bcrypt, no DNS). Resolves once /healthz answers.
+ * settings for load (no rate limits, cheap bcrypt, no DNS, no analysis). Resolves once /healthz answers.
  * Used by the SIGTERM test and the benchmarks (whose CPU figures need the server on its own).
  */
 export async function startServiceProcess(
@@ -28,6 +28,8 @@ export async function startServiceProcess(
       BCRYPT_COST: '4',
       EMAIL_DOMAIN_CHECK: 'off',
       LOG_LEVEL: 'warn',
+      // No engine unless asked for: the benchmarks measure the game server alone.
+      ANALYSIS_WORKERS: '0',
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'chess-process-')),
       ...o.env,
     },

@@ -17,6 +17,10 @@ export const TEST_ENV = {
   FIRST_MOVE_SECONDS: '3',
   DRAW_OFFER_TTL_SECONDS: '2',
   SEEK_POOL_IDLE_SECONDS: '1',
+  // The shared service analyses nothing: engines searching every game the suite finishes would
+  // load the machine. Analysis tests run their own workers (test/workers/analysis.test.ts) or
+  // processes (test/analysisProcess.test.ts).
+  ANALYSIS_WORKERS: '0',
 } as const;
 
 type Harness = { service: RunningService; mail: MailCatcher; db: TestDatabase; config: Config };
