@@ -73,7 +73,7 @@ const isChallenged = (g: GameRecord, userId: string) => g.kind === 'challenge' &
 const isOpen = (g: GameRecord, now: number) => g.status === 'pending' && (!g.expiresAt || g.expiresAt.getTime() > now);
 
 /** A pending game exists only for its participants (DESIGN 2.8); anyone else is told 404. */
-function visibleTo<G extends GameRecord>(g: G | undefined, userId: string): G {
+export function visibleTo<G extends GameRecord>(g: G | undefined, userId: string): G {
   if (!g || (g.status === 'pending' && !isParticipant(g, userId))) throw notFound();
   return g;
 }

@@ -4,6 +4,7 @@ import { createSessions } from '../auth/sessions.ts';
 import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
+import { createAnalysisService, type AnalysisService } from './analysis.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import { userNotifier } from './userEvents.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
@@ -21,6 +22,7 @@ export type Services = {
   accounts: Accounts;
   users: Users;
   games: GamesService;
+  analysis: AnalysisService;
   webhooks: Webhooks;
   close: () => Promise<void>;
 };
@@ -45,6 +47,7 @@ export function createServices(ctx: AppContext): Services {
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx),
+    analysis: createAnalysisService(ctx),
     webhooks: createWebhooks(ctx),
     close: async () => {
       await accounts.drain();
