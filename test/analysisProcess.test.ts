@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createDatabase } from './helpers/database.ts';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
+import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
+import { until } from './helpers/poll.ts';
 import { testService } from './helpers/service.ts';
 
 /** 40 plies of a quiet Italian game; White resigns after them. */
@@ -40,15 +41,6 @@ function running(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 40_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * Analysis as `npm start` runs it, with the npm package's Stockfish: every finished game is
@@ -86,24 +78,16 @@ describe('analysis in the service process', function () {
     await db.drop();
   });
 
+  let games = 0;
+  /** A game played through the API (the 40 plies of LINE) that White resigns. */
   async function finishedGame(base: string): Promise<string> {
-    players ??= {
-      w: await postData(base, '/auth/signup', { email: 'aw@example.com', password: 'analysis-1', username: 'analysis_w' }),
-      b: await postData(base, '/auth/signup', { email: 'ab@example.com', password: 'analysis-1', username: 'analysis_b' }),
-    };
-    const { w, b } = players;
-    const game = await postData(
-      base,
-      '/games',
-      { type: 'challenge', opponent_id: b.user.id, time_control: 'rapid', initial_time: 900, increment: 0, color: 'white' },
-      w.session.access_token,
-    );
-    await postData(base, `/games/${game.id}/accept`, {}, b.session.access_token);
+    const { id, white: w, black: b } = await startGameOverApi(base, `analysis${games++}`);
+    players = { w, b };
     for (const [i, uci] of LINE.entries()) {
-      await postData(base, `/games/${game.id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, (i % 2 ? b : w).session.access_token);
+      await postData(base, `/games/${id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, (i % 2 ? b : w).session.access_token);
     }
-    await postData(base, `/games/${game.id}/resign`, {}, w.session.access_token);
-    return game.id;
+    await postData(base, `/games/${id}/resign`, {}, w.session.access_token);
+    return id;
   }
 
   const read = (base: string, id: string) => requestJson(base, 'GET', `/games/${id}/analysis`, undefined, players.b.session.access_token);
@@ -162,7 +146,7 @@ describe('analysis in the service process', function () {
     proc.child.kill('SIGKILL');
     await proc.exited;
     // Its stdin closed with the service: the engine quits by itself.
-    await until('the orphaned engine to exit', async () => engines.every((pid) => !running(pid)), 5_000);
+    await until('the orphaned engine to exit', async () => engines.every((pid) => !running(pid)), { ms: 5_000 });
 
     proc = await startServiceProcess(db.url, { env });
     const res = await until('the analysis by the next process', async () => {

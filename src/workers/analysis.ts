@@ -80,9 +80,11 @@ export function startAnalysisWorkers(d: AnalysisWorkerDeps): AnalysisWorkers {
     for (const wake of [...wakers]) wake();
   };
 
-  /** Resolves after `pollMs`, on a kick, or when stopping. */
+  /** Resolves after `pollMs`, on a kick, or when stopping (at once if already stopping). */
   const idle = () =>
     new Promise<void>((resolve) => {
+      // A claim that was in flight when stop() kicked comes back here with no waker to find.
+      if (stopped) return resolve();
       let timer: TimerHandle | undefined;
       const wake = () => {
         wakers.delete(wake);

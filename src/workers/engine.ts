@@ -27,6 +27,8 @@ export type SearchResult = {
   /** The engine's best move in UCI notation (`e2e4`, `e7e8q`); null in a position without moves. */
   bestMove: string | null;
   depth: number;
+  /** Nodes searched (0 when the engine did not say). */
+  nodes: number;
 };
 
 /** The engine died, or stopped answering and was killed. Its search is lost; the job is retried. */
@@ -141,14 +143,18 @@ export class UciEngine {
     await this.exit;
   }
 
-  /** Asks the engine to quit (SIGTERM if it does not within `graceMs`, then SIGKILL). */
+  /**
+   * Asks the engine to quit, and kills it if it has not within `graceMs`. The grace is real time,
+   * not the service clock's: it is for a real process (one stopped with SIGSTOP, say), and must
+   * run out even when tests drive the service clock by hand.
+   */
   async quit(graceMs = 1000): Promise<void> {
     if (this.exited) return;
     this.send('quit');
     this.child.stdin.end();
-    const timer = this.clock.setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     await this.exit;
-    this.clock.clearTimeout(timer);
+    clearTimeout(timer);
   }
 
   private send(command: string): void {
@@ -208,5 +214,5 @@ export function parseSearch(info: string | undefined, bestLine: string): SearchR
   const value = scoreAt >= 0 ? Number(words[scoreAt + 2]) : Number.NaN;
   const score: UciScore = kind === 'mate' && Number.isFinite(value) ? { mate: value } : { cp: Number.isFinite(value) ? value : 0 };
   const best = bestLine.split(/\s+/)[1];
-  return { score, bestMove: best && best !== '(none)' ? best : null, depth: Number(at('depth') ?? 0) };
+  return { score, bestMove: best && best !== '(none)' ? best : null, depth: Number(at('depth') ?? 0), nodes: Number(at('nodes') ?? 0) };
 }

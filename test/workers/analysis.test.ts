@@ -12,12 +12,15 @@ import { engineCommand } from '../../src/workers/engine.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createDatabase } from '../helpers/database.ts';
 import { insertFinishedGame } from '../helpers/fixtures.ts';
+import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 
 const SCHOLARS_MATE = ['e2e4', 'e7e5', 'f1c4', 'b8c6', 'd1h5', 'g8f6', 'h5f7'];
 /** 20 plies of the Italian game, ending in no mate (White resigns). */
 const ITALIAN = ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4', 'f8c5', 'c2c3', 'g8f6', 'd2d3', 'd7d6', 'e1g1', 'e8g8', 'a2a4', 'a7a5', 'f1e1', 'h7h6', 'b1d2', 'c8e6', 'c4e6', 'f7e6'];
 const DEPTH = 10;
+/** For the tests that interrupt a job: each position takes long enough to be caught mid-game. */
+const SLOW_DEPTH = 13;
 
 const alive = (pid: number) => {
   try {
@@ -36,16 +39,6 @@ const zombie = (pid: number) => {
   }
 };
 
-/** Polls `check` every 20 ms (real time: the engine works in real time) until it holds. */
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * The analysis workers against a database of their own (the suite's shared service queues its
@@ -141,7 +134,7 @@ describe('analysis workers', function () {
 
   it('replaces an engine that dies mid-job and retries the job from where it stopped', async () => {
     const gameId = await insertFinishedGame(pool, ITALIAN);
-    const workers = start();
+    const workers = start({ depth: SLOW_DEPTH });
     await until('some progress', async () => ((await findAnalysis(pool, gameId))!.progressDone > 2 ? true : undefined));
     const [pid] = workers.enginePids();
     process.kill(pid, 'SIGKILL');
@@ -160,7 +153,7 @@ describe('analysis workers', function () {
     const clock = new ManualClock(Date.now());
     const gameId = await insertFinishedGame(pool, ITALIAN, clock.now());
     const lockMs = 10_000; // searches longer than 5 s count as hung
-    const workers = start({ lockMs }, clock);
+    const workers = start({ lockMs, depth: SLOW_DEPTH }, clock);
     workers.kick();
     await until('some progress', async () => ((await findAnalysis(pool, gameId))!.progressDone > 2 ? true : undefined));
     const [pid] = workers.enginePids();
@@ -168,12 +161,13 @@ describe('analysis workers', function () {
     // The worker's search may start after an advance: move time on until the engine is killed,
     // and no further (the next engine's start is timed on this clock too).
     const gone = () => !workers.enginePids().includes(pid);
-    while (!gone()) {
+    for (let tries = 0; !gone(); tries++) {
+      assert.ok(tries < 20, 'the stopped engine was never found hung');
       await clock.advance(lockMs / 2);
       const deadline = Date.now() + 300;
       while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     }
-    await until('the stopped engine to be killed', () => !alive(pid) || zombie(pid), 2_000);
+    await until('the stopped engine to be killed', () => !alive(pid) || zombie(pid), { ms: 2_000 });
     workers.kick();
     const row = await done(gameId);
     assert.equal(row.attempts, 2);
@@ -197,7 +191,7 @@ describe('analysis workers', function () {
 
   it('gives its running job back and leaves no engine process when stopped', async () => {
     const gameId = await insertFinishedGame(pool, ITALIAN);
-    const first = start();
+    const first = start({ depth: SLOW_DEPTH });
     await until('some progress', async () => ((await findAnalysis(pool, gameId))!.progressDone > 2 ? true : undefined));
     const pids = first.enginePids();
     assert.equal(pids.length, 1);
@@ -208,9 +202,27 @@ describe('analysis workers', function () {
     assert.equal(released!.lockedUntil, null);
     const kept = released!.progressDone;
     assert.ok(kept > 2);
-    const second = start();
+    const second = start({ depth: SLOW_DEPTH });
     const row = await done(gameId);
     assert.equal(row.attempts, 2);
     assert.equal(second.searched, ITALIAN.length + 1 - kept, 'the second worker searched only the rest');
+  });
+
+  it('stops at once when stopped while looking for work (no wait for a poll that a manual clock never fires)', async () => {
+    const clock = new ManualClock(Date.now());
+    const workers = startAnalysisWorkers({
+      pool,
+      log: createLogger('silent'),
+      clock,
+      command: engineCommand(),
+      workers: 2,
+      depth: DEPTH,
+      node: 'test-node',
+      lockMs: 20_000,
+      openings: loadOpeningBook,
+    });
+    // Both loops are claiming (a query in flight) right now; nothing is queued.
+    const stopped = await Promise.race([workers.stop().then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))]);
+    assert.equal(stopped, true, 'stop() returned');
   });
 });

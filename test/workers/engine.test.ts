@@ -8,9 +8,9 @@ describe('UCI engine process', function () {
 
   it('reads the last exact score and the best move of a search, skipping bound scores', () => {
     const info = 'info depth 14 seldepth 20 multipv 1 score cp -31 nodes 1 nps 1 time 1 pv e7e5 g1f3';
-    assert.deepEqual(parseSearch(info, 'bestmove e7e5 ponder g1f3'), { score: { cp: -31 }, bestMove: 'e7e5', depth: 14 });
-    assert.deepEqual(parseSearch('info depth 3 score mate -2 pv a2a3', 'bestmove a2a3'), { score: { mate: -2 }, bestMove: 'a2a3', depth: 3 });
-    assert.deepEqual(parseSearch('info depth 0 score mate 0', 'bestmove (none)'), { score: { mate: 0 }, bestMove: null, depth: 0 });
+    assert.deepEqual(parseSearch(info, 'bestmove e7e5 ponder g1f3'), { score: { cp: -31 }, bestMove: 'e7e5', depth: 14, nodes: 1 });
+    assert.deepEqual(parseSearch('info depth 3 score mate -2 pv a2a3', 'bestmove a2a3'), { score: { mate: -2 }, bestMove: 'a2a3', depth: 3, nodes: 0 });
+    assert.deepEqual(parseSearch('info depth 0 score mate 0', 'bestmove (none)'), { score: { mate: 0 }, bestMove: null, depth: 0, nodes: 0 });
   });
 
   it('starts Stockfish from the npm package, names it from "id name", and finds a mate in one', async () => {
