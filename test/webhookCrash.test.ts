@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createDatabase } from './helpers/database.ts';
-import { postData, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
+import { postData, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { WebhookReceiver, type Received } from './helpers/receiver.ts';
 import { testService } from './helpers/service.ts';
 
@@ -47,21 +47,13 @@ describe('webhooks across a stop and a crash of the delivering process', functio
       try {
         const base = `${first.base}/v1`;
         const tag = `${signal.toLowerCase()}${Date.now() % 100000}`;
-        const w = await postData(base, '/auth/signup', { email: `w${tag}@example.com`, password: 'crash-test-1', username: `w${tag}` });
-        const b = await postData(base, '/auth/signup', { email: `b${tag}@example.com`, password: 'crash-test-1', username: `b${tag}` });
+        const { id, white: w, black: b } = await startGameOverApi(base, tag);
         await postData(base, '/webhooks', { url, events: ['game.move'], secret: 'a-secret-of-16-chars' }, w.session.access_token);
-        const game = await postData(
-          base,
-          '/games',
-          { type: 'challenge', opponent_id: b.user.id, time_control: 'rapid', initial_time: 900, increment: 0, color: 'white' },
-          w.session.access_token,
-        );
-        await postData(base, `/games/${game.id}/accept`, {}, b.session.access_token);
         const line = ['g1f3', 'g8f6', 'b1c3', 'b8c6', 'f3g1', 'f6g8', 'c3b1', 'c6b8', 'e2e4', 'e7e5', 'd2d4', 'd7d5'];
         // A receiver that hangs: deliveries are in flight (until the sender's 1 s timeout) when the process goes.
         receiver.respond = () => 'hang';
         for (const [i, uci] of line.entries()) {
-          await postData(base, `/games/${game.id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, (i % 2 ? b : w).session.access_token);
+          await postData(base, `/games/${id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, (i % 2 ? b : w).session.access_token);
         }
         await receiver.waitFor(1);
         first.child.kill(signal);
