@@ -134,6 +134,12 @@ describe('analysis in the service process', function () {
     }
     assert.equal(a.opening.eco.slice(0, 1), 'C', 'an Italian game is an open game (C)');
     assert.match(a.opening.name, /Italian|Giuoco/);
+    // The operators see it: searches, jobs by outcome, the queue.
+    const metrics = await (await fetch(`${proc.base}/metrics`)).text();
+    assert.match(metrics, /^chess_analysis_search_seconds_count (\d+)$/m);
+    assert.ok(Number(/^chess_analysis_search_seconds_count (\d+)$/m.exec(metrics)![1]) >= LINE.length, 'every position searched');
+    assert.match(metrics, /^chess_analysis_jobs_total\{outcome="done"\} 1$/m);
+    assert.match(metrics, /^chess_analysis_jobs_pending 0$/m);
   });
 
   it('takes a job again after its process was killed (kill -9): no engine is left behind and the analysis finishes', async () => {
