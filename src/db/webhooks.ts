@@ -235,7 +235,12 @@ export async function claimDeliveries(
                  WHERE e.webhook_id = x.webhook_id AND e.order_key = x.order_key AND e.status = 'pending' AND e.seq < x.seq))
         ORDER BY x.next_attempt_at LIMIT $2 * 4),
      taken AS (
+       -- The claim's own conditions again, on the row as locked: \`due\` saw the statement's
+       -- snapshot, and a row another node claimed and committed since then is locked here all
+       -- the same (SKIP LOCKED skips only rows still locked). Only these are checked again on
+       -- the newest version of the row, so without them both nodes would send it.
        SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id AND due.n <= $3
+        WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < $1)
         ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
      UPDATE webhook_deliveries d SET locked_until = $1::timestamptz + make_interval(secs => $4::double precision / 1000)
        FROM taken, webhooks w WHERE d.id = taken.id AND w.id = d.webhook_id
