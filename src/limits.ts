@@ -21,8 +21,18 @@ export const CLASS_LIMITS = { auth: 5, read: 100, write: 30 } as const;
 /**
  * Per-operation limits per minute, for REST and sockets alike (a socket seek counts as a REST
  * one). `seekAddress` caps the socket seeks of one client address, whatever accounts it uses.
+ * Friend requests and club invitations reach other people: they get a lower limit than the
+ * write class, against spam.
  */
-export const OPERATION_LIMITS = { matchmaking: 10, challenge: 5, makeMove: 100, getGame: 60, seekAddress: 30 } as const;
+export const OPERATION_LIMITS = {
+  matchmaking: 10,
+  challenge: 5,
+  makeMove: 100,
+  getGame: 60,
+  seekAddress: 30,
+  friendRequest: 10,
+  clubInvite: 10,
+} as const;
 export type OperationLimit = keyof typeof OPERATION_LIMITS;
 const WINDOW_SECONDS = 60;
 

@@ -16,6 +16,11 @@ export type UserEvent =
   | { type: 'challenge_expired'; game_id: string }
   /** A challenge was accepted or a seek paired: the game is on (`seek_id` when it came from that seek). */
   | { type: 'game_started'; game_id: string; seek_id?: string }
+  /** DESIGN 2.10: someone asked to be the user's friend / accepted the user's request. */
+  | { type: 'friend_request'; from: Who }
+  | { type: 'friend_accepted'; user: Who }
+  /** DESIGN 2.10: the owner of a club invited the user. */
+  | { type: 'club_invite'; club: { id: string; name: string }; invited_by: Who }
   /** The lobby room reloads the user's pending challenges on this. */
   | { type: 'challenges_changed' }
   /**
