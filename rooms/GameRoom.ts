@@ -9,7 +9,8 @@ import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import { AnswerDrawMessage, BareMessage, MoveMessage } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
 
-type Seat = { userId?: string; color?: Color };
+/** Who a socket is; `release` ends its user's presence hold (online in friend lists). */
+type Seat = { userId?: string; color?: Color; release?: () => void };
 type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser } }>;
 
 /** Close code telling clients the game moved to another node: join it again by id. */
@@ -18,7 +19,12 @@ const RECONNECT_SECONDS = 60;
 // Per-socket message budget for players (DESIGN 2.3): 100 messages per 20 s.
 const SOCKET_BUDGET = { messages: 100, windowMs: 20_000 };
 
-export type GameRoomDeps = { host: LiveGameHost; authenticate: (token: string) => Promise<AuthUser> };
+export type GameRoomDeps = {
+  host: LiveGameHost;
+  authenticate: (token: string) => Promise<AuthUser>;
+  /** Counts an authenticated socket's user as online until it leaves (friend lists). */
+  hold?: (userId: string) => () => void;
+};
 
 /**
  * One live game: the actor that owns it. Board, clocks and rules live in LiveGame (services);
@@ -78,7 +84,7 @@ export class GameRoom extends Room<{ state: GameState }> {
     this.ownFrames(client);
     const userId = auth?.user?.id;
     const color = userId ? this.live.colorOf(userId) : undefined;
-    client.userData = { userId, color };
+    client.userData = { userId, color, release: userId ? GameRoom.deps.hold?.(userId) : undefined };
     if (color) this.updateConnected(color);
   }
 
@@ -97,12 +103,14 @@ export class GameRoom extends Room<{ state: GameState }> {
   }
 
   override onLeave(client: GameClient): void {
+    client.userData?.release?.();
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
     if (this.live.status !== 'active' && this.clients.length === 0) void this.disconnect();
   }
 
   override async onDispose(): Promise<void> {
+    for (const client of this.clients as GameClient[]) client.userData?.release?.();
     if (!this.live) return; // onCreate refused the game
     GameRoom.deps.host.unregister(this.live);
     await this.live.close(true);

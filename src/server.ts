@@ -139,6 +139,7 @@ export async function startService(
       log,
       authenticate: services.auth.authenticate,
       sessionLive: services.auth.sessionLive,
+      hold: services.presence.hold,
       snapshot: services.games.snapshot,
       missed: gameEvents.since,
       openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
@@ -159,7 +160,7 @@ export async function startService(
     });
 
     const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock);
-    GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate };
+    GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate, hold: services.presence.hold };
     gameServer.define(GAME_ROOM, GameRoom);
     SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };
     // One room per pool: joiners and the gateway find it by these four options.

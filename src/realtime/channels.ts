@@ -16,6 +16,7 @@ export type ChannelDeps = {
   now: () => number;
   authenticate: (token: string) => Promise<AuthUser>;
   sessionLive: (sessionId: string) => Promise<boolean>;
+  hold?: (userId: string) => () => void;
   snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
   missed: (gameId: string, after: number) => Promise<string[] | undefined>;
   openSeeks: () => Promise<SeekView[]>;
@@ -124,6 +125,8 @@ async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string,
 async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser): Promise<Subscription> {
   let check: TimerHandle | undefined;
   let stop: (() => void) | undefined;
+  // An open user channel is a live socket: its user is online for as long as it stays open.
+  let release = deps.hold?.(user.id);
   const end = (reason: string) => {
     subscription.close();
     o.refused('UNAUTHORIZED', reason);
@@ -132,6 +135,8 @@ async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser)
     close() {
       stop?.();
       stop = undefined;
+      release?.();
+      release = undefined;
       deps.clock.clearTimeout(check);
     },
   };

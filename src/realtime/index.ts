@@ -25,6 +25,8 @@ export type RealtimeDeps = {
   /** A verified access token of a live session, else throws UNAUTHORIZED. */
   authenticate: (token: string) => Promise<AuthUser>;
   sessionLive: (sessionId: string) => Promise<boolean>;
+  /** Counts the user as online while their user channel is open (friend lists' `online`). */
+  hold?: (userId: string) => () => void;
   /** The game as `viewerId` (or anyone) may see it; throws GAME_NOT_FOUND. */
   snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
   /** Events of the game published after `after`, from the replay buffer. */

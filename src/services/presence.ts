@@ -1,0 +1,81 @@
+import type { AppContext } from '../context.ts';
+import { markSeen } from '../db/friends.ts';
+import type { TimerHandle } from '../time.ts';
+
+/** DESIGN 2.10: online = a live socket, or an authenticated request within this long. */
+export const ONLINE_WINDOW_MS = 5 * 60_000;
+/** A user's `last_seen_at` is written at most this often per process. */
+const WRITE_EVERY_MS = 60_000;
+
+export type Presence = {
+  /** The user made an authenticated request or opened an authenticated socket. */
+  seen: (userId: string) => void;
+  /** The user has a live socket on this node until the returned function is called. */
+  hold: (userId: string) => () => void;
+  /** Writes now that every user holding a socket here is still there (the timer does it every minute). */
+  flush: () => Promise<void>;
+  isOnline: (lastSeenAt: Date | null) => boolean;
+  stop: () => void;
+};
+
+/**
+ * Who is online, for friend lists, across nodes: `users.last_seen_at`, written (at most once a
+ * minute per user and process) when a user authenticates, and every minute for each user with a
+ * live socket on this node, so a socket keeps its user online however long it stays quiet.
+ */
+export function createPresence(ctx: Pick<AppContext, 'pool' | 'clock' | 'log'>): Presence {
+  const { pool, clock, log } = ctx;
+  const written = new Map<string, number>();
+  const holding = new Map<string, number>();
+  let timer: TimerHandle | undefined;
+  let stopped = false;
+
+  const write = (ids: string[], now: number) =>
+    markSeen(pool, ids, new Date(now)).catch((err) => log.warn({ err }, 'presence write failed'));
+
+  function seen(userId: string): void {
+    const now = clock.now();
+    if (now - (written.get(userId) ?? -Infinity) < WRITE_EVERY_MS) return;
+    written.set(userId, now);
+    // Drop entries that no longer spare a write, so the map holds only recent users.
+    if (written.size > 10_000) for (const [id, at] of written) if (now - at >= WRITE_EVERY_MS) written.delete(id);
+    void write([userId], now);
+  }
+
+  async function flush(): Promise<void> {
+    const now = clock.now();
+    const ids = [...holding.keys()];
+    for (const id of ids) written.set(id, now);
+    await write(ids, now);
+  }
+
+  const tick = () => {
+    if (stopped) return;
+    void flush().finally(() => {
+      if (!stopped) timer = clock.setTimeout(tick, WRITE_EVERY_MS);
+    });
+  };
+  timer = clock.setTimeout(tick, WRITE_EVERY_MS);
+
+  return {
+    seen,
+    hold(userId) {
+      holding.set(userId, (holding.get(userId) ?? 0) + 1);
+      seen(userId);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const n = (holding.get(userId) ?? 1) - 1;
+        if (n <= 0) holding.delete(userId);
+        else holding.set(userId, n);
+      };
+    },
+    flush,
+    isOnline: (lastSeenAt) => lastSeenAt !== null && clock.now() - lastSeenAt.getTime() < ONLINE_WINDOW_MS,
+    stop() {
+      stopped = true;
+      clock.clearTimeout(timer);
+    },
+  };
+}
