@@ -5,6 +5,9 @@ import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createAnalysisService, type AnalysisService } from './analysis.ts';
+import { createClubs, type Clubs } from './clubs.ts';
+import { createFriends, type Friends } from './friends.ts';
+import { createPresence, type Presence } from './presence.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import { userNotifier } from './userEvents.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
@@ -23,6 +26,10 @@ export type Services = {
   users: Users;
   games: GamesService;
   analysis: AnalysisService;
+  friends: Friends;
+  /** Who is online (friend lists): authenticated requests and live sockets. */
+  presence: Presence;
+  clubs: Clubs;
   webhooks: Webhooks;
   close: () => Promise<void>;
 };
@@ -40,16 +47,27 @@ export function createServices(ctx: AppContext): Services {
     onRevoked: (userId, sessionId) => notify(userId, { type: 'session_revoked', session_id: sessionId }),
   });
   const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
+  const presence = createPresence(ctx);
+  // Every authenticated request and socket counts as a sign of life.
+  const authenticate = async (token: string) => {
+    const user = await sessions.authenticate(token);
+    presence.seen(user.id);
+    return user;
+  };
 
   return {
     ctx,
-    auth: { authenticate: sessions.authenticate, sessionLive: sessions.isLive },
+    auth: { authenticate, sessionLive: sessions.isLive },
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx),
     analysis: createAnalysisService(ctx),
+    friends: createFriends(ctx, presence),
+    presence,
+    clubs: createClubs(ctx),
     webhooks: createWebhooks(ctx),
     close: async () => {
+      presence.stop();
       await accounts.drain();
       await mailer.close();
     },

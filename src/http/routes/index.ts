@@ -2,11 +2,13 @@ import type { Services } from '../../services/index.ts';
 import type { Route } from '../route.ts';
 import { analysisRoutes } from './analysis.ts';
 import { authRoutes } from './auth.ts';
+import { clubRoutes } from './clubs.ts';
+import { friendRoutes } from './friends.ts';
 import { gameRoutes } from './games.ts';
 import { userRoutes } from './users.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services)];
 }
