@@ -57,3 +57,17 @@ function safeJson(text: string): any {
     return undefined;
   }
 }
+
+/**
+ * A fresh receiver for each test of the enclosing `describe` (mocha hooks): read `receiver` and
+ * `url` inside the tests.
+ */
+export function receiverPerTest(): { readonly receiver: WebhookReceiver; readonly url: string } {
+  const current = { receiver: undefined as unknown as WebhookReceiver, url: '' };
+  beforeEach(async () => {
+    current.receiver = new WebhookReceiver();
+    current.url = await current.receiver.start();
+  });
+  afterEach(() => current.receiver.stop());
+  return current;
+}

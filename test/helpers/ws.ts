@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { testService } from './service.ts';
 
@@ -81,4 +82,12 @@ export class WsClient {
   close(): void {
     this.ws.close();
   }
+}
+
+/** A realtime socket subscribed to `user`'s own channel (`/v1/realtime`), once `subscribed` came. */
+export async function subscribeUser(user: { id: string; accessToken: string }): Promise<WsClient> {
+  const socket = await WsClient.open('/v1/realtime');
+  socket.send({ type: 'subscribe', channel: `user:${user.id}`, token: user.accessToken });
+  assert.equal((await socket.next('subscribed')).channel, `user:${user.id}`);
+  return socket;
 }

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { as } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
-import { WebhookReceiver } from '../helpers/receiver.ts';
+import { receiverPerTest } from '../helpers/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { WsClient } from '../helpers/ws.ts';
+import { subscribeUser } from '../helpers/ws.ts';
 
 // No vowels and no digits that read as letters: random names cannot spell an offensive word.
 const ALPHABET = 'bcdfghjkmnpqrvwxz';
@@ -416,6 +416,16 @@ describe('clubs', () => {
   });
 
   describe('invitations', () => {
+    it('limits invitations to 10 a minute per owner (429 RATE_LIMIT_EXCEEDED), against spam', async () => {
+      const [owner, ...invitees] = await users(12);
+      const club = await newClub(owner);
+      for (const u of invitees.slice(0, 10)) assert.equal((await invite(club.id, owner, u.id)).status, 201);
+      const over = await invite(club.id, owner, invitees[10].id);
+      assert.equal(over.status, 429);
+      assert.equal(over.body.error.code, 'RATE_LIMIT_EXCEEDED');
+      assert.equal(over.headers.get('x-ratelimit-limit'), '10');
+    });
+
     it('invites a user: 201 {club_id, user, invited_at}, and their role becomes invited', async () => {
       const [owner, user] = await users(2);
       const club = await newClub(owner, { open: false });
@@ -522,24 +532,18 @@ describe('clubs', () => {
   });
 
   describe('events', () => {
-    let receiver: WebhookReceiver;
-    let url: string;
-    beforeEach(async () => {
-      receiver = new WebhookReceiver();
-      url = await receiver.start();
-    });
-    afterEach(() => receiver.stop());
+    const hooks = receiverPerTest();
 
     it("sends club.invite {club, invited_by} to the invitee's webhooks once, and nothing for a repeated invitation", async () => {
       const [owner, user] = await users(2);
-      const hook = await api('POST', '/v1/webhooks', as(user, { url, events: ['club.invite'], secret: 'a-secret-of-at-least-16-chars' }));
+      const hook = await api('POST', '/v1/webhooks', as(user, { url: hooks.url, events: ['club.invite'], secret: 'a-secret-of-at-least-16-chars' }));
       assert.equal(hook.status, 201, hook.text);
       const [club, marker] = [await newClub(owner, { open: false }), await newClub(owner)];
       assert.equal((await invite(club.id, owner, user.id)).status, 201);
       assert.equal((await invite(club.id, owner, user.id)).status, 200);
       // A later invitation is fanned out after the repeat would have been: once it is here, all is.
       assert.equal((await invite(marker.id, owner, user.id)).status, 201);
-      const received = (await receiver.waitFor(2)).map((r) => [r.json.type, r.json.data]);
+      const received = (await hooks.receiver.waitFor(2)).map((r) => [r.json.type, r.json.data]);
       const expected = [club, marker].map((c) => ['club.invite', { club: { id: c.id, name: c.name }, invited_by: who(owner) }]);
       const byClub = (x: any[]) => x.sort((p, q) => p[1].club.id.localeCompare(q[1].club.id));
       assert.deepEqual(byClub(received), byClub(expected));
@@ -550,9 +554,7 @@ describe('clubs', () => {
     it('tells the invitee on their user: channel once, and nothing for a repeated invitation', async () => {
       const [owner, user] = await users(2);
       const [club, marker] = [await newClub(owner, { open: false }), await newClub(owner)];
-      const socket = await WsClient.open('/v1/realtime');
-      socket.send({ type: 'subscribe', channel: `user:${user.id}`, token: user.accessToken });
-      await socket.next('subscribed');
+      const socket = await subscribeUser(user);
       await invite(club.id, owner, user.id);
       const told = await socket.next('club_invite');
       assert.deepEqual(

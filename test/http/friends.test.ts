@@ -2,23 +2,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { as } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
-import { WebhookReceiver, type Received } from '../helpers/receiver.ts';
+import { until } from '../helpers/poll.ts';
+import { receiverPerTest, type Received } from '../helpers/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { WsClient } from '../helpers/ws.ts';
+import { subscribeUser } from '../helpers/ws.ts';
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const who = (u: TestUser) => ({ id: u.id, username: u.username });
 const ask = (from: TestUser, to: string) => api('POST', `/v1/friends/${to}`, as(from));
 const unfriend = (from: TestUser, to: string) => api('DELETE', `/v1/friends/${to}`, as(from));
 const list = (user: TestUser, query = '') => api('GET', `/v1/friends${query}`, as(user));
-
-async function subscribeUser(user: TestUser): Promise<WsClient> {
-  const r = await WsClient.open('/v1/realtime');
-  r.send({ type: 'subscribe', channel: `user:${user.id}`, token: user.accessToken });
-  assert.equal((await r.next('subscribed')).channel, `user:${user.id}`);
-  return r;
-}
 
 async function sql(text: string, params: unknown[] = []) {
   const { service } = await testService();
@@ -179,17 +173,21 @@ describe('friends (DESIGN 2.10)', () => {
     assert.equal((await list(c, '?status=incoming')).body.pagination.total, 1, 'the request is still there');
   });
 
+  it('limits friend requests to 10 a minute per user (429 RATE_LIMIT_EXCEEDED), against spam', async () => {
+    const targets = await insertUsers(11);
+    for (const id of targets.slice(0, 10)) assert.equal((await ask(a, id)).status, 201);
+    const over = await ask(a, targets[10]);
+    assert.equal(over.status, 429);
+    assert.equal(over.body.error.code, 'RATE_LIMIT_EXCEEDED');
+    assert.equal(over.headers.get('x-ratelimit-limit'), '10');
+    assert.equal((await list(a, '?status=outgoing')).body.pagination.total, 10, 'the refused request changed nothing');
+  });
+
   describe('events', () => {
-    let receiver: WebhookReceiver;
-    let url: string;
-    beforeEach(async () => {
-      receiver = new WebhookReceiver();
-      url = await receiver.start();
-    });
-    afterEach(() => receiver.stop());
+    const hooks = receiverPerTest();
 
     const hook = async (user: TestUser) => {
-      const res = await api('POST', '/v1/webhooks', as(user, { url, events: ['friend.request', 'friend.accepted'], secret: 'friends-test-secret' }));
+      const res = await api('POST', '/v1/webhooks', as(user, { url: hooks.url, events: ['friend.request', 'friend.accepted'], secret: 'friends-test-secret' }));
       assert.equal(res.status, 201);
     };
     const ofType = (type: string) => (r: Received) => r.json?.type === type;
@@ -202,22 +200,22 @@ describe('friends (DESIGN 2.10)', () => {
       await ask(a, b.id); // already asked: nothing new
       const request = await rb.next('friend_request');
       assert.deepEqual({ ...request, ts: 0 }, { channel: `user:${b.id}`, type: 'friend_request', from: who(a), ts: 0 });
-      const [requestHook] = await receiver.waitFor(1, ofType('friend.request'));
+      const [requestHook] = await hooks.receiver.waitFor(1, ofType('friend.request'));
       assert.deepEqual(requestHook.json.data, { from: who(a) });
 
       await ask(b, a.id);
       await ask(b, a.id); // already friends: nothing new
       const accepted = await ra.next('friend_accepted');
       assert.deepEqual({ ...accepted, ts: 0 }, { channel: `user:${a.id}`, type: 'friend_accepted', user: who(b), ts: 0 });
-      const [acceptedHook] = await receiver.waitFor(1, ofType('friend.accepted'));
+      const [acceptedHook] = await hooks.receiver.waitFor(1, ofType('friend.accepted'));
       assert.deepEqual(acceptedHook.json.data, { user: who(b) });
       await unfriend(a, b.id); // no event for an ending
-      await new Promise((r) => setTimeout(r, 500));
-      assert.deepEqual(receiver.received.map((r) => r.json.type), ['friend.request', 'friend.accepted']);
-      assert.deepEqual(
-        [...ra.seen, ...rb.seen].filter((m) => m.type !== 'subscribed').map((m) => m.type),
-        ['friend_accepted', 'friend_request'],
-      );
+      // A marker after it: the next thing each hears is this new request, nothing before it.
+      await ask(b, a.id);
+      assert.deepEqual((await ra.next()).type, 'friend_request', 'no event between the acceptance and the marker');
+      await hooks.receiver.waitFor(3);
+      assert.deepEqual(hooks.receiver.received.map((r) => r.json.type), ['friend.request', 'friend.accepted', 'friend.request']);
+      assert.deepEqual(rb.pending, [], 'b was told of nothing after the request');
       ra.close();
       rb.close();
     });
@@ -232,10 +230,16 @@ describe('friends (DESIGN 2.10)', () => {
         assert.deepEqual([one.body.data.status, two.body.data.status].sort(), ['friends', 'outgoing']);
         assert.equal((await list(x)).body.pagination.total, 1);
       }
-      const events = await receiver.waitFor(2);
-      await new Promise((r) => setTimeout(r, 500));
-      assert.deepEqual(receiver.received.map((r) => r.json.type).sort(), ['friend.accepted', 'friend.request']);
-      assert.equal(events.length, 2);
+      // Each pair's events, as written in the transactions that made them: one request, one acceptance.
+      for (const [x, y] of [[a, b], ...pairs]) {
+        const { rows } = await sql(
+          `SELECT topic FROM outbox WHERE topic LIKE 'friend.%' AND user_ids && ARRAY[$1, $2]::uuid[] ORDER BY id`,
+          [x.id, y.id],
+        );
+        assert.deepEqual(rows.map((r) => r.topic), ['friend.request', 'friend.accepted']);
+      }
+      const delivered = await hooks.receiver.waitFor(2);
+      assert.deepEqual(delivered.map((r) => r.json.type).sort(), ['friend.accepted', 'friend.request']);
     });
   });
 
@@ -245,8 +249,8 @@ describe('friends (DESIGN 2.10)', () => {
       // b has only logged in (login issues tokens; it is not an authenticated request).
       assert.equal((await list(a, '?status=outgoing')).body.data[0].online, false);
       await api('GET', '/v1/users/me', as(b));
-      await new Promise((r) => setTimeout(r, 100)); // the write is not on the request's path
-      assert.equal((await list(a, '?status=outgoing')).body.data[0].online, true);
+      // The write is beside the request, not on its path.
+      await until('b to be online', async () => (await list(a, '?status=outgoing')).body.data[0].online);
       await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
       assert.equal((await list(a, '?status=outgoing')).body.data[0].online, false);
     });
@@ -261,10 +265,12 @@ describe('friends (DESIGN 2.10)', () => {
       assert.equal((await list(a, '?status=outgoing')).body.data[0].online, true);
       rb.close();
       await rb.closed;
-      await new Promise((r) => setTimeout(r, 100));
-      await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
-      await service.services.presence.flush();
-      assert.equal((await list(a, '?status=outgoing')).body.data[0].online, false, 'the socket closed: no longer held');
+      // Once the service has seen the socket go, the minute's write no longer covers b.
+      await until('b to be offline', async () => {
+        await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
+        await service.services.presence.flush();
+        return !(await list(a, '?status=outgoing')).body.data[0].online;
+      });
     });
   });
 });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { api } from '../helpers/http.ts';
 import { as, createActiveGame, playLine } from '../helpers/games.ts';
-import { WebhookReceiver, type Received } from '../helpers/receiver.ts';
+import { receiverPerTest, type Received } from '../helpers/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -17,20 +17,14 @@ function verify(r: Received, secret = SECRET): unknown {
 }
 
 describe('webhooks', () => {
-  let receiver: WebhookReceiver;
-  let url: string;
-  beforeEach(async () => {
-    receiver = new WebhookReceiver();
-    url = await receiver.start();
-  });
-  afterEach(() => receiver.stop());
+  const hooks = receiverPerTest();
 
   const register = (user: TestUser, body: object) => api('POST', '/v1/webhooks', as(user, body));
 
   describe('endpoints', () => {
     it('registers an endpoint: 201 {id, url, events, active, created_at}, the secret never echoed', async () => {
       const user = await createUser();
-      const res = await register(user, { url, events: ['game.move', 'game.started'], secret: SECRET });
+      const res = await register(user, { url: hooks.url, events: ['game.move', 'game.started'], secret: SECRET });
       assert.equal(res.status, 201, res.text);
       assert.deepEqual(Object.keys(res.body.data).sort(), ['active', 'created_at', 'disabled_reason', 'events', 'id', 'url']);
       assert.equal(res.body.data.active, true);
@@ -44,9 +38,9 @@ describe('webhooks', () => {
       const user = await createUser();
       const cases: Array<[object, string[]]> = [
         [{ url: 'not a url', events: ['game.move'], secret: SECRET }, ['url']],
-        [{ url, events: ['game.moved'], secret: SECRET }, ['events.0']],
-        [{ url, events: [], secret: SECRET }, ['events']],
-        [{ url, events: ['game.move'], secret: 'short' }, ['secret']],
+        [{ url: hooks.url, events: ['game.moved'], secret: SECRET }, ['events.0']],
+        [{ url: hooks.url, events: [], secret: SECRET }, ['events']],
+        [{ url: hooks.url, events: ['game.move'], secret: 'short' }, ['secret']],
         [{ url: 'ftp://example.com/x', events: ['game.move'], secret: SECRET }, ['url']],
         [{}, ['events', 'secret', 'url']],
       ];
@@ -59,7 +53,7 @@ describe('webhooks', () => {
 
     it('keeps endpoints to their owner: others get 404 WEBHOOK_NOT_FOUND on every route', async () => {
       const [owner, other] = await Promise.all([createUser(), createUser()]);
-      const id = (await register(owner, { url, events: ALL, secret: SECRET })).body.data.id;
+      const id = (await register(owner, { url: hooks.url, events: ALL, secret: SECRET })).body.data.id;
       for (const [method, path] of [
         ['GET', `/v1/webhooks/${id}`],
         ['GET', `/v1/webhooks/${id}/deliveries`],
@@ -78,24 +72,24 @@ describe('webhooks', () => {
 
     it('lists with pagination, deletes with 204, and allows at most 20 per user (409 WEBHOOK_LIMIT)', async () => {
       const user = await createUser();
-      for (let i = 0; i < 20; i++) assert.equal((await register(user, { url: `${url}?n=${i}`, events: ['game.move'], secret: SECRET })).status, 201);
-      const over = await register(user, { url, events: ['game.move'], secret: SECRET });
+      for (let i = 0; i < 20; i++) assert.equal((await register(user, { url: `${hooks.url}?n=${i}`, events: ['game.move'], secret: SECRET })).status, 201);
+      const over = await register(user, { url: hooks.url, events: ['game.move'], secret: SECRET });
       assert.equal(over.status, 409);
       assert.equal(over.body.error.code, 'WEBHOOK_LIMIT');
       const page = await api('GET', '/v1/webhooks?limit=7&page=3', as(user));
       assert.equal(page.body.data.length, 6);
       assert.deepEqual([page.body.pagination.total, page.body.pagination.total_pages], [20, 3]);
       assert.equal((await api('DELETE', `/v1/webhooks/${page.body.data[0].id}`, as(user))).status, 204);
-      assert.equal((await register(user, { url, events: ['game.move'], secret: SECRET })).status, 201, 'a place came free');
+      assert.equal((await register(user, { url: hooks.url, events: ['game.move'], secret: SECRET })).status, 201, 'a place came free');
     });
   });
 
   it('delivers every event of a game, signed, in order: game.started, each game.move, game.finished', async () => {
     const [white, black] = await Promise.all([createUser(), createUser()]);
-    await register(white, { url, events: ['game.started', 'game.move', 'game.finished'], secret: SECRET });
+    await register(white, { url: hooks.url, events: ['game.started', 'game.move', 'game.finished'], secret: SECRET });
     const game = await createActiveGame(white, black);
     await playLine(game, ['f2f3', 'e7e5', 'g2g4', 'd8h4']); // fool's mate
-    const all = await receiver.waitFor(6);
+    const all = await hooks.receiver.waitFor(6);
     assert.deepEqual(all.map((r) => r.json.type), ['game.started', 'game.move', 'game.move', 'game.move', 'game.move', 'game.finished']);
     for (const r of all) {
       assert.deepEqual(verify(r), r.json, 'the standardwebhooks verifier accepts the signature');
@@ -123,10 +117,10 @@ describe('webhooks', () => {
     const [white, black] = await Promise.all([createUser(), createUser()]);
     const game = await createActiveGame(white, black);
     await playLine(game, ['e2e4', 'e7e5']);
-    await register(white, { url, events: ['game.move'], secret: SECRET });
+    await register(white, { url: hooks.url, events: ['game.move'], secret: SECRET });
     const third = await playLine(game, ['g1f3'], 2);
     await playLine(game, ['b8c6'], 3);
-    const moves = (await receiver.waitFor(2)).map((r) => r.json.data);
+    const moves = (await hooks.receiver.waitFor(2)).map((r) => r.json.data);
     assert.deepEqual(moves.map((m) => [m.move_count, m.move.san]), [[3, 'Nf3'], [4, 'Nc6']]);
     assert.equal(moves[0].fen, third.game.fen, 'the board replayed from the moves before it');
     assert.deepEqual(moves[0].times, { white: third.game.white_time_remaining, black: third.game.black_time_remaining });
@@ -134,23 +128,23 @@ describe('webhooks', () => {
 
   it('delivers to the players only, and only the events an endpoint subscribes to', async () => {
     const [white, black, stranger] = await Promise.all([createUser(), createUser(), createUser()]);
-    await register(stranger, { url: `${url}?stranger`, events: ALL, secret: SECRET });
-    await register(black, { url: `${url}?black`, events: ['game.finished'], secret: SECRET });
+    await register(stranger, { url: `${hooks.url}?stranger`, events: ALL, secret: SECRET });
+    await register(black, { url: `${hooks.url}?black`, events: ['game.finished'], secret: SECRET });
     const game = await createActiveGame(white, black);
     await playLine(game, ['e2e4']);
     await api('POST', `/v1/games/${game.id}/resign`, as(white));
-    const [finished] = await receiver.waitFor(1);
+    const [finished] = await hooks.receiver.waitFor(1);
     assert.equal(finished.json.type, 'game.finished');
     await new Promise((r) => setTimeout(r, 700));
-    assert.deepEqual(receiver.received.map((r) => r.json.type), ['game.finished'], "nothing of the game for the stranger, nothing black did not ask for");
+    assert.deepEqual(hooks.receiver.received.map((r) => r.json.type), ['game.finished'], "nothing of the game for the stranger, nothing black did not ask for");
   });
 
   it('sends a webhook.test delivery and lists it with its status and attempts', async () => {
     const user = await createUser();
-    const id = (await register(user, { url, events: ['game.move'], secret: 'whsec_' + Buffer.from('0123456789abcdef0123').toString('base64') })).body.data.id;
+    const id = (await register(user, { url: hooks.url, events: ['game.move'], secret: 'whsec_' + Buffer.from('0123456789abcdef0123').toString('base64') })).body.data.id;
     const res = await api('POST', `/v1/webhooks/${id}/test`, as(user));
     assert.equal(res.status, 202, res.text);
-    const [got] = await receiver.waitFor(1);
+    const [got] = await hooks.receiver.waitFor(1);
     assert.equal(got.json.type, 'webhook.test');
     assert.equal(got.headers['webhook-id'], res.body.data.id);
     verify(got, 'whsec_' + Buffer.from('0123456789abcdef0123').toString('base64'));

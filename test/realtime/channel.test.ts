@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { api, newIp } from '../helpers/http.ts';
 import { as, challenge, createActiveGame, play, uniquePool } from '../helpers/games.ts';
 import { createUser } from '../helpers/users.ts';
-import { WsClient } from '../helpers/ws.ts';
+import { subscribeUser, WsClient } from '../helpers/ws.ts';
 
 const realtime = (path = '/realtime') => WsClient.open(path);
 
@@ -88,12 +88,6 @@ describe('{ws}/realtime (the realtime channel)', () => {
   });
 
   describe('user:<own id>', () => {
-    const subscribeUser = async (user: { id: string; accessToken: string }) => {
-      const r = await realtime();
-      r.send({ type: 'subscribe', channel: `user:${user.id}`, token: user.accessToken });
-      assert.equal((await r.next('subscribed')).channel, `user:${user.id}`);
-      return r;
-    };
 
     it('tells of a challenge received, declined and cancelled, and of the game that starts', async () => {
       const [a, b] = await Promise.all([createUser(), createUser()]);
