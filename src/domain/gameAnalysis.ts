@@ -1,10 +1,11 @@
 // A finished game's analysis (DESIGN 2.5) from what the engine found in each of its positions.
 // Pure: the worker replays the game, asks the engine, and hands the findings here.
-import { Chess } from 'chess.js';
+import { Chess, DEFAULT_POSITION } from 'chess.js';
 import { classifyMove, evaluationOf, gameAccuracy, winPercent, type Score, type MoveClass } from './accuracy.ts';
 import type { Opening } from './openings.ts';
 
-export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+/** Every game starts from the standard position. */
+export const START_FEN = DEFAULT_POSITION;
 
 /** An engine score from the side to move's point of view (UCI's convention). */
 export type EngineScore = { cp: number } | { mate: number };

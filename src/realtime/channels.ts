@@ -1,27 +1,17 @@
 import type { AuthUser } from '../context.ts';
 import { isAppError, type ErrorCode } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { GameSnapshot } from '../services/games.ts';
-import type { SeekView } from '../services/seekViews.ts';
 import { INTERNAL_USER_EVENTS, type UserEvent } from '../services/userEvents.ts';
-import type { Clock, TimerHandle } from '../time.ts';
+import type { TimerHandle } from '../time.ts';
 import { GameWatch } from './gameWatch.ts';
 import type { ChannelHub, Relayed } from './hub.ts';
+import type { RealtimeDeps } from './index.ts';
 import type { ChannelName } from './messages.ts';
 
-export type ChannelDeps = {
-  hub: ChannelHub;
-  clock: Clock;
-  log: Logger;
-  now: () => number;
-  authenticate: (token: string) => Promise<AuthUser>;
-  sessionLive: (sessionId: string) => Promise<boolean>;
-  hold?: (userId: string) => () => void;
-  snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
-  missed: (gameId: string, after: number) => Promise<string[] | undefined>;
-  openSeeks: () => Promise<SeekView[]>;
-  sessionCheckMs: number;
-};
+/** What a subscription needs: the realtime deps it uses, the node's hub, and its settings resolved. */
+export type ChannelDeps = Pick<
+  RealtimeDeps,
+  'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'openSeeks'
+> & { hub: ChannelHub; now: () => number; sessionCheckMs: number };
 
 export type ChannelOptions = {
   channel: string;

@@ -37,13 +37,13 @@ export function createPresence(ctx: Pick<AppContext, 'pool' | 'clock' | 'log'>):
     const now = clock.now();
     if (now - (written.get(userId) ?? -Infinity) < WRITE_EVERY_MS) return;
     written.set(userId, now);
-    // Drop entries that no longer spare a write, so the map holds only recent users.
-    if (written.size > 10_000) for (const [id, at] of written) if (now - at >= WRITE_EVERY_MS) written.delete(id);
     void write([userId], now);
   }
 
   async function flush(): Promise<void> {
     const now = clock.now();
+    // Drop entries that no longer spare a write: the map holds the last minute's users only.
+    for (const [id, at] of written) if (now - at >= WRITE_EVERY_MS) written.delete(id);
     const ids = [...holding.keys()];
     for (const id of ids) written.set(id, now);
     await write(ids, now);
