@@ -67,6 +67,10 @@ export const GameListItem = z.object({
   black_time_remaining: clockSeconds,
   created_at: isoTime,
   updated_at: isoTime,
+  // Beyond the interface's list view: a list of games is read to show who won (a player's games,
+  // a web app's "my games"), which would otherwise take one GET /games/{id} per row.
+  result: z.enum(RESULTS).nullable().meta({ description: 'as in the detail view: null until the game is finished' }),
+  winner: z.enum(COLORS).nullable(),
   direction: z.enum(PENDING_DIRECTIONS).optional().meta({
     description:
       'pending games only (status=pending), absent on every other: outgoing when the caller created the game ' +
@@ -255,6 +259,8 @@ export function formatGameListItem(
     black_time_remaining: toSeconds(clocks.black),
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
+    result: g.result,
+    winner: g.winner,
     ...(direction ? { direction } : {}),
   };
 }
