@@ -12,9 +12,11 @@ import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
-import { buildOpenApi, renderDocs } from './http/openapi.ts';
+import { buildOpenApi } from './http/openapi.ts';
 import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
+import { webRouter } from './http/web.ts';
+import { webBundle } from './http/webBundle.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
 import { buildRoutes } from './http/routes/index.ts';
@@ -113,11 +115,14 @@ export async function startService(
         },
         registry: metrics.registry,
         openapi,
-        docs: () => renderDocs(openapi()),
         metricsToken: config.metricsToken,
         nodeId: () => matchMaker.processId,
       }),
-      routers: [matchmakeRouter(), pagesRouter({ accounts: services.accounts, games: services.games, rateLimit, log })],
+      routers: [
+        matchmakeRouter(),
+        pagesRouter({ accounts: services.accounts, rateLimit, log }),
+        webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl }),
+      ],
     });
 
     const httpServer = http.createServer(app);

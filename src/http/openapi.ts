@@ -2,7 +2,6 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@ast
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.ts';
 import type { Route } from './route.ts';
-import { pagePolicy } from './security.ts';
 
 extendZodWithOpenApi(z);
 
@@ -104,33 +103,6 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     servers: [{ url: `${serverUrl}/v1` }],
   });
   return doc;
-}
-
-/** A self-contained reference page (no CDN: the service may run offline). */
-const DOCS_STYLE = 'body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}';
-
-/** The reference page, and its content security policy (its one inline style, nothing else). */
-export function renderDocs(doc: any): { html: string; policy: string } {
-  const esc = (s: unknown) => String(s ?? '').replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  const rows: string[] = [];
-  for (const [path, ops] of Object.entries<any>(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries<any>(ops)) {
-      const statuses = Object.entries<any>(op.responses ?? {})
-        .map(([s, r]) => `<code>${esc(s)}</code> ${esc(r.description)}`)
-        .join('<br>');
-      const auth = op.security?.length === 1 && Object.keys(op.security[0]).length ? 'bearer' : op.security?.length ? 'optional' : 'none';
-      rows.push(
-        `<tr><td><b>${esc(method.toUpperCase())}</b></td><td><code>${esc(path)}</code></td><td>${esc(op.summary)}</td><td>${auth}</td><td>${statuses}</td></tr>`,
-      );
-    }
-  }
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>Chess service API</title>
-<style>${DOCS_STYLE}</style>
-</head><body><h1>Chess service API</h1>
-<p>Base path <code>/v1</code> (also <code>/api</code> and <code>/api/v1</code>). Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).
-Every response uses the envelope <code>{success, data}</code> or <code>{success: false, error: {code, message, details?}}</code>.</p>
-<table><tr><th>Method</th><th>Path</th><th>Summary</th><th>Auth</th><th>Responses</th></tr>${rows.join('\n')}</table></body></html>`;
-  return { html, policy: pagePolicy({ styles: [DOCS_STYLE] }) };
 }
 
 const STREAM_DOC = `A WebSocket (\`ws://…/v1/games/{id}/stream\`, also under /api and /api/v1). Watching is public; a token

@@ -142,7 +142,6 @@ export function opsRouter(o: {
   probes: Record<string, Probe>;
   registry: Registry;
   openapi: () => object;
-  docs: () => { html: string; policy: string };
   /** When set, /metrics asks for it as a bearer token; else it answers loopback callers only. */
   metricsToken: string | undefined;
   /** This process's id in the cluster (Colyseus processId, the `host` of the games it owns). */
@@ -177,11 +176,6 @@ export function opsRouter(o: {
     res.json(o.openapi());
   };
   for (const p of ['/v1/openapi.json', '/api/openapi.json', '/api/v1/openapi.json', '/openapi.json']) router.get(p, openapi);
-  router.get('/docs', (_req, res) => {
-    const { html, policy } = o.docs();
-    res.type('html').setHeader('Content-Security-Policy', policy);
-    res.send(html);
-  });
   return router;
 }
 

@@ -49,10 +49,4 @@ describe('API reference', () => {
     for (const word of ['subscribe', 'unsubscribe', 'ping', 'game:<id>', 'user:<your id>', 'lobby']) assert.ok(realtime.description.includes(word), word);
   });
 
-  it('serves a reference page at /docs', async () => {
-    const res = await api('GET', '/docs');
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
-    assert.match(res.text, /\/auth\/signup/);
-  });
 });
