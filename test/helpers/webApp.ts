@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createDatabase } from './database.ts';
+import { postData, startServiceProcess, type ServiceProcess } from './process.ts';
+import { testService } from './service.ts';
+import { uniqueUsername } from './users.ts';
+
+/**
+ * The web app as a person uses it: a browser context of its own (its own storage, so its own
+ * session), watching for what must never happen (a CSP violation, an uncaught error).
+ */
+export type AppUser = { page: Page; context: BrowserContext; problems: string[]; username: string; email: string; password: string };
+
+export const PHONE = { width: 375, height: 740 };
+
+export async function openApp(browser: Browser, base: string, o: { viewport?: { width: number; height: number }; path?: string } = {}): Promise<AppUser> {
+  const context = await browser.newContext({ baseURL: base, viewport: o.viewport ?? { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    // An answer of 4xx to a fetch is logged by Chromium as an error; the app expects some (409, 404).
+    if (/Content Security Policy|Refused to/i.test(m.text()) || (m.type() === 'error' && !/Failed to load resource/.test(m.text()))) {
+      problems.push(`console: ${m.text()}`);
+    }
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(o.path ?? '/');
+  return { page, context, problems, username: uniqueUsername('web'), email: `web.${randomBytes(5).toString('hex')}@example.com`, password: `pw-${randomBytes(5).toString('hex')}-7` };
+}
+
+/** Signs up through the app's form and waits until the app shows the user signed in. */
+export async function signUp(user: AppUser): Promise<void> {
+  const { page } = user;
+  await page.goto('/signup');
+  await page.fill('#f-username', user.username);
+  await page.fill('#f-email', user.email);
+  await page.fill('#f-password', user.password);
+  await page.click('form.auth button[type=submit]');
+  await page.locator('.site-nav .me', { hasText: user.username }).waitFor();
+}
+
+/** A move made the way a person makes it: a click on the piece's square, then on the target. */
+export async function clickMove(page: Page, from: string, to: string): Promise<void> {
+  await page.click(`.play-board rect[data-square="${from}"]`);
+  await page.click(`.play-board rect[data-square="${to}"]`);
+}
+
+/** The moves the page lists, in order. */
+export async function listedMoves(page: Page): Promise<string[]> {
+  return page.$$eval('.moves li span', (spans) => spans.map((s) => s.textContent ?? ''));
+}
+
+export async function waitForMoves(page: Page, count: number): Promise<string[]> {
+  await page.waitForFunction((n) => document.querySelectorAll('.moves li span').length >= n, count);
+  return listedMoves(page);
+}
+
+export function assertNoProblems(...users: AppUser[]): void {
+  for (const u of users) assert.deepEqual(u.problems, [], `${u.username}: no CSP violation, no uncaught error`);
+}
+
+/**
+ * `npm start`'s process on a database of its own: the default first-move time (a person needs
+ * more than the shared test service's 3 s to find a square) and no rate limits (every context
+ * comes from 127.0.0.1). Analysis runs at a shallow depth so a finished game is analysed at once.
+ */
+export async function startWebService(): Promise<{ service: ServiceProcess; stop: () => Promise<void> }> {
+  const { db } = await testService();
+  const database = await createDatabase(db.serverUrl);
+  const service = await startServiceProcess(database.url, { env: { ANALYSIS_WORKERS: '1', ANALYSIS_DEPTH: '6' } });
+  return {
+    service,
+    stop: async () => {
+      service.child.kill('SIGTERM');
+      await service.exited;
+      await database.drop();
+    },
+  };
+}
+
+/** Two users signed up over the API and an accepted challenge between them: `white` moves first. */
+export async function gameOverApi(base: string, o: { initial?: number; increment?: number } = {}) {
+  const signup = async () => {
+    const username = uniqueUsername('api');
+    const data = await postData(`${base}/v1`, '/auth/signup', { email: `${username}@example.com`, password: 'web-test-pass-1', username });
+    return { id: data.user.id as string, username, email: `${username}@example.com`, password: 'web-test-pass-1', token: data.session.access_token as string };
+  };
+  const [white, black] = [await signup(), await signup()];
+  const initial = o.initial ?? 600;
+  const increment = o.increment ?? 0;
+  const game = await postData(`${base}/v1`, '/games',
+    { type: 'challenge', opponent_id: black.id, time_control: initial + 40 * increment < 1500 ? 'rapid' : 'classical', initial_time: initial, increment, color: 'white' },
+    white.token);
+  await postData(`${base}/v1`, `/games/${game.id}/accept`, {}, black.token);
+  return { id: game.id as string, white, black };
+}
+
+/** Signs an API-made user in through the app's login form. */
+export async function logIn(user: AppUser, account: { email: string; password: string; username: string }): Promise<void> {
+  const { page } = user;
+  await page.goto('/login');
+  await page.fill('#f-email', account.email);
+  await page.fill('#f-password', account.password);
+  await page.click('form.auth button[type=submit]');
+  await page.locator('.site-nav .me', { hasText: account.username }).waitFor();
+}
+
+/**
+ * Screenshots of a run: into `docs/` (committed, shown in the README) when UPDATE_SCREENSHOTS=1,
+ * else into .test-data/screenshots (taken every run all the same, so the capture is tested).
+ */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve('docs') : path.resolve('.test-data/screenshots');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
