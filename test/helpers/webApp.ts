@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CHROMIUM_PATH, hasChromium, launchChromium } from './browser.ts';
 import { createDatabase } from './database.ts';
 import { postData, startServiceProcess, type ServiceProcess } from './process.ts';
 import { testService } from './service.ts';
@@ -81,14 +82,19 @@ export async function startWebService(): Promise<{ service: ServiceProcess; stop
   };
 }
 
+export type ApiUser = { id: string; username: string; email: string; password: string; token: string };
+
+/** A user signed up over the API (quicker than the form, for tests about something else). */
+export async function apiUser(base: string): Promise<ApiUser> {
+  const username = uniqueUsername('api');
+  const email = `${username}@example.com`;
+  const data = await postData(`${base}/v1`, '/auth/signup', { email, password: 'web-test-pass-1', username });
+  return { id: data.user.id, username, email, password: 'web-test-pass-1', token: data.session.access_token };
+}
+
 /** Two users signed up over the API and an accepted challenge between them: `white` moves first. */
 export async function gameOverApi(base: string, o: { initial?: number; increment?: number } = {}) {
-  const signup = async () => {
-    const username = uniqueUsername('api');
-    const data = await postData(`${base}/v1`, '/auth/signup', { email: `${username}@example.com`, password: 'web-test-pass-1', username });
-    return { id: data.user.id as string, username, email: `${username}@example.com`, password: 'web-test-pass-1', token: data.session.access_token as string };
-  };
-  const [white, black] = [await signup(), await signup()];
+  const [white, black] = [await apiUser(base), await apiUser(base)];
   const initial = o.initial ?? 600;
   const increment = o.increment ?? 0;
   const game = await postData(`${base}/v1`, '/games',
@@ -118,4 +124,40 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(dir, `${name}.png`);
   await page.screenshot({ path: file });
   return file;
+}
+
+/**
+ * The hooks of a describe() that drives the app: `npm start`'s process and a Chromium for the
+ * whole block (skipped, with one loud line, where there is no Chromium), a browser context per
+ * person, closed after each test.
+ */
+export function webAppSuite(): { base: () => string; open: (o?: Parameters<typeof openApp>[2]) => Promise<AppUser> } {
+  let browser: Browser | undefined;
+  let service: ServiceProcess | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  const opened: AppUser[] = [];
+  before(async function () {
+    if (!hasChromium()) {
+      console.warn(`    (skipped: no Chromium at ${CHROMIUM_PATH}; .ci/run installs Debian's chromium)`);
+      this.skip();
+    }
+    this.timeout(60_000);
+    ({ service, stop } = await startWebService());
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    for (const u of opened.splice(0)) await u.context.close();
+  });
+  after(async () => {
+    await browser?.close();
+    await stop?.();
+  });
+  return {
+    base: () => service!.base,
+    open: async (o = {}) => {
+      const user = await openApp(browser!, service!.base, o);
+      opened.push(user);
+      return user;
+    },
+  };
 }

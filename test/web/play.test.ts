@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { CHROMIUM_PATH, hasChromium, launchChromium } from '../helpers/browser.ts';
-import { requestJson, type ServiceProcess } from '../helpers/process.ts';
+import { requestJson } from '../helpers/process.ts';
 import {
   assertNoProblems,
   clickMove,
   gameOverApi,
   listedMoves,
   logIn,
-  openApp,
   PHONE,
   screenshot,
   signUp,
-  startWebService,
   waitForMoves,
+  webAppSuite,
   type AppUser,
 } from '../helpers/webApp.ts';
 
@@ -24,35 +21,9 @@ import {
  */
 describe('the web app, played in a real Chromium', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let service: ServiceProcess;
-  let stop: () => Promise<void>;
-  const opened: AppUser[] = [];
-
-  before(async function () {
-    if (!hasChromium()) {
-      console.warn(`    (skipped: no Chromium at ${CHROMIUM_PATH}; .ci/run installs Debian's chromium)`);
-      this.skip();
-    }
-    this.timeout(60_000);
-    ({ service, stop } = await startWebService());
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await stop?.();
-  });
-
-  afterEach(async () => {
-    for (const u of opened.splice(0)) await u.context.close();
-  });
-
-  const open = async (o: Parameters<typeof openApp>[2] = {}) => {
-    const user = await openApp(browser, service.base, o);
-    opened.push(user);
-    return user;
-  };
+  const app = webAppSuite();
+  const open = app.open;
+  const service = { get base() { return app.base(); } };
 
   it('lets two people sign up, challenge by username, accept, and play to checkmate by clicking squares while a third watches; a reload mid-game resumes', async () => {
     const [alice, bob, carol] = [await open(), await open(), await open()];
@@ -94,6 +65,7 @@ describe('the web app, played in a real Chromium', function () {
     await alice.page.waitForFunction(() => document.querySelector('.player.bottom .clock')?.classList.contains('running'));
     assert.match((await whiteClock.textContent()) ?? '', /^[45]:[0-5]\d$/);
     assert.equal(await carol.page.locator('.player.bottom .clock.running').count(), 1, "the spectator sees White's clock running");
+    await screenshot(alice.page, 'board');
 
     // Bob reloads mid-game: the same position comes back and he plays on from it.
     await bob.page.reload();
@@ -113,7 +85,6 @@ describe('the web app, played in a real Chromium', function () {
     assert.match(aliceLoss ?? '', /^−\d+$/);
     assert.match(bobGain ?? '', /^\+\d+$/);
     assert.match((await alice.page.locator('.end .result').textContent()) ?? '', /0-1/);
-    await screenshot(carol.page, 'board');
 
     // What the pages showed is what the API says.
     const detail = await requestJson(service.base, 'GET', `/v1/games/${gameId}`, undefined, await tokenOf(alice));

@@ -111,7 +111,8 @@ function evaluationGraph(plies: Ply[], onSelect: (i: number) => void): { el: Ele
     svg('circle', { class: `graph-dot cls-${p.move.classification}`, cx: x(i).toFixed(1), cy: y(p.move.evaluation).toFixed(1), r: 3 }));
   const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'eval-graph', role: 'slider', tabindex: 0, 'aria-label': 'Evaluation graph: arrow keys step through the moves', 'aria-valuemin': 1, 'aria-valuemax': Math.max(1, plies.length), 'aria-valuenow': plies.length },
     svg('rect', { class: 'graph-bg', x: 0, y: 0, width: W, height: H }),
-    svg('polygon', { class: 'graph-area', points: [`0,${H / 2}`, ...points, `${W},${H / 2}`].join(' ') }),
+    // Lichess's picture: the light area is White's share, rising above the middle while White is better.
+    svg('polygon', { class: 'graph-area', points: [`0,${H}`, ...points, `${W},${H}`].join(' ') }),
     svg('line', { class: 'graph-axis', x1: 0, x2: W, y1: H / 2, y2: H / 2 }),
     marker,
     ...dots);
