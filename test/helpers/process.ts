@@ -13,7 +13,7 @@ export type ServiceProcess = { child: ChildProcess; port: number; base: string; 
  */
 export async function startServiceProcess(
   databaseUrl: string,
-  o: { nodeArgs?: string[]; env?: Record<string, string>; onStdoutLine?: (line: string) => void } = {},
+  o: { nodeArgs?: string[]; env?: Record<string, string>; onStdoutLine?: (line: string) => void; startMs?: number } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'src/index.ts'], {
@@ -45,13 +45,13 @@ export async function startServiceProcess(
   }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (o.startMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('the service did not start within 30 s');
+      throw new Error(`the service did not start within ${(o.startMs ?? 30_000) / 1000} s`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
