@@ -209,7 +209,9 @@ export async function startService(
     registerRefusalMetrics(metrics.registry, refusals);
     registerRealtimeMetrics(metrics.registry, realtime.stats);
     const port = (httpServer.address() as { port: number }).port;
-    log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
+    // The address to open: a wildcard bind is reached as localhost.
+    const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis, publicUrl: config.publicUrl }, `listening on http://${host}:${port}`);
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
