@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { APP_PATHS } from '../../src/http/web.ts';
 import { challenge, createActiveGame } from '../helpers/games.ts';
@@ -51,6 +53,13 @@ describe('the web app (src/web) and its assets', () => {
       shells.add(res.text);
     }
     assert.equal(shells.size, 1, 'one shell for every page: the app draws the page');
+  });
+
+  it("answers exactly the app's own pages (src/web/routes.ts and APP_PATHS list the same paths)", () => {
+    const table = readFileSync(path.resolve('src/web/routes.ts'), 'utf8');
+    const appPaths = [...table.matchAll(/^\s+\{ path: '([^']+)'/gm)].map((m) => m[1]);
+    assert.ok(appPaths.length >= 9, appPaths.join(' '));
+    assert.deepEqual([...appPaths].sort(), [...APP_PATHS].sort());
   });
 
   it('serves the bundle as immutable files with their content types, gzipped when asked, and 404s anything else under /assets', async () => {

@@ -94,7 +94,7 @@ describe('the web app, played in a real Chromium', function () {
     assertNoProblems(alice, bob, carol);
   });
 
-  it('promotes through the chooser: the piece picked is the piece the server records', async () => {
+  it('promotes through the chooser (the pawn dragged to the last rank): the piece picked is the piece the server records', async () => {
     const game = await gameOverApi(service.base);
     // 1. h4 g5 2. hxg5 h6 3. gxh6 Bg7 4. hxg7 Nf6: White's pawn on g7 takes the rook on h8.
     const moves = [['h2', 'h4'], ['g7', 'g5'], ['h4', 'g5'], ['h7', 'h6'], ['g5', 'h6'], ['f8', 'g7'], ['h6', 'g7'], ['g8', 'f6']];
@@ -108,7 +108,8 @@ describe('the web app, played in a real Chromium', function () {
     await white.page.goto(`/play/${game.id}`);
     await waitForMoves(white.page, 8);
     await white.page.locator('.controls').waitFor();
-    await clickMove(white.page, 'g7', 'h8');
+    // Dragged this time (the piece that follows the pointer is styled without an inline style attribute).
+    await white.page.locator('.play-board rect[data-square="g7"]').dragTo(white.page.locator('.play-board rect[data-square="h8"]'));
     // The chooser offers four pieces; a knight is picked.
     await white.page.locator('.promotion-dialog-group [data-piece="wn"]').first().click();
     const listed = await waitForMoves(white.page, 9);
@@ -138,6 +139,42 @@ describe('the web app, played in a real Chromium', function () {
     await waitForMoves(white.page, 2);
     await type(white, 'nf3');
     assert.deepEqual(await waitForMoves(black.page, 3), ['e4', 'e5', 'Nf3']);
+    assertNoProblems(white, black);
+  });
+
+  it('offers a draw that the opponent sees and accepts: both boards end in a draw by agreement', async () => {
+    const game = await gameOverApi(service.base);
+    const [white, black] = [await open(), await open()];
+    await logIn(white, game.white);
+    await logIn(black, game.black);
+    await white.page.goto(`/play/${game.id}`);
+    await black.page.goto(`/play/${game.id}`);
+    await white.page.locator('.controls').waitFor();
+    await clickMove(white.page, 'e2', 'e4');
+    await waitForMoves(black.page, 1);
+    await white.page.click('.controls button:has-text("Offer draw")');
+    await white.page.locator('.controls button:has-text("Draw offered")').waitFor();
+    await black.page.locator('.draw-offer', { hasText: 'Your opponent offers a draw' }).waitFor();
+    await black.page.click('.draw-offer button:has-text("Accept draw")');
+    for (const u of [white, black]) await u.page.locator('.end .result', { hasText: 'Draw by agreement' }).waitFor();
+    assert.equal(await white.page.locator('.controls').isVisible(), false, 'no controls once the game is over');
+    assertNoProblems(white, black);
+  });
+
+  it('resigns only on a second click, and the opponent wins', async () => {
+    const game = await gameOverApi(service.base);
+    const [white, black] = [await open(), await open()];
+    await logIn(white, game.white);
+    await logIn(black, game.black);
+    await white.page.goto(`/play/${game.id}`);
+    await black.page.goto(`/play/${game.id}`);
+    await white.page.locator('.controls').waitFor();
+    const resign = white.page.locator('.controls button.danger');
+    await resign.click();
+    assert.equal(await resign.textContent(), 'Confirm resignation');
+    assert.equal((await requestJson(service.base, 'GET', `/v1/games/${game.id}`, undefined, game.white.token)).body.data.status, 'active', 'one click resigns nothing');
+    await resign.click();
+    for (const u of [white, black]) await u.page.locator('.end .result', { hasText: 'Black wins by resignation' }).waitFor();
     assertNoProblems(white, black);
   });
 

@@ -21,6 +21,8 @@ export function parseTypedMove(fen: string, typed: string): { ok: true; move: Ty
     const wanted = promotion?.toLowerCase() as TypedMove['promotion'];
     const needsPromotion = legal.some((m) => m.promotion);
     if (needsPromotion && !wanted) return { ok: false, error: `Say which piece to promote to, e.g. ${from}${to}q.` };
+    // As in UCI (and the API): a piece named on a move that promotes nothing makes it no move.
+    if (!needsPromotion && wanted) return { ok: false, error: `${typed.trim()} is not a legal move here.` };
     const move = legal.find((m) => (m.promotion ?? undefined) === (needsPromotion ? wanted : undefined));
     if (!move) return { ok: false, error: `${typed.trim()} is not a legal move here.` };
     return { ok: true, san: move.san, move: { from: move.from, to: move.to, ...(move.promotion ? { promotion: wanted } : {}) } };
