@@ -25,7 +25,8 @@ class LobbyFeed {
     const previous = this.room;
     this.room = undefined;
     this.challenges = [];
-    await previous?.leave().catch(() => {});
+    // A room whose socket is gone never answers a leave: do not wait for it.
+    if (previous?.connection?.isOpen) await Promise.race([previous.leave().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
     try {
       const token = await session.accessToken();
       const room = await rooms.joinOrCreate('lobby', token ? { token } : {});
@@ -57,6 +58,7 @@ class LobbyFeed {
       // Left for good (the server restarted, reconnection gave up): join again shortly.
       room.onLeave(() => {
         if (generation !== this.generation) return;
+        this.room = undefined;
         this.connected = false;
         this.emit();
         this.retry = setTimeout(() => void this.connect(), 2000);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CHROMIUM_PATH, hasChromium, launchChromium } from './browser.ts';
@@ -17,8 +18,8 @@ export type AppUser = { page: Page; context: BrowserContext; problems: string[];
 
 export const PHONE = { width: 375, height: 740 };
 
-export async function openApp(browser: Browser, base: string, o: { viewport?: { width: number; height: number }; path?: string } = {}): Promise<AppUser> {
-  const context = await browser.newContext({ baseURL: base, viewport: o.viewport ?? { width: 1200, height: 900 } });
+export async function openApp(browser: Browser, base: string, o: { viewport?: { width: number; height: number }; path?: string; base?: string } = {}): Promise<AppUser> {
+  const context = await browser.newContext({ baseURL: o.base ?? base, viewport: o.viewport ?? { width: 1200, height: 900 } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
@@ -159,5 +160,37 @@ export function webAppSuite(): { base: () => string; open: (o?: Parameters<typeo
       opened.push(user);
       return user;
     },
+  };
+}
+
+/**
+ * A TCP relay in front of the service, so a test can cut a browser's connections the way a
+ * network does (every socket dropped at once, no close frame) and let it connect again.
+ */
+export async function relay(targetPort: number): Promise<{ base: string; cut: () => number; close: () => Promise<void> }> {
+  const live = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      live.add(s);
+      s.on('close', () => live.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    cut: () => {
+      const n = live.size;
+      for (const s of live) s.resetAndDestroy();
+      return n;
+    },
+    close: () => new Promise((resolve) => {
+      for (const s of live) s.destroy();
+      server.close(() => resolve());
+    }),
   };
 }

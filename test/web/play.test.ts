@@ -7,6 +7,7 @@ import {
   listedMoves,
   logIn,
   PHONE,
+  relay,
   screenshot,
   signUp,
   waitForMoves,
@@ -140,6 +141,32 @@ describe('the web app, played in a real Chromium', function () {
     await type(white, 'nf3');
     assert.deepEqual(await waitForMoves(black.page, 3), ['e4', 'e5', 'Nf3']);
     assertNoProblems(white, black);
+  });
+
+  it('comes back after a dropped connection: the room is rejoined and the player moves on', async () => {
+    const game = await gameOverApi(service.base);
+    // Black reaches the service through a relay the test can cut, as a network would.
+    const line = await relay(Number(new URL(service.base).port));
+    try {
+      const white = await open();
+      const black = await open({ base: line.base });
+      await logIn(white, game.white);
+      await logIn(black, game.black);
+      await white.page.goto(`/play/${game.id}`);
+      await black.page.goto(`/play/${game.id}`);
+      await white.page.locator('.controls').waitFor();
+      await black.page.locator('.controls').waitFor();
+      await clickMove(white.page, 'e2', 'e4');
+      await waitForMoves(black.page, 1);
+
+      assert.ok(line.cut() >= 2, 'the room and the lobby were connected');
+      await black.page.locator('.status', { hasText: 'Reconnected.' }).waitFor();
+      await clickMove(black.page, 'e7', 'e5');
+      assert.deepEqual(await waitForMoves(white.page, 2), ['e4', 'e5']);
+      assertNoProblems(white, black);
+    } finally {
+      await line.close();
+    }
   });
 
   it('offers a draw that the opponent sees and accepts: both boards end in a draw by agreement', async () => {

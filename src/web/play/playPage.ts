@@ -37,6 +37,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   let confirmResign = false;
   let announcedPly = -1;
   let pendingShown = false;
+  let rejoining = false;
 
   const say = (text: string, urgent = false) => {
     ui.status.setAttribute('role', urgent ? 'alert' : 'status');
@@ -92,6 +93,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
   const wireRoom = (r: Room) => {
     room = r;
+    if (rejoining) say('Reconnected.');
+    rejoining = false;
     channel?.close();
     channel = undefined;
     let lastTurnStart = 0;
@@ -119,7 +122,11 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       room = undefined;
       if (ctx.signal.aborted) return;
       // Moved to another node (4503), or reconnection gave up: follow the game again and rejoin.
-      if (game?.status === 'active') say(code === 4503 ? 'The game moved; rejoining…' : 'Rejoining…');
+      if (game?.status === 'active') {
+        rejoining = true;
+        say(code === 4503 ? 'The game moved; rejoining…' : 'Connection lost: rejoining…', true);
+      }
+      update();
       startChannel();
     });
   };
