@@ -68,9 +68,9 @@ export async function analysisPage(ctx: PageContext): Promise<void> {
         h('tr', null, h('th', { scope: 'row' }, 'Mistakes'), h('td', null, String(a.mistakes.white)), h('td', null, String(a.mistakes.black))),
         h('tr', null, h('th', { scope: 'row' }, 'Blunders'), h('td', null, String(a.blunders.white)), h('td', null, String(a.blunders.black))))),
     h('div', { class: 'analysis' }, h('div', null, boardBox, caption), h('div', null, graph.el,
-      h('table', { class: 'analysed-moves' },
+      h('div', { class: 'table-wrap' }, h('table', { class: 'analysed-moves' },
         h('thead', null, h('tr', null, ['Move', 'Played', 'Evaluation', 'Class', 'Best'].map((t) => h('th', { scope: 'col' }, t)))),
-        rows))),
+        rows)))),
   );
   fill(rows, plies.map((p, i) =>
     h('tr', { 'data-ply': i, class: `cls-${p.move.classification}` },

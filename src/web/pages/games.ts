@@ -21,7 +21,7 @@ export async function gamesPage(ctx: PageContext): Promise<void> {
     status,
     games.length === 0
       ? h('p', { class: 'empty' }, 'No games yet. ', h('a', { href: '/' }, 'Find an opponent'), '.')
-      : h('table', { class: 'games' },
+      : h('div', { class: 'table-wrap' }, h('table', { class: 'games' },
         h('thead', null, h('tr', null, ['Date', 'White', 'Black', 'Result', 'Time', ''].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', null, games.map((g) =>
           h('tr', null,
@@ -39,7 +39,7 @@ export async function gamesPage(ctx: PageContext): Promise<void> {
                 class: 'link',
                 'aria-label': `Download the PGN of ${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`,
                 onclick: () => void download(`/games/${g.id}/pgn`, `game-${g.id}.pgn`).catch((e: Error) => (status.textContent = e.message)),
-              }, 'PGN')))))),
+              }, 'PGN'))))))),
     pagination && pagination.total_pages > 1
       ? h('nav', { class: 'pager', 'aria-label': 'Pages' },
         pagination.hasPrev ? h('a', { href: `/games?page=${page - 1}` }, '← Newer') : null, ` Page ${page} of ${pagination.total_pages} `,

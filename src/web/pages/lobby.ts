@@ -111,9 +111,9 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     me ? h('section', { class: 'card', 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Your games in progress'), current) : null,
     h('section', { class: 'card', 'aria-labelledby': 'seeks-h' },
       h('h2', { id: 'seeks-h' }, 'Open seeks'),
-      h('table', { class: 'seeks' },
+      h('div', { class: 'table-wrap' }, h('table', { class: 'seeks' },
         h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Rating'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Mode'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
-        seeksBody)),
+        seeksBody))),
     me ? h('section', { class: 'card', 'aria-labelledby': 'custom-h' }, h('h2', { id: 'custom-h' }, 'Custom seek'), custom) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'chal-h' }, h('h2', { id: 'chal-h' }, 'Challenge a player'), challengeForm) : null,
   );
