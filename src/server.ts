@@ -24,8 +24,9 @@ import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
-import { startSweeper } from './workers/sweeper.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, nodeGone, openGame } from './gateway/index.ts';
+import { startNodeWatch } from './workers/nodeWatch.ts';
+import { startSweeper, type Sweeper } from './workers/sweeper.ts';
 import { startWebhookDispatcher } from './workers/webhooks.ts';
 import { startAnalysisWorkers, type AnalysisWorkers } from './workers/analysis.ts';
 import { engineCommand } from './workers/engine.ts';
@@ -168,9 +169,27 @@ export async function startService(
     LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
 
+    // This node's id is known once the matchmaker is set up. Before it can host anything, it holds
+    // its node lock, and the leases of nodes found dead (a crashed predecessor) are ended.
+    await matchMaker.onReady;
+    liveGames.hostId = matchMaker.processId;
+    let sweeper: Sweeper | undefined;
+    if (config.failoverDetection === 'lock') {
+      const watch = await startNodeWatch({
+        databaseUrl,
+        pool,
+        log: log.child({ component: 'nodes' }),
+        id: matchMaker.processId,
+        address: config.publicAddress,
+        onGone: async (id, endedHere) => {
+          await nodeGone(id, { dropListings: endedHere });
+          if (endedHere) sweeper?.kick();
+        },
+      });
+      cleanup.unshift(watch.stop);
+    }
     await gameServer.listen(config.port, config.host);
     serveHttpWithApp(httpServer, app);
-    liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
     const analysis = startAnalysisWorkers({
       pool,
@@ -189,7 +208,7 @@ export async function startService(
       // A game that ended here is analysed here as soon as an engine is free.
       if (event.type === 'game_end') analysis.kick();
     });
-    const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
+    sweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
     const webhooks = startWebhookDispatcher({
       pool,
       log: log.child({ component: 'webhooks' }),
@@ -212,7 +231,7 @@ export async function startService(
         // Stop accepting, let rooms flush and dispose, then close connections in reverse order.
         httpServer.close();
         await realtime.close();
-        await stopSweeper();
+        await sweeper?.stop();
         await webhooks.stop();
         // Running analyses go back to the queue and every engine process exits.
         await analysis.stop();
