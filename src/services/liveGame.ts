@@ -231,6 +231,7 @@ export class LiveGame {
     if (this.lost) return;
     this.lost = true;
     this.timers.clearAll();
+    this.host.handBack(this.id, this.epoch);
     this.onLost();
   }
 
