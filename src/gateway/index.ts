@@ -171,6 +171,12 @@ function whileAlive<T>(processId: string, call: () => Promise<T>): Promise<T> {
   });
 }
 
+/** Lists this node's rooms and load again: Redis came back, perhaps without them (restarted empty). */
+export async function relistRooms(): Promise<void> {
+  await matchMaker.restoreMissingRoomCaches();
+  await matchMaker.stats.persist(true);
+}
+
 async function forgetDeadHost(roomId: string): Promise<void> {
   const listing = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
   if (listing?.processId && listing.processId !== matchMaker.processId) {
