@@ -55,17 +55,17 @@ export async function deregisterNode(db: Queryable, id: string): Promise<void> {
 }
 
 /**
- * Every registered node, and for each other node whether this session could take its lock: one
- * it took belongs to a node whose session ended (the process died, or lost its database). With
- * `judge` false the locks are not tried. The CASE keeps this node's own key out of the attempt
- * (the lock is re-entrant within a session: trying it would succeed).
+ * Every registered node, and for each other node whether this session took its lock (`taken`):
+ * a free lock belongs to a node whose session ended (the process died, or lost its database).
+ * With `judge` false no lock is tried. The CASE keeps this node's own key out of the attempt (the
+ * lock is re-entrant within a session: trying it would succeed).
  */
-export async function pollNodes(session: Queryable, self: string, judge: boolean): Promise<{ id: string; gone: boolean }[]> {
+export async function pollNodes(session: Queryable, self: string, judge: boolean): Promise<{ id: string; taken: boolean }[]> {
   const { rows } = await session.query(
-    `SELECT id, CASE WHEN id = $1 OR NOT $2 THEN false ELSE pg_try_advisory_lock(${NODE_KEY('id')}) END AS gone FROM nodes`,
+    `SELECT id, CASE WHEN id = $1 OR NOT $2 THEN false ELSE pg_try_advisory_lock(${NODE_KEY('id')}) END AS taken FROM nodes`,
     [self, judge],
   );
-  return rows.map((r) => ({ id: r.id as string, gone: r.gone as boolean }));
+  return rows.map((r) => ({ id: r.id as string, taken: r.taken as boolean }));
 }
 
 /**

@@ -29,6 +29,8 @@ export type NodeWatchDeps = {
 export type NodeWatch = {
   /** The other nodes registered at the last poll. */
   peers: () => string[];
+  /** Polls now, between the timer's polls (tests drive it with a long interval). */
+  check: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -38,13 +40,16 @@ const REJOIN_GRACE_MS = 2_000;
 /**
  * Dead-node detection (README, Failover). The node holds a session-level advisory lock on its id
  * on a connection of its own and a row in `nodes`; a process that dies, however it dies, ends its
- * session and so frees its lock. Every node tries the other nodes' locks a few times a second: one
- * it can take belongs to a dead node, whose leases (games, seek pools) it ends at once, so they
- * are hosted again in well under a second instead of after GAME_LEASE_SECONDS. Leases and their
- * epochs stay the safety net: a node that is alive but cut off from PostgreSQL or paused keeps its
- * lock until its session times out, and its games move when their leases lapse; a node wrongly
- * judged dead (its session dropped and came back) finds its writes refused once another node took
- * a game, and its rooms close so that their players join the new host.
+ * session and so frees its lock. Every node tries the other nodes' locks four times a second. A
+ * lock found free twice in a row (a node whose connection merely blipped takes its lock back in
+ * between) belongs to a dead node, whose leases (games, seek pools) are ended at once, so its games
+ * are hosted again within a second instead of after GAME_LEASE_SECONDS.
+ *
+ * Leases and their epochs stay the safety net: a node alive but cut off from PostgreSQL, or
+ * paused, keeps its lock until its session times out, and its games move when their leases
+ * lapse; a node wrongly judged dead (its session dropped and came back late) finds its writes
+ * refused once another node took a game, and its rooms close so that their players join the new
+ * host.
  *
  * Resolves once this node holds its lock and is registered, and the nodes found dead at start (a
  * crashed predecessor) have lost their leases: start it before listening.
@@ -55,14 +60,16 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
   let session: pg.Client | undefined;
   let judgeFrom = 0;
   let known = new Set<string>();
+  /** Nodes whose lock was free at the last poll. */
+  let suspects = new Set<string>();
   let stopped = false;
-  let reconnecting: Promise<void> | undefined;
+  let rejoining: Promise<void> | undefined;
 
   const onLost = (lost: pg.Client, err?: Error) => {
     if (stopped || lost !== session) return;
     d.log.warn({ err: err?.message }, 'node session lost; taking the node lock again');
     session = undefined;
-    reconnecting ??= rejoin().finally(() => (reconnecting = undefined));
+    rejoining ??= rejoin().finally(() => (rejoining = undefined));
   };
 
   /** Connects and takes this node's lock; throws when the lock is held elsewhere. */
@@ -80,7 +87,6 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
 
   const rejoin = async () => {
     while (!stopped) {
-      await new Promise((r) => setTimeout(r, intervalMs));
       try {
         const client = await connect();
         if (stopped) {
@@ -89,12 +95,14 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
         }
         session = client;
         judgeFrom = Date.now() + graceMs;
+        suspects = new Set();
         d.log.info('node session back; lock taken again');
         return;
       } catch (err) {
-        // PostgreSQL is still away, or a node that judged this one dead holds the lock for a moment.
+        // PostgreSQL is still away, or a node that suspects this one holds its lock for a moment.
         d.log.debug({ err: (err as Error).message }, 'node lock not taken yet');
       }
+      await new Promise((r) => setTimeout(r, intervalMs));
     }
   };
 
@@ -115,8 +123,13 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
       d.log.warn('this node was taken for dead by another; registering again');
       await registerNode(s, d.id, d.address ?? null);
     }
-    for (const n of nodes.filter((n) => n.gone)) {
+    const free = new Set<string>();
+    for (const n of nodes.filter((n) => n.taken)) {
       try {
+        if (!suspects.has(n.id)) {
+          free.add(n.id);
+          continue;
+        }
         const ended = await endLeasesOf(d.pool, n.id);
         d.log.warn({ node: n.id, ended }, 'node found dead: its leases are ended');
         present.delete(n.id);
@@ -126,6 +139,7 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
         await unlockNode(s, n.id).catch(() => {});
       }
     }
+    suspects = free;
     for (const id of known) if (!present.has(id)) await d.onGone(id, false);
     present.delete(d.id);
     known = present;
@@ -133,20 +147,32 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
 
   session = await connect();
   await poll();
+  // A crashed predecessor is taken over before this node serves anything.
+  if (suspects.size) {
+    await new Promise((r) => setTimeout(r, Math.min(intervalMs, INTERVAL_MS)));
+    await poll();
+  }
   let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= poll()
+  const check = async () => {
+    // One poll at a time: a check asked for during a poll waits for it, then polls again.
+    while (running) await running;
+    running = poll()
       .catch((err) => d.log.warn({ err }, 'node poll failed'))
       .finally(() => (running = undefined));
+    await running;
+  };
+  const timer = setInterval(() => {
+    if (!running) void check();
   }, intervalMs);
 
   return {
     peers: () => [...known],
+    check,
     stop: async () => {
       stopped = true;
       clearInterval(timer);
       await running;
-      await reconnecting;
+      await rejoining;
       const s = session;
       session = undefined;
       if (!s) return;
