@@ -88,11 +88,10 @@ export class LiveGameHost {
   }
 
   /**
-   * A game this node gave up (a write failed: PostgreSQL restarting, a statement stuck; or it was
-   * fenced out, when this is a no-op) goes back to PostgreSQL: its lease is ended as soon as the
-   * database answers, so the next request or sweep hosts it again at once (here or elsewhere)
-   * instead of after GAME_LEASE_SECONDS. Its epoch fences the ending: a lease another node took
-   * is left alone.
+   * A game this node gave up because a write failed (PostgreSQL restarting) goes back to
+   * PostgreSQL: its lease is ended as soon as the database answers, so the next request or sweep
+   * hosts it again at once (here or elsewhere) instead of after GAME_LEASE_SECONDS. Its epoch
+   * fences the ending: a lease another node took meanwhile is left alone.
    */
   handBack(gameId: string, epoch: number): void {
     if (this.closed) return;
