@@ -171,10 +171,9 @@ export async function expirePendingGames(db: Queryable, limit = 100): Promise<Ga
 /** Active games whose room lease has lapsed (their node died or released them). */
 export async function findOrphanedGames(db: Queryable, limit = 100): Promise<string[]> {
   const { rows } = await db.query(
-    // A game activated a moment ago is being opened by the request that activated it. (Not
-    // `updated_at`: a move renews that, and a game whose node died just after a move is an orphan.)
+    // A game activated a moment ago is being opened by the request that activated it.
     `SELECT id FROM games WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
-       AND coalesce(started_at, updated_at) < now() - interval '2 seconds'
+       AND updated_at < now() - interval '2 seconds'
      ORDER BY lease_expires_at NULLS FIRST LIMIT $1`,
     [limit],
   );
