@@ -176,8 +176,10 @@ describe('Game integrity over REST', () => {
       assert.equal(after.pgn, '1. e4 e5 2. Nf3 Nc6 3. Bb5');
       assert.deepEqual(after.moves.map((m: any) => [m.white, m.black]), [['e4', 'e5'], ['Nf3', 'Nc6'], ['Bb5', null]]);
       assert.deepEqual(after.moves.slice(0, 2), before.moves);
-      // Black was not to move: its clock is untouched. White was, but not for the 500 ms gap.
-      assert.ok(Math.abs(after.black_time_remaining - before.black_time_remaining) <= 0.05, `black ${before.black_time_remaining} → ${after.black_time_remaining}`);
+      // Black was not to move: its clock is untouched (read from the move's answer: a GET a
+      // moment later shows Black's clock, now running, already lower). White was, but not for
+      // the 500 ms gap.
+      assert.ok(Math.abs(moved.game.black_time_remaining - before.black_time_remaining) <= 0.05, `black ${before.black_time_remaining} → ${moved.game.black_time_remaining}`);
       assert.ok(Math.abs(after.white_time_remaining - before.white_time_remaining) <= 0.05, `white ${before.white_time_remaining} → ${after.white_time_remaining}`);
     });
 
