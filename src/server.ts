@@ -23,7 +23,7 @@ import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, nodeGone, openGame, relistRooms } from './gateway/index.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, nodeGone, nodeSeen, openGame, relistRooms } from './gateway/index.ts';
 import { OwnListingsDriver } from './gateway/listings.ts';
 import { startNodeWatch } from './workers/nodeWatch.ts';
 import { startSweeper, type Sweeper } from './workers/sweeper.ts';
@@ -184,6 +184,7 @@ export async function startService(
           await nodeGone(id, { dropListings: endedHere });
           if (endedHere) sweeper?.kick();
         },
+        onSeen: nodeSeen,
       });
       cleanup.unshift(watch.stop);
     }

@@ -155,6 +155,11 @@ export async function nodeGone(processId: string, o: { dropListings: boolean }):
   for (const end of waitingOn.get(processId) ?? []) end();
 }
 
+/** A node (re)appeared: one judged dead by mistake registered again, so its rooms are waited on again. */
+export function nodeSeen(processId: string): void {
+  goneNodes.delete(processId);
+}
+
 /** `call()`, answered by a room of `processId`, ends with NodeGone if that node is (found) dead first. */
 function whileAlive<T>(processId: string, call: () => Promise<T>): Promise<T> {
   if (processId === matchMaker.processId) return call();

@@ -17,6 +17,8 @@ export type NodeWatchDeps = {
    * it vanished from the table (another node did that, or it shut down).
    */
   onGone: (id: string, endedHere: boolean) => Promise<void> | void;
+  /** Told of a node that appeared in the table (started, or registered again after being judged dead). */
+  onSeen?: (id: string) => void;
   /** How often the other nodes' locks are tried (real time). */
   intervalMs?: number;
   /**
@@ -142,6 +144,7 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
     suspects = free;
     for (const id of known) if (!present.has(id)) await d.onGone(id, false);
     present.delete(d.id);
+    for (const id of present) if (!known.has(id)) d.onSeen?.(id);
     known = present;
   };
 

@@ -62,9 +62,15 @@ describe('node watch (dead-node detection by session lock)', function () {
 
   async function watch(id: string, o: { rejoinGraceMs?: number } = {}) {
     const gone: Array<[string, boolean]> = [];
-    const w = await startNodeWatch({ databaseUrl: url, pool: db.pool, log, id, intervalMs: 600_000, onGone: (n, here) => void gone.push([n, here]), ...o });
+    const seen: string[] = [];
+    const w = await startNodeWatch({
+      databaseUrl: url, pool: db.pool, log, id, intervalMs: 600_000,
+      onGone: (n, here) => void gone.push([n, here]),
+      onSeen: (n) => void seen.push(n),
+      ...o,
+    });
     watches.push(w);
-    return { w, gone };
+    return { w, gone, seen };
   }
 
   it('ends the leases of a node whose session ended once its lock is found free twice, and forgets it', async () => {
@@ -138,6 +144,17 @@ describe('node watch (dead-node detection by session lock)', function () {
     await w.check();
     assert.deepEqual(await leased(lx), [true, true], 'no judgement within the grace after its own session came back');
     assert.deepEqual(gone, []);
+  });
+
+  it('tells of a node that starts, and of one that leaves (its row removed on shutdown)', async () => {
+    const { w, gone, seen } = await watch('w7');
+    const z = await fakeNode('z7');
+    await w.check();
+    assert.deepEqual(seen, ['z7']);
+    await db.pool.query(`DELETE FROM nodes WHERE id = 'z7'`);
+    await z.end();
+    await w.check();
+    assert.deepEqual(gone, [['z7', false]], 'gone, found dead by nobody here');
   });
 
   it('registers again when another node removed it while its session was down', async () => {
