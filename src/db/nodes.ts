@@ -21,7 +21,13 @@ const NODE_KEY = (param: string) => `hashtextextended('chess-node:' || ${param},
  * a dead peer on the far side of a broken network show up as an error instead of silence.
  */
 export async function connectNodeSession(databaseUrl: string, onLost: (session: pg.Client, err?: Error) => void): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 5_000, query_timeout: 5_000 });
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    application_name: 'chess-node',
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+    query_timeout: 5_000,
+  });
   let lost = false;
   const lose = (err?: Error) => {
     if (lost) return;
@@ -31,7 +37,6 @@ export async function connectNodeSession(databaseUrl: string, onLost: (session: 
   client.on('error', lose);
   client.on('end', () => lose());
   await client.connect();
-  await client.query(`SET application_name = 'chess-node'`);
   return client;
 }
 
