@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   FIRST_MOVE_SECONDS: seconds.default(30),
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
   GAME_LEASE_SECONDS: seconds.default(15),
+  FAILOVER_DETECTION: z.enum(['lock', 'lease']).default('lock'),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
   ANALYSIS_LOCK_SECONDS: seconds.default(60),
@@ -74,6 +75,12 @@ export type Config = {
   drawOfferTtlMs: number;
   /** How long a node owns a live game without renewing (a dead node's games move after this). */
   gameLeaseMs: number;
+  /**
+   * How a dead node is noticed: `lock`, its PostgreSQL session lock is free (within a second), or
+   * `lease`, its leases lapse (GAME_LEASE_SECONDS; for a database behind a transaction-pooling
+   * proxy, where session locks do not hold).
+   */
+  failoverDetection: 'lock' | 'lease';
   /** Engine processes (one job each) on this node; 0 leaves analysis to other nodes. */
   analysisWorkers: number;
   analysisDepth: number;
@@ -136,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
     drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
     gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,
+    failoverDetection: e.FAILOVER_DETECTION,
     analysisWorkers: e.ANALYSIS_WORKERS,
     analysisDepth: e.ANALYSIS_DEPTH,
     analysisLockMs: e.ANALYSIS_LOCK_SECONDS * 1000,

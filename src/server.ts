@@ -1,7 +1,6 @@
 import './polyfills.ts';
 import http from 'node:http';
 import { matchMaker, LocalPresence, LocalDriver, Server, type Presence, type MatchMakerDriver } from '@colyseus/core';
-import { RedisDriver } from '@colyseus/redis-driver';
 import { RedisPresence } from '@colyseus/redis-presence';
 import { Redis } from 'ioredis';
 import { assertPinnedChessJs } from './chessVersion.ts';
@@ -26,8 +25,10 @@ import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
-import { startSweeper } from './workers/sweeper.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, nodeGone, nodeSeen, openGame, relistRooms } from './gateway/index.ts';
+import { OwnListingsDriver } from './gateway/listings.ts';
+import { startNodeWatch } from './workers/nodeWatch.ts';
+import { startSweeper, type Sweeper } from './workers/sweeper.ts';
 import { startWebhookDispatcher } from './workers/webhooks.ts';
 import { startAnalysisWorkers, type AnalysisWorkers } from './workers/analysis.ts';
 import { engineCommand } from './workers/engine.ts';
@@ -156,8 +157,7 @@ export async function startService(
 
     const gameServer = new Server({
       transport,
-      presence: createPresence(config),
-      driver: createDriver(config),
+      ...clusterParts(config, log),
       publicAddress: config.publicAddress,
       gracefullyShutdown: false,
       greet: false,
@@ -173,9 +173,28 @@ export async function startService(
     LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
 
+    // This node's id is known once the matchmaker is set up. Before it can host anything, it holds
+    // its node lock, and the leases of nodes found dead (a crashed predecessor) are ended.
+    await matchMaker.onReady;
+    liveGames.hostId = matchMaker.processId;
+    let sweeper: Sweeper | undefined;
+    if (config.failoverDetection === 'lock') {
+      const watch = await startNodeWatch({
+        databaseUrl,
+        pool,
+        log: log.child({ component: 'nodes' }),
+        id: matchMaker.processId,
+        address: config.publicAddress,
+        onGone: async (id, endedHere) => {
+          await nodeGone(id, { dropListings: endedHere });
+          if (endedHere) sweeper?.kick();
+        },
+        onSeen: nodeSeen,
+      });
+      cleanup.unshift(watch.stop);
+    }
     await gameServer.listen(config.port, config.host);
     serveHttpWithApp(httpServer, app);
-    liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
     const analysis = startAnalysisWorkers({
       pool,
@@ -194,7 +213,7 @@ export async function startService(
       // A game that ended here is analysed here as soon as an engine is free.
       if (event.type === 'game_end') analysis.kick();
     });
-    const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
+    sweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
     const webhooks = startWebhookDispatcher({
       pool,
       log: log.child({ component: 'webhooks' }),
@@ -219,7 +238,7 @@ export async function startService(
         // Stop accepting, let rooms flush and dispose, then close connections in reverse order.
         httpServer.close();
         await realtime.close();
-        await stopSweeper();
+        await sweeper?.stop();
         await webhooks.stop();
         // Running analyses go back to the queue and every engine process exits.
         await analysis.stop();
@@ -237,12 +256,32 @@ export async function startService(
   }
 }
 
-function createPresence(config: Config): Presence {
-  return config.redisUrl ? new RedisPresence(config.redisUrl) : new LocalPresence();
-}
-
-function createDriver(config: Config): MatchMakerDriver {
-  return config.redisUrl ? new RedisDriver(config.redisUrl) : new LocalDriver();
+/**
+ * Colyseus's presence and matchmaker driver: in memory for one node, else on Redis clients of our
+ * own. A command to an unreachable Redis fails after two retries (a 503 for the request) instead
+ * of waiting ten seconds; connection errors are logged, not printed unhandled; and when Redis
+ * comes back (restarted, possibly empty) this node lists its rooms and its load again, so that
+ * the other nodes find its games and send it rooms to create.
+ */
+function clusterParts(config: Config, log: Logger): { presence: Presence; driver: MatchMakerDriver } {
+  if (!config.redisUrl) return { presence: new LocalPresence(), driver: new LocalDriver() };
+  const client = (name: string) => {
+    const redis = new Redis(config.redisUrl!, { maxRetriesPerRequest: 2 });
+    redis.on('error', (err) => log.warn({ err: err.message, client: name }, 'redis error'));
+    return redis;
+  };
+  const listings = client('driver');
+  let lost = false;
+  listings.on('close', () => (lost = true));
+  listings.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    relistRooms().then(
+      () => log.info('redis is back: this node listed its rooms again'),
+      (err) => log.warn({ err }, 'could not list the rooms again'),
+    );
+  });
+  return { presence: new RedisPresence(client('presence')), driver: new OwnListingsDriver(listings) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { isBackendUnavailable } from '../util/unavailable.ts';
 
 /** Unknown route: the envelope, never Express's HTML page. */
 export const notFound: RequestHandler = (req, _res, next) =>
@@ -8,7 +9,8 @@ export const notFound: RequestHandler = (req, _res, next) =>
 
 /**
  * The one place that turns errors into envelopes. Body-parser's errors (bad JSON, too large,
- * unsupported charset) become 4xx; anything unexpected is logged and reported as 500.
+ * unsupported charset) become 4xx; a database or Redis out of reach is 503 with Retry-After;
+ * anything unexpected is logged and reported as 500.
  * A /matchmake answer also gets a top-level `message: "CODE: text"`, which the Colyseus SDK shows
  * as its error's message (it reads `message`, then `error`, of a failed answer).
  */
@@ -43,6 +45,10 @@ function toAppError(err: unknown): AppError {
     case 'request.size.invalid':
     case 'request.aborted':
       return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request body', { body: [e.message ?? 'malformed'] });
+  }
+  // PostgreSQL or Redis is restarting or out of reach: nothing is wrong with the request.
+  if (isBackendUnavailable(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The service is briefly unavailable, retry shortly', undefined, { retryAfter: 1 });
   }
   // Other 4xx raised by Express itself (e.g. a malformed URI) keep their class.
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {

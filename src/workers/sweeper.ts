@@ -16,30 +16,64 @@ export type SweeperDeps = {
   intervalMs?: number;
 };
 
+export type Sweeper = {
+  /** Sweeps now (again once the sweep under way ends): a dead node's games were just freed. */
+  kick: () => void;
+  stop: () => Promise<void>;
+};
+
+const ORPHAN_BATCH = 100;
+const MAX_BATCHES = 10;
+
 /**
- * Every node sweeps once a second, so expiries take effect within 1 s of their deadline
- * (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
+ * Every node sweeps once a second (and once at start, and when kicked), so expiries take effect
+ * within 1 s of their deadline (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
  * nobody hosts (their node died, or released them on shutdown) get a room again, which then
  * enforces their clocks and first-move deadlines. SKIP LOCKED and the lease keep nodes apart.
  * Idempotency keys past their 24 h are deleted (they already count as absent).
  */
-export function startSweeper(d: SweeperDeps): () => Promise<void> {
+export function startSweeper(d: SweeperDeps): Sweeper {
   let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
   const sweep = async () => {
     try {
       for (const game of await expirePendingGames(d.pool)) d.onExpired?.(game);
-      const orphans = await findOrphanedGames(d.pool);
-      await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
+      // A dead node's games come in batches; the next batch follows at once, not a second later.
+      // (Bounded: a game whose room is still listed by a paused node counts as opened, and stays
+      // an orphan until that listing goes.)
+      for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
+        const orphans = await findOrphanedGames(d.pool, ORPHAN_BATCH);
+        await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
+        if (orphans.length < ORPHAN_BATCH) break;
+      }
       await deleteExpiredIdempotencyKeys(d.pool, new Date(d.clock.now()));
     } catch (err) {
       d.log.warn({ err }, 'sweep failed');
     }
   };
-  const timer = setInterval(() => {
-    running ??= sweep().finally(() => (running = undefined));
-  }, d.intervalMs ?? 1000);
-  return async () => {
-    clearInterval(timer);
-    await running;
+  const start = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = sweep().finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        start();
+      }
+    });
+  };
+  const timer = setInterval(start, d.intervalMs ?? 1000);
+  start();
+  return {
+    kick: start,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
   };
 }
