@@ -86,3 +86,15 @@ export function hasLegalMove(chess: Chess): boolean {
   }
   return false;
 }
+
+/**
+ * Plays `from`-`to` if legal, as `playFast` matches it, but reports nothing: no SAN, no FEN, no
+ * repetition count. For replaying known lines (puzzle imports check millions of them).
+ */
+export function playQuiet(chess: Chess, from: string, to: string, promotion?: string): boolean {
+  const c = chess as unknown as Internals;
+  const move = c._moves({ legal: true, square: from }).find((m) => algebraic(m.to) === to && m.promotion === promotion);
+  if (!move) return false;
+  c._makeMove(move);
+  return true;
+}
