@@ -45,22 +45,25 @@ function puzzleWhere(f: PuzzleFilter): { sql: string; params: unknown[] } {
   return { sql: where.join(' AND '), params };
 }
 
-export async function listPuzzles(
-  db: Queryable,
-  filter: PuzzleFilter,
-  order: PuzzleOrder,
-  page: { limit: number; offset: number },
-): Promise<{ puzzles: PuzzleRecord[]; total: number }> {
+export async function listPuzzles(db: Queryable, filter: PuzzleFilter, order: PuzzleOrder, page: { limit: number; offset: number }): Promise<PuzzleRecord[]> {
   const dir = order.direction === 'asc' ? 'ASC' : 'DESC';
   // The id settles ties, in the same direction, so each sort walks one index (rating, id) or (popularity, id).
   const orderBy = `p.${order.field} ${dir}, p.id ${dir}`;
   const { sql, params } = puzzleWhere(filter);
   const n = params.length;
-  const [found, counted] = await Promise.all([
-    db.query(`SELECT ${PUZZLE_COLUMNS} FROM puzzles p WHERE ${sql} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, page.limit, page.offset]),
-    db.query(`SELECT count(*)::int AS total FROM puzzles p WHERE ${sql}`, params),
+  const { rows } = await db.query(`SELECT ${PUZZLE_COLUMNS} FROM puzzles p WHERE ${sql} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+    ...params,
+    page.limit,
+    page.offset,
   ]);
-  return { puzzles: found.rows.map(toPuzzle), total: counted.rows[0].total };
+  return rows.map(toPuzzle);
+}
+
+/** How many puzzles the filter matches: a scan of every match (an index-only one), so callers keep it a while. */
+export async function countPuzzles(db: Queryable, filter: PuzzleFilter): Promise<number> {
+  const { sql, params } = puzzleWhere(filter);
+  const { rows } = await db.query(`SELECT count(*)::int AS total FROM puzzles p WHERE ${sql}`, params);
+  return rows[0].total;
 }
 
 /** The caller's puzzle rating: a missing row means the defaults, as for the game categories. */
@@ -68,23 +71,33 @@ const MY_RATING = `coalesce((SELECT rating FROM user_ratings WHERE user_id = $1 
 const NOT_ATTEMPTED = 'NOT EXISTS (SELECT 1 FROM puzzle_attempts a WHERE a.user_id = $1 AND a.puzzle_id = p.id)';
 
 /**
- * The puzzle the user has not attempted whose rating is closest to theirs: the nearest one at or
- * above it and the nearest one below, each found by walking puzzles_rating_idx from the rating
- * and skipping the attempted ones (a primary-key probe each), then the closer of the two.
+ * The nearest puzzle not attempted at or above the rating and the nearest one below, each found
+ * by walking puzzles_rating_idx (rating, id) away from the rating, index only, skipping attempted
+ * ones with a primary-key probe of puzzle_attempts each; the closer of the two is read in full.
+ * The cost grows with the attempted puzzles passed on the way (a player who stays at one rating
+ * uses up the puzzles around it): a few microseconds each.
  */
+const NEXT_PUZZLE = `
+  WITH me AS MATERIALIZED (SELECT ${MY_RATING} AS rating),
+  nearest AS (
+    (SELECT p.id, p.rating FROM puzzles p WHERE p.rating >= (SELECT rating FROM me) AND ${NOT_ATTEMPTED}
+      ORDER BY p.rating, p.id LIMIT 1)
+    UNION ALL
+    (SELECT p.id, p.rating FROM puzzles p WHERE p.rating < (SELECT rating FROM me) AND ${NOT_ATTEMPTED}
+      ORDER BY p.rating DESC, p.id DESC LIMIT 1))
+  SELECT ${PUZZLE_COLUMNS} FROM puzzles p
+   WHERE p.id = (SELECT id FROM nearest ORDER BY abs(rating - (SELECT rating FROM me)), id LIMIT 1)`;
+
+/** The puzzle the user has not attempted whose rating is closest to theirs (ties: the lower id). */
 export async function findNextPuzzle(db: Queryable, userId: string, defaultRating: number): Promise<PuzzleRecord | undefined> {
-  const { rows } = await db.query(
-    `WITH me AS MATERIALIZED (SELECT ${MY_RATING} AS rating)
-     SELECT c.* FROM (
-       (SELECT ${PUZZLE_COLUMNS} FROM puzzles p WHERE p.rating >= (SELECT rating FROM me) AND ${NOT_ATTEMPTED}
-         ORDER BY p.rating, p.id LIMIT 1)
-       UNION ALL
-       (SELECT ${PUZZLE_COLUMNS} FROM puzzles p WHERE p.rating < (SELECT rating FROM me) AND ${NOT_ATTEMPTED}
-         ORDER BY p.rating DESC, p.id DESC LIMIT 1)
-     ) c ORDER BY abs(c.rating - (SELECT rating FROM me)), c.id LIMIT 1`,
-    [userId, defaultRating],
-  );
+  const { rows } = await db.query(NEXT_PUZZLE, [userId, defaultRating]);
   return rows[0] && toPuzzle(rows[0]);
+}
+
+/** How PostgreSQL runs findNextPuzzle for this user, measured (EXPLAIN ANALYZE): the benchmark reports it. */
+export async function explainNextPuzzle(db: Queryable, userId: string, defaultRating: number): Promise<string[]> {
+  const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${NEXT_PUZZLE}`, [userId, defaultRating]);
+  return rows.map((r) => r['QUERY PLAN']);
 }
 
 /** DESIGN 2.10: the daily puzzle is chosen among these, on the values the import brought. */

@@ -7,7 +7,7 @@ import { dailyStartKey, utcDay } from '../../src/domain/puzzles.ts';
 import { puzzleRoutes } from '../../src/http/routes/puzzles.ts';
 import type { Services } from '../../src/services/index.ts';
 import { BUNDLED_PUZZLES, importPuzzleFile } from '../../src/services/puzzleImport.ts';
-import { createPuzzles } from '../../src/services/puzzles.ts';
+import { createPuzzles, PUZZLE_COUNT_TTL_MS } from '../../src/services/puzzles.ts';
 import { startApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { api, newIp } from '../helpers/http.ts';
@@ -137,6 +137,26 @@ describe('puzzles: reading', () => {
       const both = (await get('/v1/puzzles?limit=14&page=1')).body;
       assert.deepEqual([...one.data, ...two.data].map((p: { id: string }) => p.id), both.data.map((p: { id: string }) => p.id));
       assert.equal(two.pagination.hasPrev, true);
+    });
+
+    it('keeps a filter’s total for a minute on the service clock: new puzzles list at once and count after it', async () => {
+      const { service } = await testService();
+      const clock = new ManualClock(Date.now());
+      const app = await startApp({ routes: puzzleRoutes({ puzzles: createPuzzles({ ...service.ctx, clock }) } as Services) });
+      try {
+        const theme = `count${randomId()}`;
+        const list = async () => (await (await fetch(`${app.url}/v1/puzzles?theme=${theme}`)).json()) as { data: unknown[]; pagination: { total: number } };
+        await importLines([puzzleLine({ id: `a${randomId()}`, themes: theme })]);
+        assert.deepEqual([(await list()).data.length, (await list()).pagination.total], [1, 1]);
+        await importLines([puzzleLine({ id: `b${randomId()}`, themes: theme })]);
+        await clock.advance(PUZZLE_COUNT_TTL_MS - 1);
+        const stale = await list();
+        assert.deepEqual([stale.data.length, stale.pagination.total], [2, 1]);
+        await clock.advance(1);
+        assert.equal((await list()).pagination.total, 2);
+      } finally {
+        await app.close();
+      }
     });
 
     it('answers an empty list with total 0 and total_pages 0', async () => {
