@@ -79,6 +79,10 @@ describe('puzzles: playing', () => {
       assert.equal((await attempt(user, MATE_IN_2.id, { moves: ['g2a8'] })).body.data.correct, false);
       const other = await createUser();
       assert.equal((await attempt(other, MATE_IN_2.id, { moves: ['g2a8', 'a8a7'] })).body.data.correct, false);
+      // After a wrong move the rest is not looked at: an illegal move there is no 400.
+      const third = await createUser();
+      const res = await attempt(third, MATE_IN_2.id, { moves: ['g2g3', 'a8a1'] });
+      assert.deepEqual([res.status, res.body.data?.correct, res.body.data?.first_attempt], [200, false, true], res.text);
     });
 
     it('rates only the first attempt: later ones answer rating_change 0 and move no rating', async () => {
