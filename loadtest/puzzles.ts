@@ -58,14 +58,14 @@ function summarize(name: string, timings: Timing[], wallS: number, cpu?: { serve
   };
 }
 
-/** Runs `count` requests, `CONCURRENCY` at a time; the wall time and each request's latency. */
-async function load(count: number, request: (i: number) => Promise<Response>, serverPid: number) {
+/** Runs `count` requests, `concurrency` at a time; the wall time and each request's latency. */
+async function load(count: number, request: (i: number) => Promise<Response>, serverPid: number, concurrency = CONCURRENCY) {
   const timings: Timing[] = [];
   let next = 0;
   const cpu0 = processCpu(serverPid);
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: concurrency }, async () => {
       for (let i = next++; i < count; i = next++) {
         const started = performance.now();
         const res = await request(i);
@@ -133,10 +133,18 @@ async function main() {
     await load(200, () => get('/healthz'), pid);
     await load(200, (i) => get('/v1/puzzles/next', light[i % light.length]), pid);
     const phases = [];
-    const healthz = await load(REQUESTS, () => get('/healthz'), pid);
-    phases.push(summarize('GET /healthz (baseline)', healthz.timings, healthz.wallS, healthz.cpu));
-    const next = await load(REQUESTS, (i) => get('/v1/puzzles/next', light[i % light.length]), pid);
-    phases.push(summarize('GET /puzzles/next', next.timings, next.wallS, next.cpu));
+    // Latency one request at a time (no queue of our own), then throughput with CONCURRENCY in flight.
+    // Baselines: /healthz (no token, no database) and /users/me (a token checked, one read).
+    for (const concurrency of [1, CONCURRENCY]) {
+      const count = concurrency === 1 ? Math.min(REQUESTS, 1000) : REQUESTS;
+      const tag = `, ${concurrency} at a time`;
+      const healthz = await load(count, () => get('/healthz'), pid, concurrency);
+      phases.push(summarize(`GET /healthz (baseline)${tag}`, healthz.timings, healthz.wallS, healthz.cpu));
+      const profile = await load(count, (i) => get('/v1/users/me', light[i % light.length]), pid, concurrency);
+      phases.push(summarize(`GET /users/me (baseline: token and one read)${tag}`, profile.timings, profile.wallS, profile.cpu));
+      const next = await load(count, (i) => get('/v1/puzzles/next', light[i % light.length]), pid, concurrency);
+      phases.push(summarize(`GET /puzzles/next${tag}`, next.timings, next.wallS, next.cpu));
+    }
 
     // First attempts at distinct puzzles: each is judged, then rated (user and puzzle) in one transaction.
     const perPlayer = Math.ceil(REQUESTS / light.length);

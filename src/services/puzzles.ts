@@ -92,7 +92,7 @@ export function createPuzzles(ctx: AppContext) {
 
     async next(userId: string): Promise<PuzzleView> {
       const puzzle = await repo.findNextPuzzle(pool, userId, DEFAULT_GLICKO.rating);
-      if (!puzzle) throw new AppError('PUZZLE_NOT_FOUND', 'You have attempted every puzzle');
+      if (!puzzle) throw new AppError('PUZZLE_NOT_FOUND', 'No puzzle is left that you have not attempted');
       return formatPuzzle(puzzle);
     },
 
