@@ -68,7 +68,10 @@ export async function countPuzzles(db: Queryable, filter: PuzzleFilter): Promise
 
 /** The caller's puzzle rating: a missing row means the defaults, as for the game categories. */
 const MY_RATING = `coalesce((SELECT rating FROM user_ratings WHERE user_id = $1 AND category = 'puzzle'), $2::double precision)`;
-const NOT_ATTEMPTED = 'NOT EXISTS (SELECT 1 FROM puzzle_attempts a WHERE a.user_id = $1 AND a.puzzle_id = p.id)';
+// OFFSET 0 keeps this a probe per candidate (a primary-key lookup). As a join, the planner may
+// instead read all the user's attempts once and compare every candidate with each of them: cheap
+// for a new player, quadratic for one who has passed thousands of attempted puzzles.
+const NOT_ATTEMPTED = 'NOT EXISTS (SELECT 1 FROM puzzle_attempts a WHERE a.user_id = $1 AND a.puzzle_id = p.id OFFSET 0)';
 
 /**
  * The nearest puzzle not attempted at or above the rating and the nearest one below, each found
