@@ -24,6 +24,7 @@ import { createEventBus } from './events.ts';
 import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
+import { loadBundledPuzzles } from './services/puzzleImport.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, nodeGone, nodeSeen, openGame, relistRooms } from './gateway/index.ts';
 import { OwnListingsDriver } from './gateway/listings.ts';
@@ -81,6 +82,8 @@ export async function startService(
     cleanup.unshift(() => pool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    // Data the migrations cannot carry as SQL: the bundled puzzles, once per database.
+    await loadBundledPuzzles(pool, log);
 
     const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
     if (redis) {
