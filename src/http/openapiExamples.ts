@@ -118,6 +118,21 @@ const delivery = {
 };
 const analysedMove = (san: string, evaluation: number, best: string, classification: string) => ({ san, evaluation, mate: null, best_move: best, classification });
 
+// The first puzzle of the bundled Lichess sample: 1... Qh2# after the knight took on e6.
+const puzzle = {
+  id: '000rZ',
+  fen: '2kr1b1r/p1p2pp1/2pqN3/7p/6n1/2NPB3/PPP2PPP/R2Q1RK1 b - - 0 13',
+  last_move: 'd4e6',
+  color: 'black',
+  rating: 633,
+  rating_deviation: 93,
+  popularity: 100,
+  plays: 617,
+  themes: ['kingsideAttack', 'mate', 'mateIn1', 'oneMove', 'opening'],
+  opening_tags: ['Scandinavian_Defense', 'Scandinavian_Defense_Modern_Variation'],
+  game_url: 'https://lichess.org/seIMDWkD#25',
+};
+
 const one = (summary: string, value: unknown) => ({ example: { summary, value } });
 
 export const EXAMPLES: Record<string, RouteExamples> = {
@@ -145,16 +160,16 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   'POST /auth/verify/resend': { request: one('The account’s email', { email: 'ada@example.com' }) },
 
   // ---- users ----
-  'GET /users/me': { response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true } },
+  'GET /users/me': { response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true, puzzle_rating: 1743 } },
   'PATCH /users/me': {
     request: {
       name: { summary: 'Set a name and a country', value: { full_name: 'Ada Lovelace', country: 'GB' } },
       reset: { summary: 'Back to the generated avatar', value: { avatar_url: null } },
     },
-    response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true },
+    response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true, puzzle_rating: 1743 },
   },
-  'GET /users/search': { response: [profile(ada, 1612)] },
-  'GET /users/:id': { response: profile(bob, 1587) },
+  'GET /users/search': { response: [{ ...profile(ada, 1612), puzzle_rating: 1743 }] },
+  'GET /users/:id': { response: { ...profile(bob, 1587), puzzle_rating: 1500 } },
   'GET /users/:id/avatar.svg': { response: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">…</svg>' },
 
   // ---- games ----
@@ -240,6 +255,19 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   'POST /clubs/:id/join': { response: { ...club, owner: bob, role: 'member' } },
   'POST /clubs/:id/leave': {},
   'POST /clubs/:id/invites': { request: one('Invite bob', { user_id: BOB }), response: { club_id: CLUB, user: bob, invited_at: NOW } },
+
+  // ---- puzzles ----
+  'GET /puzzles': { response: [puzzle] },
+  'GET /puzzles/daily': { response: { date: '2026-11-23', puzzle } },
+  'GET /puzzles/next': { response: puzzle },
+  'GET /puzzles/:id': { response: puzzle },
+  'POST /puzzles/:id/attempt': {
+    request: {
+      solved: { summary: "The solution's move (a mate)", value: { moves: ['d6h2'], time_ms: 4200 } },
+      wrong: { summary: 'Another legal move: not the solution', value: { moves: ['d6d2'] } },
+    },
+    response: { correct: true, solution: ['d6h2'], first_attempt: true, rating_change: 9, user_rating: 1752, puzzle_rating: 627 },
+  },
 };
 
 /** What the error examples say, by code; any other code reads as its name. */
