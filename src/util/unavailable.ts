@@ -20,3 +20,6 @@ export function isBackendUnavailable(err: unknown): boolean {
     e.name === 'MaxRetriesPerRequestError'
   );
 }
+
+/** PostgreSQL cancelled the statement at its statement_timeout (SQLSTATE 57014, query_canceled). */
+export const isStatementTimeout = (err: unknown): boolean => (err as { code?: unknown } | undefined)?.code === '57014';

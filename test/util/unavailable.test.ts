@@ -28,6 +28,7 @@ describe('isBackendUnavailable (a 503, not a 500)', () => {
     assert.equal(isBackendUnavailable(new TypeError('x is undefined')), false);
     assert.equal(isBackendUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' })), false);
     assert.equal(isBackendUnavailable(Object.assign(new Error('syntax error'), { code: '42601' })), false);
+    // A statement cancelled at its timeout is answered 503 too, but as an overload (isStatementTimeout), not an outage.
     assert.equal(isBackendUnavailable(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })), false);
     assert.equal(isBackendUnavailable(undefined), false);
     assert.equal(isBackendUnavailable('a string'), false);
