@@ -1,0 +1,321 @@
+import type { ArenaRecord } from '../domain/arena.ts';
+import type { ArenaPlayer } from '../domain/arenaPairing.ts';
+import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
+import type { TimeControl } from '../domain/timeControl.ts';
+import type { Queryable } from './pool.ts';
+import { toTournamentRow, type TournamentRow } from './tournaments.ts';
+
+// The tournament actor's SQL (migration 013): its lease, the start and the end, counting finished
+// games into the standings, and seating the pairs of a round. Every write after the lease is
+// taken runs under `fenceTournament`, so an actor that lost its lease changes nothing.
+
+/** What the actor keeps of its tournament. */
+export type HostedTournament = TournamentRow & {
+  name: string;
+  timeControl: TimeControl;
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  hostEpoch: number;
+};
+
+const toHosted = (r: any): HostedTournament => ({
+  ...toTournamentRow(r),
+  name: r.name,
+  timeControl: r.time_control,
+  initialTime: r.initial_time,
+  increment: r.increment,
+  rated: r.rated,
+  hostEpoch: r.host_epoch,
+});
+
+const LEASE = `now() + make_interval(secs => $3::double precision / 1000)`;
+
+/**
+ * Takes the tournament's lease when it is running, or due to start (`starts_at` reached at
+ * `now`), and nobody holds a live lease on it: one atomic UPDATE, so one node wins.
+ */
+export async function acquireTournamentLease(db: Queryable, id: string, host: string, leaseMs: number, now: Date): Promise<HostedTournament | undefined> {
+  const { rows } = await db.query(
+    `UPDATE tournaments SET host = $2, host_epoch = host_epoch + 1, lease_expires_at = ${LEASE}
+      WHERE id = $1 AND (status = 'running' OR (status = 'upcoming' AND starts_at <= $4))
+        AND (lease_expires_at IS NULL OR lease_expires_at < now())
+      RETURNING *`,
+    [id, host, leaseMs, now],
+  );
+  return rows[0] && toHosted(rows[0]);
+}
+
+export async function renewTournamentLease(db: Queryable, id: string, epoch: number, leaseMs: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE tournaments SET lease_expires_at = ${LEASE} WHERE id = $1 AND host_epoch = $2 AND status <> 'finished'`,
+    [id, epoch, leaseMs],
+  );
+  return rowCount === 1;
+}
+
+/** Gives the tournament up (graceful shutdown): any node's sweeper hosts it again at once. */
+export async function releaseTournamentLease(db: Queryable, id: string, epoch: number): Promise<void> {
+  await db.query('UPDATE tournaments SET lease_expires_at = NULL, host = NULL WHERE id = $1 AND host_epoch = $2', [id, epoch]);
+}
+
+/**
+ * The first statement of each of the actor's transactions: locks the row as REST's joins and
+ * withdrawals do, and only while the actor's epoch holds. Undefined: another node took over.
+ */
+export async function fenceTournament(tx: Queryable, id: string, epoch: number): Promise<TournamentRow | undefined> {
+  const { rows } = await tx.query(
+    `SELECT id, status, starts_at, ends_at, max_players, player_count FROM tournaments
+      WHERE id = $1 AND host_epoch = $2 FOR NO KEY UPDATE`,
+    [id, epoch],
+  );
+  return rows[0] && toTournamentRow(rows[0]);
+}
+
+/** upcoming → running; returns the players to tell (joined, not withdrawn). */
+export async function markStarted(tx: Queryable, id: string, now: Date): Promise<string[]> {
+  await tx.query(`UPDATE tournaments SET status = 'running', started_at = $2 WHERE id = $1 AND status = 'upcoming'`, [id, now]);
+  const { rows } = await tx.query('SELECT user_id FROM tournament_players WHERE tournament_id = $1 AND NOT withdrawn', [id]);
+  return rows.map((r) => r.user_id as string);
+}
+
+/** running → finished, and the lease goes with it (there is nothing left to host). */
+export async function markFinished(tx: Queryable, id: string, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE tournaments SET status = 'finished', finished_at = $2, host = NULL, lease_expires_at = NULL WHERE id = $1 AND status = 'running'`,
+    [id, now],
+  );
+}
+
+/** Tournaments the sweeper should see hosted: due to start at `now`, or running with no live lease. */
+export async function findTournamentsToHost(db: Queryable, now: Date, limit = 100): Promise<string[]> {
+  const { rows } = await db.query(
+    `(SELECT id FROM tournaments WHERE status = 'upcoming' AND starts_at <= $1 ORDER BY starts_at LIMIT $2)
+     UNION ALL
+     (SELECT id FROM tournaments WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+       ORDER BY lease_expires_at NULLS FIRST LIMIT $2)`,
+    [now, limit],
+  );
+  return rows.map((r) => r.id as string);
+}
+
+// ---- counting finished games ---------------------------------------------------------------
+
+export type EndedGame = {
+  gameId: string;
+  whiteId: string;
+  blackId: string;
+  status: 'finished' | 'abandoned';
+  winner: 'white' | 'black' | null;
+  abortReason: string | null;
+  moveCount: number;
+  whiteRating: number;
+  blackRating: number;
+  finishedAt: Date;
+};
+
+/** The tournament's games that ended and are not in the standings yet, in the order they ended. */
+export async function listEndedUncounted(db: Queryable, tournamentId: string, limit: number): Promise<EndedGame[]> {
+  const { rows } = await db.query(
+    `SELECT t.game_id, t.white_id, t.black_id, g.status, g.winner, g.abort_reason, g.move_count,
+            coalesce(g.white_rating, $2) AS white_rating, coalesce(g.black_rating, $2) AS black_rating,
+            coalesce(g.finished_at, g.updated_at) AS finished_at
+       FROM tournament_games t JOIN games g ON g.id = t.game_id
+      WHERE t.tournament_id = $1 AND t.counted_at IS NULL AND g.status IN ('finished', 'abandoned')
+      ORDER BY 10, t.game_id
+      LIMIT $3`,
+    [tournamentId, DEFAULT_GLICKO.rating, limit],
+  );
+  return rows.map((r) => ({
+    gameId: r.game_id,
+    whiteId: r.white_id,
+    blackId: r.black_id,
+    status: r.status,
+    winner: r.winner,
+    abortReason: r.abort_reason,
+    moveCount: r.move_count,
+    whiteRating: r.white_rating,
+    blackRating: r.black_rating,
+    finishedAt: r.finished_at,
+  }));
+}
+
+export type PlayerRecord = ArenaRecord & { userId: string; withdrawn: boolean };
+
+export async function findRecords(db: Queryable, tournamentId: string, userIds: string[]): Promise<Map<string, PlayerRecord>> {
+  const { rows } = await db.query(
+    `SELECT user_id, score, games, wins, draws, losses, streak, opponent_rating_sum, withdrawn
+       FROM tournament_players WHERE tournament_id = $1 AND user_id = ANY($2::uuid[])`,
+    [tournamentId, userIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.user_id as string,
+      {
+        userId: r.user_id,
+        score: r.score,
+        games: r.games,
+        wins: r.wins,
+        draws: r.draws,
+        losses: r.losses,
+        streak: r.streak,
+        opponentRatingSum: r.opponent_rating_sum,
+        withdrawn: r.withdrawn,
+      },
+    ]),
+  );
+}
+
+export type RecordUpdate = ArenaRecord & { userId: string; performance: number | null; waitingSince: Date };
+
+/** Writes the players' records after the counted games (one statement). */
+export async function saveRecords(tx: Queryable, tournamentId: string, updates: RecordUpdate[]): Promise<void> {
+  if (updates.length === 0) return;
+  const col = <K extends keyof RecordUpdate>(k: K) => updates.map((u) => u[k]);
+  await tx.query(
+    `UPDATE tournament_players p SET score = x.score, games = x.games, wins = x.wins, draws = x.draws, losses = x.losses,
+            streak = x.streak, opponent_rating_sum = x.ors, performance = x.performance, waiting_since = x.waiting_since
+       FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::bigint[], $10::int[], $11::timestamptz[])
+            AS x(user_id, score, games, wins, draws, losses, streak, ors, performance, waiting_since)
+      WHERE p.tournament_id = $1 AND p.user_id = x.user_id`,
+    [
+      tournamentId,
+      col('userId'),
+      col('score'),
+      col('games'),
+      col('wins'),
+      col('draws'),
+      col('losses'),
+      col('streak'),
+      col('opponentRatingSum'),
+      col('performance'),
+      col('waitingSince'),
+    ],
+  );
+}
+
+/** The games are in the standings now, with the points each side scored (null: not counted, aborted). */
+export async function markCounted(
+  tx: Queryable,
+  games: { gameId: string; whitePoints: number | null; blackPoints: number | null }[],
+  now: Date,
+): Promise<void> {
+  if (games.length === 0) return;
+  await tx.query(
+    `UPDATE tournament_games t SET counted_at = $4, white_points = x.wp, black_points = x.bp
+       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS x(game_id, wp, bp)
+      WHERE t.game_id = x.game_id AND t.counted_at IS NULL`,
+    [games.map((g) => g.gameId), games.map((g) => g.whitePoints), games.map((g) => g.blackPoints), now],
+  );
+}
+
+/** Withdraws players who let a game lapse without moving; returns how many were still joined. */
+export async function withdrawNonMovers(tx: Queryable, tournamentId: string, userIds: string[]): Promise<number> {
+  if (userIds.length === 0) return 0;
+  const { rows } = await tx.query(
+    `UPDATE tournament_players SET withdrawn = true
+      WHERE tournament_id = $1 AND user_id = ANY($2::uuid[]) AND NOT withdrawn RETURNING user_id`,
+    [tournamentId, userIds],
+  );
+  if (rows.length > 0) await tx.query('UPDATE tournaments SET player_count = player_count - $2 WHERE id = $1', [tournamentId, rows.length]);
+  return rows.length;
+}
+
+/** Games paired and not counted yet: in progress, or ended a moment ago. */
+export async function countUncounted(db: Queryable, tournamentId: string): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM tournament_games WHERE tournament_id = $1 AND counted_at IS NULL', [
+    tournamentId,
+  ]);
+  return rows[0].n;
+}
+
+// ---- pairing ---------------------------------------------------------------------------------
+
+export type WaitingPlayer = ArenaPlayer & { username: string };
+
+/**
+ * Who waits for a game: joined, not withdrawn, in no active game anywhere and in no game of this
+ * tournament that is not counted yet (so every score is current when they are paired).
+ */
+export async function listWaiting(db: Queryable, tournamentId: string, category: TimeControl): Promise<WaitingPlayer[]> {
+  const { rows } = await db.query(
+    `SELECT p.user_id, u.username, p.score, coalesce(r.rating, $3) AS rating, p.last_opponent_id, p.color_balance, p.waiting_since
+       FROM tournament_players p
+       JOIN users u ON u.id = p.user_id
+       LEFT JOIN user_ratings r ON r.user_id = p.user_id AND r.category = $2
+      WHERE p.tournament_id = $1 AND NOT p.withdrawn
+        AND p.user_id NOT IN (SELECT unnest(ARRAY[t.white_id, t.black_id]) FROM tournament_games t
+                               WHERE t.tournament_id = $1 AND t.counted_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = p.user_id AND g.status = 'active')
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.black_id = p.user_id AND g.status = 'active')`,
+    [tournamentId, category, DEFAULT_GLICKO.rating],
+  );
+  return rows.map((r) => ({
+    userId: r.user_id,
+    username: r.username,
+    score: r.score,
+    rating: Math.round(r.rating),
+    lastOpponentId: r.last_opponent_id,
+    colorBalance: r.color_balance,
+    waitingSince: r.waiting_since.getTime(),
+  }));
+}
+
+/** Of `userIds`, those still joined and not withdrawn (read under the tournament's lock). */
+export async function stillJoined(tx: Queryable, tournamentId: string, userIds: string[]): Promise<Set<string>> {
+  const { rows } = await tx.query(
+    'SELECT user_id FROM tournament_players WHERE tournament_id = $1 AND user_id = ANY($2::uuid[]) AND NOT withdrawn',
+    [tournamentId, userIds],
+  );
+  return new Set(rows.map((r) => r.user_id as string));
+}
+
+export type NewPairing = { whiteId: string; blackId: string; whiteRating: number; blackRating: number };
+
+/**
+ * Seats the round's pairs in one go: an active game each (both players seated, the first-move
+ * deadline running), its tournament_games row, its game.started outbox row, and the players'
+ * pairing memory. Returns the game ids in the order of `pairs`.
+ */
+export async function insertPairings(
+  tx: Queryable,
+  t: HostedTournament,
+  pairs: NewPairing[],
+  o: { firstMoveDeadline: Date; now: Date },
+): Promise<string[]> {
+  if (pairs.length === 0) return [];
+  const white = pairs.map((p) => p.whiteId);
+  const black = pairs.map((p) => p.blackId);
+  const ms = t.initialTime * 1000;
+  const { rows } = await tx.query(
+    `INSERT INTO games (kind, created_by, white_id, black_id, color_preference, status, time_control, initial_time, increment, rated,
+                        white_time_ms, black_time_ms, white_rating, black_rating, first_move_deadline, started_at, tournament_id)
+     SELECT 'tournament', x.w, x.w, x.b, 'random', 'active', $5, $6, $7, $8, $9, $9, x.wr, x.br, $10, now(), $11
+       FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[]) WITH ORDINALITY AS x(w, b, wr, br, n)
+      ORDER BY x.n
+     RETURNING id, white_id`,
+    [white, black, pairs.map((p) => p.whiteRating), pairs.map((p) => p.blackRating), t.timeControl, t.initialTime, t.increment, t.rated, ms,
+     o.firstMoveDeadline, t.id],
+  );
+  const idOf = new Map(rows.map((r) => [r.white_id as string, r.id as string]));
+  const ids = white.map((w) => idOf.get(w)!);
+  await tx.query(
+    `INSERT INTO tournament_games (game_id, tournament_id, white_id, black_id, paired_at)
+     SELECT x.g, $4, x.w, x.b, $5 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(g, w, b)`,
+    [ids, white, black, t.id, o.now],
+  );
+  // game.started to both players' webhooks, as every other way a game starts sends it.
+  await tx.query(
+    `INSERT INTO outbox (topic, game_id, user_ids, payload)
+     SELECT 'game.started', x.g, ARRAY[x.w, x.b], jsonb_build_object('game_id', x.g)
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(g, w, b)`,
+    [ids, white, black],
+  );
+  await tx.query(
+    `UPDATE tournament_players p SET last_opponent_id = x.opponent, color_balance = p.color_balance + x.delta
+       FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS x(user_id, opponent, delta)
+      WHERE p.tournament_id = $1 AND p.user_id = x.user_id`,
+    [t.id, [...white, ...black], [...black, ...white], [...white.map(() => 1), ...black.map(() => -1)]],
+  );
+  return ids;
+}
