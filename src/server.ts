@@ -13,7 +13,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
+import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerTournamentMetrics, registerWebhookMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
@@ -24,7 +24,7 @@ import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, TOURNAMENT_ROOM, openGame, openTournament } from './gateway/index.ts';
 import { startSweeper } from './workers/sweeper.ts';
 import { startWebhookDispatcher } from './workers/webhooks.ts';
 import { startAnalysisWorkers, type AnalysisWorkers } from './workers/analysis.ts';
@@ -41,6 +41,7 @@ import { GuardedWebSocketTransport } from '../rooms/frames.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
 import { LobbyRoom } from '../rooms/LobbyRoom.ts';
+import { TournamentRoom } from '../rooms/TournamentRoom.ts';
 
 export type RunningService = {
   /** The port actually bound (PORT=0 picks a free one). */
@@ -143,6 +144,7 @@ export async function startService(
       snapshot: services.games.snapshot,
       missed: gameEvents.since,
       openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
+      tournamentExists: services.tournaments.exists,
     });
     transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) });
     httpServer.on('upgrade', (req, socket, head) => {
@@ -167,6 +169,8 @@ export async function startService(
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
     LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
+    TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, observe: registerTournamentMetrics(metrics.registry) };
+    gameServer.define(TOURNAMENT_ROOM, TournamentRoom);
 
     await gameServer.listen(config.port, config.host);
     serveHttpWithApp(httpServer, app);
@@ -189,7 +193,7 @@ export async function startService(
       // A game that ended here is analysed here as soon as an engine is free.
       if (event.type === 'game_end') analysis.kick();
     });
-    const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
+    const stopSweeper = startSweeper({ pool, log, clock, openGame, openTournament, onExpired: services.games.pendingExpired });
     const webhooks = startWebhookDispatcher({
       pool,
       log: log.child({ component: 'webhooks' }),

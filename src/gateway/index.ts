@@ -8,6 +8,7 @@ import { sleep } from '../time.ts';
 export const GAME_ROOM = 'game';
 export const POOL_ROOM = 'seek_pool';
 export const LOBBY_ROOM = 'lobby';
+export const TOURNAMENT_ROOM = 'tournament';
 
 /**
  * The room methods REST may call, and nothing else: `remoteRoomCall` would otherwise invoke any
@@ -50,6 +51,15 @@ const unavailable = () =>
  */
 export function openGame(gameId: string): Promise<boolean> {
   return openRoom(GAME_ROOM, gameId, { gameId });
+}
+
+/**
+ * Makes sure the actor of a tournament that is running, or due to start, exists somewhere in the
+ * cluster (its onCreate takes the lease and starts a due tournament). Resolves false when there
+ * is nothing to host (not due yet, or finished).
+ */
+export function openTournament(tournamentId: string): Promise<boolean> {
+  return openRoom(TOURNAMENT_ROOM, tournamentId, { tournamentId });
 }
 
 /** Finds or creates the room `roomId` (its onCreate takes the lease that makes it unique). */

@@ -9,6 +9,7 @@ import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
 import { createGamesService, type GamesService } from './games.ts';
+import { createTournaments, type Tournaments } from './tournaments.ts';
 import { userNotifier } from './userEvents.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
@@ -30,6 +31,7 @@ export type Services = {
   /** Who is online (friend lists): authenticated requests and live sockets. */
   presence: Presence;
   clubs: Clubs;
+  tournaments: Tournaments;
   webhooks: Webhooks;
   close: () => Promise<void>;
 };
@@ -65,6 +67,7 @@ export function createServices(ctx: AppContext): Services {
     friends: createFriends(ctx, presence),
     presence,
     clubs: createClubs(ctx),
+    tournaments: createTournaments(ctx),
     webhooks: createWebhooks(ctx),
     close: async () => {
       presence.stop();
