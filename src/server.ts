@@ -193,7 +193,14 @@ export async function startService(
       // A game that ended here is analysed here as soon as an engine is free.
       if (event.type === 'game_end') analysis.kick();
     });
-    const stopSweeper = startSweeper({ pool, log, clock, openGame, openTournament, onExpired: services.games.pendingExpired });
+    const stopSweeper = startSweeper({
+      pool,
+      log,
+      clock,
+      openGame: (gameId) => openGame(gameId, { orphaned: true }),
+      openTournament,
+      onExpired: services.games.pendingExpired,
+    });
     const webhooks = startWebhookDispatcher({
       pool,
       log: log.child({ component: 'webhooks' }),

@@ -117,12 +117,15 @@ export type EndedGame = {
 /** The tournament's games that ended and are not in the standings yet, in the order they ended. */
 export async function listEndedUncounted(db: Queryable, tournamentId: string, limit: number): Promise<EndedGame[]> {
   const { rows } = await db.query(
-    `SELECT t.game_id, t.white_id, t.black_id, g.status, g.winner, g.abort_reason, g.move_count,
+    // From the few uncounted rows to their games by key, however large the games table grows.
+    `WITH open AS MATERIALIZED (
+       SELECT game_id, white_id, black_id FROM tournament_games WHERE tournament_id = $1 AND counted_at IS NULL)
+     SELECT t.game_id, t.white_id, t.black_id, g.status, g.winner, g.abort_reason, g.move_count,
             coalesce(g.white_rating, $2) AS white_rating, coalesce(g.black_rating, $2) AS black_rating,
             coalesce(g.finished_at, g.updated_at) AS finished_at
-       FROM tournament_games t JOIN games g ON g.id = t.game_id
-      WHERE t.tournament_id = $1 AND t.counted_at IS NULL AND g.status IN ('finished', 'abandoned')
-      ORDER BY 10, t.game_id
+       FROM open t JOIN games g ON g.id = t.game_id
+      WHERE g.status IN ('finished', 'abandoned')
+      ORDER BY coalesce(g.finished_at, g.updated_at), t.game_id
       LIMIT $3`,
     [tournamentId, DEFAULT_GLICKO.rating, limit],
   );

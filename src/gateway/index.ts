@@ -47,26 +47,33 @@ const unavailable = () =>
 /**
  * Makes sure the live room of an active game exists somewhere in the cluster: finds it, or
  * creates it (rehydrating the game from PostgreSQL) on the process the matchmaker picks.
- * Resolves false when the game is not active (nothing to host).
+ * Resolves false when the game is not active (nothing to host). `orphaned`: the caller knows
+ * nobody holds the game's lease (the sweeper), so a room listed on another node may be a dead
+ * node's leftover: that node is asked for a sign of life, and a dead node's listings are dropped.
  */
-export function openGame(gameId: string): Promise<boolean> {
-  return openRoom(GAME_ROOM, gameId, { gameId });
+export function openGame(gameId: string, o: { orphaned?: boolean } = {}): Promise<boolean> {
+  return openRoom(GAME_ROOM, gameId, { gameId }, o.orphaned);
 }
 
 /**
  * Makes sure the actor of a tournament that is running, or due to start, exists somewhere in the
  * cluster (its onCreate takes the lease and starts a due tournament). Resolves false when there
- * is nothing to host (not due yet, or finished).
+ * is nothing to host (not due yet, or finished). Only the sweeper calls it, for tournaments
+ * nobody holds the lease of: a room listed elsewhere is checked as an orphaned game's is.
  */
 export function openTournament(tournamentId: string): Promise<boolean> {
-  return openRoom(TOURNAMENT_ROOM, tournamentId, { tournamentId });
+  return openRoom(TOURNAMENT_ROOM, tournamentId, { tournamentId }, true);
 }
 
 /** Finds or creates the room `roomId` (its onCreate takes the lease that makes it unique). */
-async function openRoom(roomName: string, roomId: string, createOptions: object): Promise<boolean> {
+async function openRoom(roomName: string, roomId: string, createOptions: object, orphaned = false): Promise<boolean> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const rooms = await matchMaker.findRoomsByIds([roomId]);
-    if (rooms.has(roomId)) return true;
+    const listing = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
+    if (listing) {
+      const elsewhere = !!listing.processId && listing.processId !== matchMaker.processId;
+      if (!orphaned || !elsewhere || (await matchMaker.healthCheckProcessId(listing.processId))) return true;
+      continue; // its node is dead and its listings are gone now: the room can be made here
+    }
     try {
       await matchMaker.createRoom(roomName, createOptions);
       return true;

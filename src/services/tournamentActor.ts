@@ -61,6 +61,8 @@ export class TournamentActor {
   /** Rooms being opened and players being told after a round, awaited on close. */
   private readonly seating = new Set<Promise<void>>();
   private done = false;
+  /** A pass waits in the chain: a beat that comes meanwhile adds none (slow passes do not pile up). */
+  private passQueued = false;
 
   private constructor(
     private readonly ctx: AppContext,
@@ -89,7 +91,7 @@ export class TournamentActor {
     if (actor.done) return 'lease_held';
     actor.arm();
     // The first round at once: players who joined before the start wait for nothing.
-    void actor.exclusive(() => actor.pass());
+    actor.queuePass();
     return actor;
   }
 
@@ -120,11 +122,20 @@ export class TournamentActor {
 
   private arm(): void {
     const { clock, config } = this.ctx;
-    this.timers.every('pass', PAIRING_INTERVAL_MS, () => void this.exclusive(() => this.pass()));
+    this.timers.every('pass', PAIRING_INTERVAL_MS, () => this.queuePass());
     this.timers.every('renew', Math.max(200, config.gameLeaseMs / 3), () => void this.renew());
     // A pass at ends_at itself: pairing stops then, and an arena with no game going ends at once.
     const untilEnd = this.t.endsAt.getTime() - clock.now();
-    if (untilEnd > 0) this.timers.once('end', untilEnd, () => void this.exclusive(() => this.pass()));
+    if (untilEnd > 0) this.timers.once('end', untilEnd, () => this.queuePass());
+  }
+
+  private queuePass(): void {
+    if (this.passQueued) return;
+    this.passQueued = true;
+    void this.exclusive(() => {
+      this.passQueued = false;
+      return this.pass();
+    });
   }
 
   private async renew(): Promise<void> {

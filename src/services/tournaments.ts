@@ -30,6 +30,8 @@ export type ListTournamentsInput = {
   limit: number;
 };
 
+/** PostgreSQL's query_canceled: the statement timeout ran out (here: waiting for the row lock). */
+const QUERY_CANCELED = '57014';
 const notFound = () => new AppError('TOURNAMENT_NOT_FOUND', 'Tournament not found');
 const finished = () => new AppError('TOURNAMENT_FINISHED', 'The tournament is over');
 
@@ -56,14 +58,26 @@ export function createTournaments(ctx: AppContext) {
     return formatTournament(tournament, standings);
   }
 
-  /** Runs a change of one tournament's players under its row lock. */
-  function withTournament<T>(id: string, work: (tx: Queryable, t: repo.TournamentRow) => Promise<T>): Promise<T> {
+  /**
+   * Runs a change of one tournament's players under its row lock, kept short (the answer is read
+   * after the commit): many players join at once, and the actor takes the same lock each round.
+   * A lock that cannot be had before the statement timeout is "busy, retry", not a fault.
+   */
+  async function withTournament(id: string, work: (tx: Queryable, t: repo.TournamentRow) => Promise<void>): Promise<string> {
     const tournamentId = tournamentIdOf(id);
-    return withTransaction(pool, async (tx) => {
-      const t = await repo.lockTournament(tx, tournamentId);
-      if (!t) throw notFound();
-      return work(tx, t);
-    });
+    try {
+      await withTransaction(pool, async (tx) => {
+        const t = await repo.lockTournament(tx, tournamentId);
+        if (!t) throw notFound();
+        await work(tx, t);
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === QUERY_CANCELED) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'The tournament is busy; retry', undefined, { retryAfter: 1 });
+      }
+      throw error;
+    }
+    return tournamentId;
   }
 
   /** Joins and withdrawals end with `ends_at`: the standings are (about to be) final. */
@@ -125,29 +139,30 @@ export function createTournaments(ctx: AppContext) {
      * Before the start or while it runs; joined already → as is. A withdrawn player comes back
      * with their points. Full → TOURNAMENT_FULL; from `ends_at` on → TOURNAMENT_FINISHED.
      */
-    join: (userId: string, id: string): Promise<TournamentView> =>
-      withTournament(id, async (tx, t) => {
+    async join(userId: string, id: string): Promise<TournamentView> {
+      const tournamentId = await withTournament(id, async (tx, t) => {
         if (isOver(t)) throw finished();
         const entry = await repo.findEntry(tx, t.id, userId);
-        if (!entry || entry.withdrawn) {
-          if (t.maxPlayers !== null && t.playerCount >= t.maxPlayers) throw new AppError('TOURNAMENT_FULL', 'The tournament is full');
-          await repo.enterPlayer(tx, t.id, userId, new Date(clock.now()));
-        }
-        return view(tx, t.id, userId);
-      }),
+        if (entry && !entry.withdrawn) return;
+        if (t.maxPlayers !== null && t.playerCount >= t.maxPlayers) throw new AppError('TOURNAMENT_FULL', 'The tournament is full');
+        await repo.enterPlayer(tx, t.id, userId, new Date(clock.now()));
+      });
+      return view(pool, tournamentId, userId);
+    },
 
     /**
      * Stops the player's pairing; points are kept and a game in progress still counts. Before the
      * start it removes the player entirely. Not joined → as is; from `ends_at` on →
      * TOURNAMENT_FINISHED.
      */
-    withdraw: (userId: string, id: string): Promise<TournamentView> =>
-      withTournament(id, async (tx, t) => {
+    async withdraw(userId: string, id: string): Promise<TournamentView> {
+      const tournamentId = await withTournament(id, async (tx, t) => {
         if (isOver(t)) throw finished();
         const entry = await repo.findEntry(tx, t.id, userId);
         if (entry && !entry.withdrawn) await repo.withdrawPlayer(tx, t.id, userId, t.status === 'upcoming');
-        return view(tx, t.id, userId);
-      }),
+      });
+      return view(pool, tournamentId, userId);
+    },
 
     /** For the realtime channel: whether `tournament:<id>` names a tournament. */
     exists: async (id: string): Promise<boolean> => isUuid(id) && repo.tournamentExists(pool, id.toLowerCase()),

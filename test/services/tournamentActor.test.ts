@@ -63,6 +63,16 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       assert.equal(outbox[0].n, 1);
     });
 
+    it('gives the tournament up when closed (a graceful shutdown): another node hosts it at once', async () => {
+      const id = await arena.tournament();
+      await arena.players(id, [undefined, undefined]);
+      const first = await arena.host(id, 'node-a');
+      await first.close();
+      const next = await arena.open(id, 'node-b');
+      assert.ok(next instanceof TournamentActor, String(next));
+      assert.equal((await tournamentRow(id)).host, 'node-b');
+    });
+
     it('pairs the players who joined before the start at once', async () => {
       const id = await arena.tournament();
       await arena.players(id, [1600, 1500, 1400, 1300]);

@@ -87,7 +87,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
       tags,
       auth: 'required',
       response: TournamentView,
-      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FULL', 'TOURNAMENT_FINISHED'],
+      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FULL', 'TOURNAMENT_FINISHED', 'SERVICE_UNAVAILABLE'],
       handler: ({ user, params }) => tournaments.join(user!.id, params.id),
     }),
     route({
@@ -97,7 +97,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
       tags,
       auth: 'required',
       response: TournamentView,
-      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FINISHED'],
+      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FINISHED', 'SERVICE_UNAVAILABLE'],
       handler: ({ user, params }) => tournaments.withdraw(user!.id, params.id),
     }),
   ];
