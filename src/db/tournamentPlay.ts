@@ -1,4 +1,4 @@
-import type { ArenaRecord } from '../domain/arena.ts';
+import { didNotMove, type ArenaRecord, type EndedGame } from '../domain/arena.ts';
 import type { ArenaPlayer } from '../domain/arenaPairing.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
@@ -101,19 +101,6 @@ export async function findTournamentsToHost(db: Queryable, now: Date, limit = 10
 
 // ---- counting finished games ---------------------------------------------------------------
 
-export type EndedGame = {
-  gameId: string;
-  whiteId: string;
-  blackId: string;
-  status: 'finished' | 'abandoned';
-  winner: 'white' | 'black' | null;
-  abortReason: string | null;
-  moveCount: number;
-  whiteRating: number;
-  blackRating: number;
-  finishedAt: Date;
-};
-
 /** The tournament's games that ended and are not in the standings yet, in the order they ended. */
 export async function listEndedUncounted(db: Queryable, tournamentId: string, limit: number): Promise<EndedGame[]> {
   const { rows } = await db.query(
@@ -133,13 +120,11 @@ export async function listEndedUncounted(db: Queryable, tournamentId: string, li
     gameId: r.game_id,
     whiteId: r.white_id,
     blackId: r.black_id,
-    status: r.status,
     winner: r.winner,
-    abortReason: r.abort_reason,
-    moveCount: r.move_count,
     whiteRating: r.white_rating,
     blackRating: r.black_rating,
-    finishedAt: r.finished_at,
+    endedAt: r.finished_at.getTime(),
+    aborted: r.status === 'abandoned' ? { nonMover: r.abort_reason === 'no_first_move' ? didNotMove(r.move_count) : null } : null,
   }));
 }
 

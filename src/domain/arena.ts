@@ -109,3 +109,49 @@ export function recompute(players: readonly string[], games: readonly CountedGam
   }
   return records;
 }
+
+/** A game that ended, as counting sees it. */
+export type EndedGame = CountedGame & {
+  gameId: string;
+  /** When it ended: both players wait for their next game from then. */
+  endedAt: number;
+  /** Aborted (it scores nothing); `nonMover` let the first-move deadline pass, when that was why. */
+  aborted: { nonMover: Color | null } | null;
+};
+
+/** The outcome of counting a batch of ended games. */
+export type Counting = {
+  /** The records of the players whose games were counted, and since when they wait. */
+  records: Map<string, ArenaRecord & { waitingSince: number }>;
+  /** Each game's points, White's and Black's (null: it scored nothing, aborted). */
+  points: Array<{ gameId: string; white: number | null; black: number | null }>;
+  /** Players to withdraw: they did not make their first move. */
+  withdraw: string[];
+};
+
+/**
+ * Folds ended games, in the order they ended, into the players' records: what the actor writes
+ * in the one transaction that marks them counted. A game whose player has no record (cannot
+ * happen while the tournament runs: a record is only deleted before the start) scores nothing.
+ */
+export function countEnded(records: ReadonlyMap<string, ArenaRecord>, games: readonly EndedGame[]): Counting {
+  const out: Counting = { records: new Map(), points: [], withdraw: [] };
+  const current = (id: string) => out.records.get(id) ?? records.get(id);
+  for (const g of games) {
+    const white = current(g.whiteId);
+    const black = current(g.blackId);
+    if (!white || !black || g.aborted) {
+      out.points.push({ gameId: g.gameId, white: null, black: null });
+      if (g.aborted?.nonMover) out.withdraw.push(g.aborted.nonMover === 'white' ? g.whiteId : g.blackId);
+      if (white) out.records.set(g.whiteId, { ...white, waitingSince: g.endedAt });
+      if (black) out.records.set(g.blackId, { ...black, waitingSince: g.endedAt });
+      continue;
+    }
+    const w = scoreGame(white, outcomeFor(g.winner, 'white'), g.blackRating);
+    const b = scoreGame(black, outcomeFor(g.winner, 'black'), g.whiteRating);
+    out.records.set(g.whiteId, { ...w.record, waitingSince: g.endedAt });
+    out.records.set(g.blackId, { ...b.record, waitingSince: g.endedAt });
+    out.points.push({ gameId: g.gameId, white: w.points, black: b.points });
+  }
+  return out;
+}

@@ -5,7 +5,7 @@ import { withTransaction } from '../db/pool.ts';
 import { cancelOpenSeeksOf } from '../db/seeks.ts';
 import * as play from '../db/tournamentPlay.ts';
 import { countStandings, listStandings } from '../db/tournaments.ts';
-import { didNotMove, outcomeFor, performanceRating, scoreGame } from '../domain/arena.ts';
+import { countEnded, performanceRating } from '../domain/arena.ts';
 import { pairArena, type ArenaPairing } from '../domain/arenaPairing.ts';
 import { channels } from '../events.ts';
 import { Timers } from './timers.ts';
@@ -193,33 +193,20 @@ export class TournamentActor {
         const ended = await play.listEndedUncounted(tx, this.t.id, COUNT_BATCH);
         if (ended.length === 0) return 0;
         const records = await play.findRecords(tx, this.t.id, ended.flatMap((g) => [g.whiteId, g.blackId]));
-        const changed = new Map<string, play.RecordUpdate>();
-        const marks: Array<{ gameId: string; whitePoints: number | null; blackPoints: number | null }> = [];
-        const nonMovers: string[] = [];
-        for (const g of ended) {
-          const white = changed.get(g.whiteId) ?? records.get(g.whiteId);
-          const black = changed.get(g.blackId) ?? records.get(g.blackId);
-          if (!white || !black) {
-            marks.push({ gameId: g.gameId, whitePoints: null, blackPoints: null });
-            continue;
-          }
-          const waitingSince = g.finishedAt;
-          if (g.status === 'abandoned') {
-            if (g.abortReason === 'no_first_move') nonMovers.push(didNotMove(g.moveCount) === 'white' ? g.whiteId : g.blackId);
-            changed.set(g.whiteId, { ...white, performance: performanceRating(white), waitingSince });
-            changed.set(g.blackId, { ...black, performance: performanceRating(black), waitingSince });
-            marks.push({ gameId: g.gameId, whitePoints: null, blackPoints: null });
-            continue;
-          }
-          const w = scoreGame(white, outcomeFor(g.winner, 'white'), g.blackRating);
-          const b = scoreGame(black, outcomeFor(g.winner, 'black'), g.whiteRating);
-          changed.set(g.whiteId, { ...w.record, userId: g.whiteId, performance: performanceRating(w.record), waitingSince });
-          changed.set(g.blackId, { ...b.record, userId: g.blackId, performance: performanceRating(b.record), waitingSince });
-          marks.push({ gameId: g.gameId, whitePoints: w.points, blackPoints: b.points });
-        }
-        await play.saveRecords(tx, this.t.id, [...changed.values()]);
-        await play.markCounted(tx, marks, new Date(this.ctx.clock.now()));
-        await play.withdrawNonMovers(tx, this.t.id, nonMovers);
+        const counting = countEnded(records, ended);
+        const updates = [...counting.records].map(([userId, r]) => ({
+          ...r,
+          userId,
+          performance: performanceRating(r),
+          waitingSince: new Date(r.waitingSince),
+        }));
+        await play.saveRecords(tx, this.t.id, updates);
+        await play.markCounted(
+          tx,
+          counting.points.map((p) => ({ gameId: p.gameId, whitePoints: p.white, blackPoints: p.black })),
+          new Date(this.ctx.clock.now()),
+        );
+        await play.withdrawNonMovers(tx, this.t.id, counting.withdraw);
         return ended.length;
       });
       if (counted === LOST) return LOST;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   compareStandings,
+  countEnded,
   didNotMove,
   EMPTY_RECORD,
   outcomeFor,
@@ -12,6 +13,7 @@ import {
   type ArenaOutcome,
   type ArenaRecord,
   type CountedGame,
+  type EndedGame,
 } from '../../src/domain/arena.ts';
 
 /** The record after `outcomes` in order, every opponent rated 1500. */
@@ -116,5 +118,35 @@ describe('arena scoring (Lichess rules)', () => {
         assert.equal(record.streak, outcomes.length - 1 - lastNonWin);
       }),
     );
+  });
+
+  describe('counting a batch of ended games', () => {
+    const game = (o: Partial<EndedGame> & { gameId: string }): EndedGame => ({
+      whiteId: 'a', blackId: 'b', winner: 'white', whiteRating: 1500, blackRating: 1500, endedAt: 1000, aborted: null, ...o,
+    });
+
+    it('folds several games of one player in the order they ended: the fire carries from one to the next', () => {
+      const records = new Map([['a', { ...EMPTY_RECORD, streak: 1, score: 2, games: 1, wins: 1 }], ['b', EMPTY_RECORD], ['c', EMPTY_RECORD]]);
+      const counting = countEnded(records, [
+        game({ gameId: 'g1', endedAt: 10 }),
+        game({ gameId: 'g2', blackId: 'c', endedAt: 20 }),
+      ]);
+      assert.deepEqual(counting.points, [{ gameId: 'g1', white: 2, black: 0 }, { gameId: 'g2', white: 4, black: 0 }]);
+      assert.deepEqual({ ...counting.records.get('a') }, { score: 8, games: 3, wins: 3, draws: 0, losses: 0, streak: 3, opponentRatingSum: 3000, waitingSince: 20 });
+      assert.deepEqual(counting.withdraw, []);
+    });
+
+    it('scores an aborted game nothing, leaves both records as they were, and withdraws who did not move', () => {
+      const records = new Map([['a', { ...EMPTY_RECORD, streak: 2 }], ['b', EMPTY_RECORD]]);
+      const counting = countEnded(records, [game({ gameId: 'g', aborted: { nonMover: 'black' }, endedAt: 99 })]);
+      assert.deepEqual(counting.points, [{ gameId: 'g', white: null, black: null }]);
+      assert.deepEqual(counting.withdraw, ['b']);
+      assert.deepEqual(counting.records.get('a'), { ...EMPTY_RECORD, streak: 2, waitingSince: 99 });
+    });
+
+    it('withdraws nobody for an abort with another reason', () => {
+      const counting = countEnded(new Map([['a', EMPTY_RECORD], ['b', EMPTY_RECORD]]), [game({ gameId: 'g', aborted: { nonMover: null } })]);
+      assert.deepEqual(counting.withdraw, []);
+    });
   });
 });
