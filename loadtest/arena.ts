@@ -40,7 +40,16 @@ const JOIN_LEAD_MS = arg('join-lead-seconds', 60) * 1000;
 type Bot = { id: string; token: string };
 type Percentiles = { p50: number; p90: number; p99: number; max: number; n: number } | null;
 
-const post = (base: string, path: string, body: unknown, token?: string) => requestJson(base, 'POST', path, body, token);
+/** A POST as a well-behaved client sends it: again after Retry-After while the answer is 503. */
+async function post(base: string, path: string, body: unknown, token?: string) {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await requestJson(base, 'POST', path, body, token);
+    if (answer.status !== 503 || attempt === 30) return answer;
+    retried503++;
+    await sleep(1000 * Number(answer.headers.get('retry-after') ?? 1));
+  }
+}
+let retried503 = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
@@ -71,6 +80,7 @@ async function main() {
           arena,
           baseline_challenges: baseline,
           server_cpu_us_per_game_arena_minus_baseline: arena.server_cpu_us_per_game - baseline.server_cpu_us_per_game,
+          requests_retried_after_503: retried503,
           server_warnings: warnings.count,
           server_warning_samples: warnings.samples,
         },

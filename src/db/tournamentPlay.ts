@@ -46,6 +46,15 @@ export async function acquireTournamentLease(db: Queryable, id: string, host: st
   return rows[0] && toHosted(rows[0]);
 }
 
+/** Whether the tournament is running, or due to start at `now` (someone may host it). */
+export async function isHostable(db: Queryable, id: string, now: Date): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM tournaments WHERE id = $1 AND (status = 'running' OR (status = 'upcoming' AND starts_at <= $2))`,
+    [id, now],
+  );
+  return rows.length > 0;
+}
+
 export async function renewTournamentLease(db: Queryable, id: string, epoch: number, leaseMs: number): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE tournaments SET lease_expires_at = ${LEASE} WHERE id = $1 AND host_epoch = $2 AND status <> 'finished'`,
@@ -248,6 +257,27 @@ export async function listWaiting(db: Queryable, tournamentId: string, category:
     waitingSince: r.waiting_since.getTime(),
   }));
 }
+
+/**
+ * The tournament's games that are on and not begun (no move yet): a new host tells their players
+ * again, in case the node that paired them died before it could.
+ */
+export async function listUnbegunGames(db: Queryable, tournamentId: string): Promise<Array<{ gameId: string; white: WaitingPlayerName; black: WaitingPlayerName }>> {
+  const { rows } = await db.query(
+    `SELECT g.id, g.white_id, w.username AS white_username, g.black_id, b.username AS black_username
+       FROM tournament_games t JOIN games g ON g.id = t.game_id
+       JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id
+      WHERE t.tournament_id = $1 AND t.counted_at IS NULL AND g.status = 'active' AND g.move_count = 0`,
+    [tournamentId],
+  );
+  return rows.map((r) => ({
+    gameId: r.id,
+    white: { userId: r.white_id, username: r.white_username },
+    black: { userId: r.black_id, username: r.black_username },
+  }));
+}
+
+type WaitingPlayerName = { userId: string; username: string };
 
 /** Of `userIds`, those still joined and not withdrawn (read under the tournament's lock). */
 export async function stillJoined(tx: Queryable, tournamentId: string, userIds: string[]): Promise<Set<string>> {

@@ -6,7 +6,7 @@ import { cancelOpenSeeksOf } from '../db/seeks.ts';
 import * as play from '../db/tournamentPlay.ts';
 import { countStandings, listStandings } from '../db/tournaments.ts';
 import { countEnded, performanceRating } from '../domain/arena.ts';
-import { pairArena, type ArenaPairing } from '../domain/arenaPairing.ts';
+import { pairArena } from '../domain/arenaPairing.ts';
 import { channels } from '../events.ts';
 import { Timers } from './timers.ts';
 import { formatStanding, STANDINGS_SHOWN, type TournamentEvent } from './tournamentViews.ts';
@@ -81,13 +81,10 @@ export class TournamentActor {
   static async open(ctx: AppContext, id: string, hostId: string, deps: TournamentActorDeps): Promise<TournamentActor | 'not_active' | 'lease_held'> {
     const now = new Date(ctx.clock.now());
     const hosted = await play.acquireTournamentLease(ctx.pool, id, hostId, ctx.config.gameLeaseMs, now);
-    if (!hosted) {
-      const { rows } = await ctx.pool.query('SELECT status, starts_at FROM tournaments WHERE id = $1', [id]);
-      const hostable = rows[0] && (rows[0].status === 'running' || (rows[0].status === 'upcoming' && rows[0].starts_at <= now));
-      return hostable ? 'lease_held' : 'not_active';
-    }
+    if (!hosted) return (await play.isHostable(ctx.pool, id, now)) ? 'lease_held' : 'not_active';
     const actor = new TournamentActor(ctx, deps, hosted);
     if (hosted.status === 'upcoming') await actor.exclusive(() => actor.start());
+    else void actor.exclusive(() => actor.retell());
     if (actor.done) return 'lease_held';
     actor.arm();
     // The first round at once: players who joined before the start wait for nothing.
@@ -97,10 +94,6 @@ export class TournamentActor {
 
   get id(): string {
     return this.t.id;
-  }
-
-  get epoch(): number {
-    return this.t.hostEpoch;
   }
 
   /** Resolves once every step queued so far has run (tests drive the actor on a manual clock). */
@@ -166,6 +159,17 @@ export class TournamentActor {
     this.t.status = 'running';
     for (const userId of players) this.notify(userId, { type: 'tournament_started', ...started });
     this.announce({ type: 'status', status: 'running' });
+  }
+
+  /**
+   * Taking a running arena over: the players of its games that have not begun are told their
+   * pairing again (the node that paired them may have died before it told them). A player told
+   * twice joins the same game.
+   */
+  private async retell(): Promise<void> {
+    const games = await play.listUnbegunGames(this.ctx.pool, this.t.id);
+    const names = new Map(games.flatMap((g) => [[g.white.userId, g.white.username], [g.black.userId, g.black.username]] as const));
+    this.seat(games.map((g) => ({ whiteId: g.white.userId, blackId: g.black.userId, gameId: g.gameId })), names);
   }
 
   /** One beat: count what ended, then pair who waits (before ends_at) or finish (after, once all ended). */
@@ -268,7 +272,7 @@ export class TournamentActor {
       this.ctx.events.publish(channels.lobby, { ...removed, ts: now });
     }
     this.deps.observe?.paired?.(kept.flatMap((p) => [now - p.white.waitingSince, now - p.black.waitingSince]));
-    this.seat(kept.map((p, i) => ({ pairing: p, gameId: gameIds[i] })), names);
+    this.seat(kept.map((p, i) => ({ whiteId: p.white.userId, blackId: p.black.userId, gameId: gameIds[i] })), names);
     return kept.length;
   }
 
@@ -278,15 +282,15 @@ export class TournamentActor {
    * beside the actor's steps; a room that fails to open now is opened by the next request for
    * it or by the sweeper, and the players are told all the same.
    */
-  private seat(games: Array<{ pairing: ArenaPairing; gameId: string }>, names: Map<string, string>): void {
+  private seat(games: Array<{ whiteId: string; blackId: string; gameId: string }>, names: Map<string, string>): void {
     const who = (userId: string) => ({ id: userId, username: names.get(userId) ?? '' });
     const queue = [...games];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const { pairing, gameId } = next;
+        const { gameId } = next;
         await this.deps.openGame(gameId).catch((err) => this.ctx.log.warn({ err, gameId }, 'could not open a tournament game'));
-        const white = who(pairing.white.userId);
-        const black = who(pairing.black.userId);
+        const white = who(next.whiteId);
+        const black = who(next.blackId);
         const base = { type: 'tournament_pairing', tournament_id: this.t.id, game_id: gameId } as const;
         this.notify(white.id, { ...base, color: 'white', opponent: black });
         this.notify(black.id, { ...base, color: 'black', opponent: white });

@@ -236,6 +236,20 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       assert.equal((await tournamentRow(id)).host, 'node-b');
     });
 
+    it('tells the players of a game not begun their pairing again when another node takes over (the first may have died first)', async () => {
+      const id = await arena.tournament();
+      const [a, b] = await arena.players(id, [1500, 1500]);
+      await arena.host(id, 'node-a');
+      const [g] = await arena.activeGames(id);
+      const [userA, userB] = await Promise.all([arena.listen(`user:${a}`), arena.listen(`user:${b}`)]);
+      await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+      await arena.host(id, 'node-b');
+      for (const seen of [userA, userB]) {
+        assert.deepEqual(seen.filter((m) => m.type === 'tournament_pairing').map((m) => m.game_id), [g.id]);
+      }
+      assert.equal((await arena.activeGames(id)).length, 1, 'no new game for them: the same one');
+    });
+
     it('keeps standings equal to a recomputation from the counted games, in order (rows are derived, not remembered)', async () => {
       const id = await arena.tournament();
       const players = await arena.players(id, [1900, 1700, 1650, 1500, 1450, 1300]);
