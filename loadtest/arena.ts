@@ -23,6 +23,8 @@ import '../src/polyfills.ts';
 import { appendFileSync } from 'node:fs';
 import os from 'node:os';
 import WebSocket from 'ws';
+import { countEnded, EMPTY_RECORD, type EndedGame } from '../src/domain/arena.ts';
+import { pairArena, type ArenaPlayer } from '../src/domain/arenaPairing.ts';
 import { createDatabase } from '../test/helpers/database.ts';
 import { requestJson, startServiceProcess } from '../test/helpers/process.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
@@ -67,6 +69,7 @@ async function main() {
   });
   const api = `${base}/v1`;
   try {
+    const pure = pureCosts(PLAYERS);
     const bots = await signupMany(api, PLAYERS);
     const arena = await runArena(api, port, server.pid!, bots);
     const baseline = await runBaseline(api, server.pid!, bots, BASELINE_SECONDS);
@@ -77,6 +80,7 @@ async function main() {
           node: process.version,
           cpus: os.cpus().length,
           load_average: os.loadavg().map((l) => round(l, 2)),
+          actor_pure_cpu_us: pure,
           arena,
           baseline_challenges: baseline,
           server_cpu_us_per_game_arena_minus_baseline: arena.server_cpu_us_per_game - baseline.server_cpu_us_per_game,
@@ -210,7 +214,7 @@ async function runArena(api: string, port: number, pid: number, bots: Bot[]) {
     actor_step_wall_us_per_game: Math.round((1e6 * actorSeconds) / Math.max(1, counted)),
     server_cpu_pct_of_a_core: round((100 * cpuS) / wall),
     server_cpu_us_per_game: Math.round((1e6 * cpuS) / Math.max(1, ended)),
-    postgres_cpu_us_per_game: Math.round((1e6 * pgS) / Math.max(1, ended)),
+    postgres_cpu_us_per_game_machine_wide: Math.round((1e6 * pgS) / Math.max(1, ended)),
     standings_total: final.standings_total,
     top: final.standings.slice(0, 3).map((s: any) => ({ score: s.score, games: s.games, streak: s.streak, performance: s.performance })),
   };
@@ -256,7 +260,34 @@ async function runBaseline(api: string, pid: number, bots: Bot[], seconds: numbe
     request_errors: errors,
     server_cpu_pct_of_a_core: round((100 * cpuS) / wall),
     server_cpu_us_per_game: Math.round((1e6 * cpuS) / Math.max(1, ended)),
-    postgres_cpu_us_per_game: Math.round((1e6 * pgS) / Math.max(1, ended)),
+    postgres_cpu_us_per_game_machine_wide: Math.round((1e6 * pgS) / Math.max(1, ended)),
+  };
+}
+
+/**
+ * What the actor's own logic costs in CPU, apart from its I/O: one round's pairing of every
+ * player (each with a last opponent), and counting half as many ended games into their records.
+ */
+function pureCosts(players: number) {
+  const waiting: ArenaPlayer[] = Array.from({ length: players }, (_, i) => ({
+    userId: `p${i}`, score: (i * 7) % 40, rating: 800 + ((i * 7919) % 2000), lastOpponentId: `p${i ^ 1}`, colorBalance: (i % 3) - 1, waitingSince: i,
+  }));
+  const records = new Map(waiting.map((p) => [p.userId, EMPTY_RECORD]));
+  const ended: EndedGame[] = Array.from({ length: Math.floor(players / 2) }, (_, i) => ({
+    gameId: `g${i}`, whiteId: `p${2 * i}`, blackId: `p${2 * i + 1}`, winner: i % 3 === 0 ? null : i % 3 === 1 ? 'white' : 'black',
+    whiteRating: 1500, blackRating: 1500, endedAt: i, aborted: null,
+  }));
+  const time = (work: () => unknown) => {
+    for (let i = 0; i < 3; i++) work(); // warm-up
+    const rounds = 20;
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < rounds; i++) work();
+    const used = process.cpuUsage(t0);
+    return Math.round((used.user + used.system) / rounds);
+  };
+  return {
+    pair_round_of_all_players: time(() => pairArena(waiting, () => true)),
+    count_games_of_a_round: time(() => countEnded(records, ended)),
   };
 }
 
