@@ -1,10 +1,11 @@
 import { Room } from '@colyseus/core';
 import type { AppContext } from '../src/context.ts';
+import type { Pool } from '../src/db/pool.ts';
 import { isUuid } from '../src/domain/ids.ts';
 import { openGame, ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { TournamentActor, type TournamentObserver } from '../src/services/tournamentActor.ts';
 
-export type TournamentRoomDeps = { ctx: AppContext; hostId: () => string; observe?: TournamentObserver };
+export type TournamentRoomDeps = { ctx: AppContext; hostId: () => string; pool?: Pool; observe?: TournamentObserver };
 
 /**
  * One running arena: the room that hosts its actor (src/services/tournamentActor.ts), found and
@@ -27,8 +28,8 @@ export class TournamentRoom extends Room {
   override async onCreate(options: { tournamentId?: string }): Promise<void> {
     if (!isUuid(options.tournamentId)) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     this.roomId = options.tournamentId;
-    const { ctx, hostId, observe } = TournamentRoom.deps;
-    const actor = await TournamentActor.open(ctx, options.tournamentId, hostId(), { openGame, observe });
+    const { ctx, hostId, pool, observe } = TournamentRoom.deps;
+    const actor = await TournamentActor.open(ctx, options.tournamentId, hostId(), { openGame, pool, observe });
     if (actor === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     if (actor === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.actor = actor;

@@ -77,6 +77,9 @@ export async function startService(
     // node gives its games up (src/services/liveGameHost.ts) well before their leases lapse.
     const pool = createPool(databaseUrl, 20, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
     cleanup.unshift(() => pool.end());
+    // The tournament actors' own few connections: a round never waits behind a burst of requests.
+    const tournamentPool = createPool(databaseUrl, 3, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
+    cleanup.unshift(() => tournamentPool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
 
@@ -169,7 +172,7 @@ export async function startService(
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
     LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
-    TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, observe: registerTournamentMetrics(metrics.registry) };
+    TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, pool: tournamentPool, observe: registerTournamentMetrics(metrics.registry) };
     gameServer.define(TOURNAMENT_ROOM, TournamentRoom);
 
     await gameServer.listen(config.port, config.host);

@@ -165,16 +165,34 @@ export async function findRecords(db: Queryable, tournamentId: string, userIds: 
 
 export type RecordUpdate = ArenaRecord & { userId: string; performance: number | null; waitingSince: Date };
 
-/** Writes the players' records after the counted games (one statement). */
-export async function saveRecords(tx: Queryable, tournamentId: string, updates: RecordUpdate[]): Promise<void> {
-  if (updates.length === 0) return;
-  const col = <K extends keyof RecordUpdate>(k: K) => updates.map((u) => u[k]);
+/**
+ * Writes what counting a batch decided, in one statement: the players' records (and since when
+ * they wait), the games marked counted with their points (null: aborted, nothing scored), and
+ * the players who did not move withdrawn, `player_count` following.
+ */
+export async function saveCount(
+  tx: Queryable,
+  tournamentId: string,
+  c: { records: RecordUpdate[]; games: Array<{ gameId: string; whitePoints: number | null; blackPoints: number | null }>; withdraw: string[]; now: Date },
+): Promise<void> {
+  const col = <K extends keyof RecordUpdate>(k: K) => c.records.map((u) => u[k]);
   await tx.query(
-    `UPDATE tournament_players p SET score = x.score, games = x.games, wins = x.wins, draws = x.draws, losses = x.losses,
-            streak = x.streak, opponent_rating_sum = x.ors, performance = x.performance, waiting_since = x.waiting_since
-       FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::bigint[], $10::int[], $11::timestamptz[])
-            AS x(user_id, score, games, wins, draws, losses, streak, ors, performance, waiting_since)
-      WHERE p.tournament_id = $1 AND p.user_id = x.user_id`,
+    `WITH gone AS (
+       -- Read before the update below (one snapshot): who of them is still joined now.
+       SELECT count(*)::int AS n FROM tournament_players WHERE tournament_id = $1 AND user_id = ANY($15::uuid[]) AND NOT withdrawn
+     ), players AS (
+       UPDATE tournament_players p SET score = x.score, games = x.games, wins = x.wins, draws = x.draws, losses = x.losses,
+              streak = x.streak, opponent_rating_sum = x.ors, performance = x.performance, waiting_since = x.waiting_since,
+              withdrawn = p.withdrawn OR x.user_id = ANY($15::uuid[])
+         FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::bigint[], $10::int[], $11::timestamptz[])
+              AS x(user_id, score, games, wins, draws, losses, streak, ors, performance, waiting_since)
+        WHERE p.tournament_id = $1 AND p.user_id = x.user_id
+     ), counted AS (
+       UPDATE tournament_games t SET counted_at = $16, white_points = x.wp, black_points = x.bp
+         FROM unnest($12::uuid[], $13::int[], $14::int[]) AS x(game_id, wp, bp)
+        WHERE t.game_id = x.game_id AND t.counted_at IS NULL
+     )
+     UPDATE tournaments SET player_count = player_count - (SELECT n FROM gone) WHERE id = $1 AND (SELECT n FROM gone) > 0`,
     [
       tournamentId,
       col('userId'),
@@ -187,35 +205,13 @@ export async function saveRecords(tx: Queryable, tournamentId: string, updates: 
       col('opponentRatingSum'),
       col('performance'),
       col('waitingSince'),
+      c.games.map((g) => g.gameId),
+      c.games.map((g) => g.whitePoints),
+      c.games.map((g) => g.blackPoints),
+      c.withdraw,
+      c.now,
     ],
   );
-}
-
-/** The games are in the standings now, with the points each side scored (null: not counted, aborted). */
-export async function markCounted(
-  tx: Queryable,
-  games: { gameId: string; whitePoints: number | null; blackPoints: number | null }[],
-  now: Date,
-): Promise<void> {
-  if (games.length === 0) return;
-  await tx.query(
-    `UPDATE tournament_games t SET counted_at = $4, white_points = x.wp, black_points = x.bp
-       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS x(game_id, wp, bp)
-      WHERE t.game_id = x.game_id AND t.counted_at IS NULL`,
-    [games.map((g) => g.gameId), games.map((g) => g.whitePoints), games.map((g) => g.blackPoints), now],
-  );
-}
-
-/** Withdraws players who let a game lapse without moving; returns how many were still joined. */
-export async function withdrawNonMovers(tx: Queryable, tournamentId: string, userIds: string[]): Promise<number> {
-  if (userIds.length === 0) return 0;
-  const { rows } = await tx.query(
-    `UPDATE tournament_players SET withdrawn = true
-      WHERE tournament_id = $1 AND user_id = ANY($2::uuid[]) AND NOT withdrawn RETURNING user_id`,
-    [tournamentId, userIds],
-  );
-  if (rows.length > 0) await tx.query('UPDATE tournaments SET player_count = player_count - $2 WHERE id = $1', [tournamentId, rows.length]);
-  return rows.length;
 }
 
 /** Games paired and not counted yet: in progress, or ended a moment ago. */
@@ -279,13 +275,22 @@ export async function listUnbegunGames(db: Queryable, tournamentId: string): Pro
 
 type WaitingPlayerName = { userId: string; username: string };
 
-/** Of `userIds`, those still joined and not withdrawn (read under the tournament's lock). */
-export async function stillJoined(tx: Queryable, tournamentId: string, userIds: string[]): Promise<Set<string>> {
+/**
+ * Of `userIds`, those a round may seat now (read under the tournament's and the players' locks):
+ * still joined, not withdrawn, in no active game anywhere; with their rating in `category`
+ * (the rating their game starts with).
+ */
+export async function seatable(tx: Queryable, tournamentId: string, userIds: string[], category: TimeControl): Promise<Map<string, number>> {
   const { rows } = await tx.query(
-    'SELECT user_id FROM tournament_players WHERE tournament_id = $1 AND user_id = ANY($2::uuid[]) AND NOT withdrawn',
-    [tournamentId, userIds],
+    `SELECT p.user_id, coalesce(r.rating, $4) AS rating
+       FROM tournament_players p
+       LEFT JOIN user_ratings r ON r.user_id = p.user_id AND r.category = $3
+      WHERE p.tournament_id = $1 AND p.user_id = ANY($2::uuid[]) AND NOT p.withdrawn
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = p.user_id AND g.status = 'active')
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.black_id = p.user_id AND g.status = 'active')`,
+    [tournamentId, userIds, category, DEFAULT_GLICKO.rating],
   );
-  return new Set(rows.map((r) => r.user_id as string));
+  return new Map(rows.map((r) => [r.user_id as string, Math.round(r.rating)]));
 }
 
 export type NewPairing = { whiteId: string; blackId: string; whiteRating: number; blackRating: number };
@@ -303,37 +308,34 @@ export async function insertPairings(
 ): Promise<string[]> {
   if (pairs.length === 0) return [];
   const white = pairs.map((p) => p.whiteId);
-  const black = pairs.map((p) => p.blackId);
-  const ms = t.initialTime * 1000;
+  // One statement (one round trip, however big the round): each game, its tournament_games row,
+  // its game.started outbox row (to both players' webhooks, as every other way a game starts
+  // sends it), and both players' pairing memory (last opponent, colour balance).
   const { rows } = await tx.query(
-    `INSERT INTO games (kind, created_by, white_id, black_id, color_preference, status, time_control, initial_time, increment, rated,
-                        white_time_ms, black_time_ms, white_rating, black_rating, first_move_deadline, started_at, tournament_id)
-     SELECT 'tournament', x.w, x.w, x.b, 'random', 'active', $5, $6, $7, $8, $9, $9, x.wr, x.br, $10, now(), $11
-       FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[]) WITH ORDINALITY AS x(w, b, wr, br, n)
-      ORDER BY x.n
-     RETURNING id, white_id`,
-    [white, black, pairs.map((p) => p.whiteRating), pairs.map((p) => p.blackRating), t.timeControl, t.initialTime, t.increment, t.rated, ms,
-     o.firstMoveDeadline, t.id],
+    `WITH x AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[]) WITH ORDINALITY AS x(w, b, wr, br, n)
+     ), g AS (
+       INSERT INTO games (kind, created_by, white_id, black_id, color_preference, status, time_control, initial_time, increment, rated,
+                          white_time_ms, black_time_ms, white_rating, black_rating, first_move_deadline, started_at, tournament_id)
+       SELECT 'tournament', x.w, x.w, x.b, 'random', 'active', $5, $6, $7, $8, $9, $9, x.wr, x.br, $10, now(), $11
+         FROM x ORDER BY x.n
+       RETURNING id, white_id, black_id
+     ), tg AS (
+       INSERT INTO tournament_games (game_id, tournament_id, white_id, black_id, paired_at)
+       SELECT g.id, $11, g.white_id, g.black_id, $12 FROM g
+     ), ob AS (
+       INSERT INTO outbox (topic, game_id, user_ids, payload)
+       SELECT 'game.started', g.id, ARRAY[g.white_id, g.black_id], jsonb_build_object('game_id', g.id) FROM g
+     ), memory AS (
+       UPDATE tournament_players p SET last_opponent_id = u.opponent, color_balance = p.color_balance + u.delta
+         FROM (SELECT white_id AS user_id, black_id AS opponent, 1 AS delta FROM g
+               UNION ALL SELECT black_id, white_id, -1 FROM g) u
+        WHERE p.tournament_id = $11 AND p.user_id = u.user_id
+     )
+     SELECT id, white_id FROM g`,
+    [white, pairs.map((p) => p.blackId), pairs.map((p) => p.whiteRating), pairs.map((p) => p.blackRating), t.timeControl, t.initialTime,
+     t.increment, t.rated, t.initialTime * 1000, o.firstMoveDeadline, t.id, o.now],
   );
   const idOf = new Map(rows.map((r) => [r.white_id as string, r.id as string]));
-  const ids = white.map((w) => idOf.get(w)!);
-  await tx.query(
-    `INSERT INTO tournament_games (game_id, tournament_id, white_id, black_id, paired_at)
-     SELECT x.g, $4, x.w, x.b, $5 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(g, w, b)`,
-    [ids, white, black, t.id, o.now],
-  );
-  // game.started to both players' webhooks, as every other way a game starts sends it.
-  await tx.query(
-    `INSERT INTO outbox (topic, game_id, user_ids, payload)
-     SELECT 'game.started', x.g, ARRAY[x.w, x.b], jsonb_build_object('game_id', x.g)
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(g, w, b)`,
-    [ids, white, black],
-  );
-  await tx.query(
-    `UPDATE tournament_players p SET last_opponent_id = x.opponent, color_balance = p.color_balance + x.delta
-       FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS x(user_id, opponent, delta)
-      WHERE p.tournament_id = $1 AND p.user_id = x.user_id`,
-    [t.id, [...white, ...black], [...black, ...white], [...white.map(() => 1), ...black.map(() => -1)]],
-  );
-  return ids;
+  return white.map((w) => idOf.get(w)!);
 }

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { findCategoryRatings, lockPlayers, playersInActiveGames } from '../db/games.ts';
-import { withTransaction } from '../db/pool.ts';
+import { lockPlayers } from '../db/games.ts';
+import { withTransaction, type Pool } from '../db/pool.ts';
 import { cancelOpenSeeksOf } from '../db/seeks.ts';
 import * as play from '../db/tournamentPlay.ts';
 import { countStandings, listStandings } from '../db/tournaments.ts';
@@ -34,6 +34,11 @@ export type TournamentObserver = {
 export type TournamentActorDeps = {
   /** Opens the room of a game the actor created (the gateway's openGame), before its players are told. */
   openGame: (gameId: string) => Promise<unknown>;
+  /**
+   * Connections of the actors' own (default: the service's pool): a round's steps then never
+   * queue behind a burst of requests for connections, which is when rounds matter most.
+   */
+  pool?: Pool;
   observe?: TournamentObserver;
 };
 
@@ -61,6 +66,7 @@ export class TournamentActor {
   /** Rooms being opened and players being told after a round, awaited on close. */
   private readonly seating = new Set<Promise<void>>();
   private done = false;
+  private readonly db: Pool;
   /** A pass waits in the chain: a beat that comes meanwhile adds none (slow passes do not pile up). */
   private passQueued = false;
 
@@ -71,6 +77,7 @@ export class TournamentActor {
   ) {
     this.timers = new Timers(ctx.clock);
     this.notify = userNotifier(ctx);
+    this.db = deps.pool ?? ctx.pool;
   }
 
   /**
@@ -80,8 +87,8 @@ export class TournamentActor {
    */
   static async open(ctx: AppContext, id: string, hostId: string, deps: TournamentActorDeps): Promise<TournamentActor | 'not_active' | 'lease_held'> {
     const now = new Date(ctx.clock.now());
-    const hosted = await play.acquireTournamentLease(ctx.pool, id, hostId, ctx.config.gameLeaseMs, now);
-    if (!hosted) return (await play.isHostable(ctx.pool, id, now)) ? 'lease_held' : 'not_active';
+    const hosted = await play.acquireTournamentLease(deps.pool ?? ctx.pool, id, hostId, ctx.config.gameLeaseMs, now);
+    if (!hosted) return (await play.isHostable(deps.pool ?? ctx.pool, id, now)) ? 'lease_held' : 'not_active';
     const actor = new TournamentActor(ctx, deps, hosted);
     if (hosted.status === 'upcoming') await actor.exclusive(() => actor.start());
     else void actor.exclusive(() => actor.retell());
@@ -108,7 +115,7 @@ export class TournamentActor {
     this.done = true;
     this.timers.clearAll();
     await this.idle();
-    if (!wasDone) await play.releaseTournamentLease(this.ctx.pool, this.t.id, this.t.hostEpoch).catch(() => {});
+    if (!wasDone) await play.releaseTournamentLease(this.db, this.t.id, this.t.hostEpoch).catch(() => {});
   }
 
   // ---- the steps ---------------------------------------------------------------------------
@@ -134,7 +141,7 @@ export class TournamentActor {
   private async renew(): Promise<void> {
     if (this.done) return;
     try {
-      if (!(await play.renewTournamentLease(this.ctx.pool, this.t.id, this.t.hostEpoch, this.ctx.config.gameLeaseMs))) this.lose();
+      if (!(await play.renewTournamentLease(this.db, this.t.id, this.t.hostEpoch, this.ctx.config.gameLeaseMs))) this.lose();
     } catch (err) {
       // The database is unreachable: keep going; the lease lapses if this lasts.
       this.ctx.log.warn({ err, tournamentId: this.t.id }, 'tournament lease renewal failed');
@@ -147,7 +154,7 @@ export class TournamentActor {
     const started = {
       tournament: { id: this.t.id, name: this.t.name, starts_at: this.t.startsAt.toISOString() },
     };
-    const players = await withTransaction(this.ctx.pool, async (tx): Promise<string[] | Lost> => {
+    const players = await withTransaction(this.db, async (tx): Promise<string[] | Lost> => {
       const row = await play.fenceTournament(tx, this.t.id, this.t.hostEpoch);
       if (!row) return LOST;
       if (row.status !== 'upcoming') return [];
@@ -167,7 +174,7 @@ export class TournamentActor {
    * twice joins the same game.
    */
   private async retell(): Promise<void> {
-    const games = await play.listUnbegunGames(this.ctx.pool, this.t.id);
+    const games = await play.listUnbegunGames(this.db, this.t.id);
     const names = new Map(games.flatMap((g) => [[g.white.userId, g.white.username], [g.black.userId, g.black.username]] as const));
     this.seat(games.map((g) => ({ whiteId: g.white.userId, blackId: g.black.userId, gameId: g.gameId })), names);
   }
@@ -192,7 +199,7 @@ export class TournamentActor {
   private async count(): Promise<number | Lost> {
     let total = 0;
     for (;;) {
-      const counted = await withTransaction(this.ctx.pool, async (tx): Promise<number | Lost> => {
+      const counted = await withTransaction(this.db, async (tx): Promise<number | Lost> => {
         if (!(await play.fenceTournament(tx, this.t.id, this.t.hostEpoch))) return LOST;
         const ended = await play.listEndedUncounted(tx, this.t.id, COUNT_BATCH);
         if (ended.length === 0) return 0;
@@ -204,13 +211,12 @@ export class TournamentActor {
           performance: performanceRating(r),
           waitingSince: new Date(r.waitingSince),
         }));
-        await play.saveRecords(tx, this.t.id, updates);
-        await play.markCounted(
-          tx,
-          counting.points.map((p) => ({ gameId: p.gameId, whitePoints: p.white, blackPoints: p.black })),
-          new Date(this.ctx.clock.now()),
-        );
-        await play.withdrawNonMovers(tx, this.t.id, counting.withdraw);
+        await play.saveCount(tx, this.t.id, {
+          records: updates,
+          games: counting.points.map((p) => ({ gameId: p.gameId, whitePoints: p.white, blackPoints: p.black })),
+          withdraw: counting.withdraw,
+          now: new Date(this.ctx.clock.now()),
+        });
         return ended.length;
       });
       if (counted === LOST) return LOST;
@@ -230,25 +236,22 @@ export class TournamentActor {
    * twice, whichever actor or pool seats them), then each game's room opened and its players told.
    */
   private async pair(): Promise<number | Lost> {
-    const waiting = await play.listWaiting(this.ctx.pool, this.t.id, this.t.timeControl);
+    const waiting = await play.listWaiting(this.db, this.t.id, this.t.timeControl);
     if (waiting.length < 2) return 0;
     const names = new Map(waiting.map((w) => [w.userId, w.username]));
     const pairs = pairArena(waiting, () => randomInt(2) === 0);
     if (pairs.length === 0) return 0;
-    const seated = await withTransaction(this.ctx.pool, async (tx) => {
+    const seated = await withTransaction(this.db, async (tx) => {
       const row = await play.fenceTournament(tx, this.t.id, this.t.hostEpoch);
       if (!row) return LOST;
       const now = this.ctx.clock.now();
       if (row.status !== 'running' || now >= row.endsAt.getTime()) return undefined;
       const ids = pairs.flatMap((p) => [p.white.userId, p.black.userId]);
       await lockPlayers(tx, ids);
-      const busy = await playersInActiveGames(tx, ids);
-      const joined = await play.stillJoined(tx, this.t.id, ids);
-      const free = (userId: string) => joined.has(userId) && !busy.has(userId);
-      const kept = pairs.filter((p) => free(p.white.userId) && free(p.black.userId));
+      const ratings = await play.seatable(tx, this.t.id, ids, this.t.timeControl);
+      const kept = pairs.filter((p) => ratings.has(p.white.userId) && ratings.has(p.black.userId));
       if (kept.length === 0) return undefined;
       const keptIds = kept.flatMap((p) => [p.white.userId, p.black.userId]);
-      const ratings = await findCategoryRatings(tx, keptIds, this.t.timeControl);
       const gameIds = await play.insertPairings(
         tx,
         this.t,
@@ -304,8 +307,8 @@ export class TournamentActor {
 
   /** After ends_at: finished once no game of it is left uncounted (the count just ran). */
   private async finishIfOver(): Promise<boolean | Lost> {
-    if ((await play.countUncounted(this.ctx.pool, this.t.id)) > 0) return false;
-    const finished = await withTransaction(this.ctx.pool, async (tx) => {
+    if ((await play.countUncounted(this.db, this.t.id)) > 0) return false;
+    const finished = await withTransaction(this.db, async (tx) => {
       const row = await play.fenceTournament(tx, this.t.id, this.t.hostEpoch);
       if (!row) return LOST;
       if (row.status !== 'running' || (await play.countUncounted(tx, this.t.id)) > 0) return false;
@@ -324,8 +327,8 @@ export class TournamentActor {
 
   private async publishStandings(): Promise<void> {
     const [standings, total] = await Promise.all([
-      listStandings(this.ctx.pool, this.t.id, { limit: STANDINGS_SHOWN, offset: 0 }),
-      countStandings(this.ctx.pool, this.t.id),
+      listStandings(this.db, this.t.id, { limit: STANDINGS_SHOWN, offset: 0 }),
+      countStandings(this.db, this.t.id),
     ]);
     this.announce({ type: 'standings', standings: standings.map(formatStanding), standings_total: total });
   }
