@@ -22,6 +22,7 @@
 import '../src/polyfills.ts';
 import { appendFileSync } from 'node:fs';
 import os from 'node:os';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { countEnded, EMPTY_RECORD, type EndedGame } from '../src/domain/arena.ts';
 import { pairArena, type ArenaPlayer } from '../src/domain/arenaPairing.ts';
@@ -71,7 +72,7 @@ async function main() {
   try {
     const pure = pureCosts(PLAYERS);
     const bots = await signupMany(api, PLAYERS);
-    const arena = await runArena(api, port, server.pid!, bots);
+    const arena = await runArena(api, port, server.pid!, bots, db.url);
     const baseline = await runBaseline(api, server.pid!, bots, BASELINE_SECONDS);
     console.log(
       JSON.stringify(
@@ -100,7 +101,7 @@ async function main() {
 }
 
 /** The arena: every bot joins, plays whatever it is paired into at once, until the end. */
-async function runArena(api: string, port: number, pid: number, bots: Bot[]) {
+async function runArena(api: string, port: number, pid: number, bots: Bot[], dbUrl: string) {
   const creator = bots[0];
   const lastEnd = new Map<string, number>();
   const latencies: number[] = [];
@@ -186,6 +187,7 @@ async function runArena(api: string, port: number, pid: number, bots: Bot[]) {
   const metrics1 = await scrape(api);
   for (const ws of sockets) ws.close();
   const final = (await requestJson(api, 'GET', `/tournaments/${t.id}`)).body.data;
+  const serverLatencies = await pairingLatencyInDatabase(dbUrl, t.id);
   const delta = (name: string) => (metrics1.get(name) ?? 0) - (metrics0.get(name) ?? 0);
   const counted = delta('chess_tournament_games_counted_total');
   const stepSeconds = (phase: string) => delta(`chess_tournament_step_seconds_sum{phase="${phase}"}`);
@@ -203,7 +205,7 @@ async function runArena(api: string, port: number, pid: number, bots: Bot[]) {
     games_per_s: round(ended / wall, 1),
     bot_request_errors: errors,
     pairing_latency_ms: percentiles(latencies),
-    server_side_pairing_wait_s_mean: round(delta('chess_tournament_pairing_wait_seconds_sum') / Math.max(1, delta('chess_tournament_pairing_wait_seconds_count')), 3),
+    pairing_latency_in_database_ms: percentiles(serverLatencies),
     rounds: steps('pair'),
     pair_step_ms_mean: round((1000 * stepSeconds('pair')) / Math.max(1, steps('pair'))),
     count_step_ms_mean: round((1000 * stepSeconds('count')) / Math.max(1, steps('count'))),
@@ -218,6 +220,30 @@ async function runArena(api: string, port: number, pid: number, bots: Bot[]) {
     standings_total: final.standings_total,
     top: final.standings.slice(0, 3).map((s: any) => ({ score: s.score, games: s.games, streak: s.streak, performance: s.performance })),
   };
+}
+
+/**
+ * The same latency as the service itself recorded it: from a player's game ending (committed) to
+ * their next pairing (committed), before any notification is on its way.
+ */
+async function pairingLatencyInDatabase(url: string, tournamentId: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `WITH ended AS (
+         SELECT g.finished_at, p.user_id FROM games g, unnest(ARRAY[g.white_id, g.black_id]) AS p(user_id)
+          WHERE g.tournament_id = $1 AND g.finished_at IS NOT NULL)
+       SELECT extract(epoch FROM t.paired_at - prev.at) * 1000 AS ms
+         FROM tournament_games t, unnest(ARRAY[t.white_id, t.black_id]) AS p(user_id),
+              LATERAL (SELECT max(e.finished_at) AS at FROM ended e WHERE e.user_id = p.user_id AND e.finished_at < t.paired_at) prev
+        WHERE t.tournament_id = $1 AND prev.at IS NOT NULL`,
+      [tournamentId],
+    );
+    return rows.map((r) => Number(r.ms));
+  } finally {
+    await client.end();
+  }
 }
 
 /** The baseline: fixed pairs play the same games through challenges, back to back, for `seconds`. */
