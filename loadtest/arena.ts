@@ -231,13 +231,17 @@ async function pairingLatencyInDatabase(url: string, tournamentId: string): Prom
   await client.connect();
   try {
     const { rows } = await client.query(
-      `WITH ended AS (
-         SELECT g.finished_at, p.user_id FROM games g, unnest(ARRAY[g.white_id, g.black_id]) AS p(user_id)
-          WHERE g.tournament_id = $1 AND g.finished_at IS NOT NULL)
-       SELECT extract(epoch FROM t.paired_at - prev.at) * 1000 AS ms
-         FROM tournament_games t, unnest(ARRAY[t.white_id, t.black_id]) AS p(user_id),
-              LATERAL (SELECT max(e.finished_at) AS at FROM ended e WHERE e.user_id = p.user_id AND e.finished_at < t.paired_at) prev
-        WHERE t.tournament_id = $1 AND prev.at IS NOT NULL`,
+      // Each player's ends and pairings in time order: a pairing right after an end is a wait.
+      `WITH ev AS (
+         SELECT p.user_id, g.finished_at AS at, 'end' AS kind FROM games g, unnest(ARRAY[g.white_id, g.black_id]) AS p(user_id)
+          WHERE g.tournament_id = $1 AND g.finished_at IS NOT NULL
+         UNION ALL
+         SELECT p.user_id, t.paired_at, 'pair' FROM tournament_games t, unnest(ARRAY[t.white_id, t.black_id]) AS p(user_id)
+          WHERE t.tournament_id = $1)
+       SELECT extract(epoch FROM at - prev_at) * 1000 AS ms
+         FROM (SELECT kind, at, lag(at) OVER w AS prev_at, lag(kind) OVER w AS prev_kind
+                 FROM ev WINDOW w AS (PARTITION BY user_id ORDER BY at, kind)) x
+        WHERE kind = 'pair' AND prev_kind = 'end'`,
       [tournamentId],
     );
     return rows.map((r) => Number(r.ms));
