@@ -19,7 +19,7 @@ export const PAIRING_INTERVAL_MS = 2000;
 /** Ended games counted per transaction (a round's worth in a big arena). */
 const COUNT_BATCH = 500;
 /** Game rooms opened at once after a round (each takes its game's lease and loads it). */
-const OPEN_CONCURRENCY = 16;
+const OPEN_CONCURRENCY = 32;
 
 /** What the actor measures about itself (`/metrics`), when asked. */
 export type TournamentObserver = {
