@@ -50,6 +50,7 @@ const EnvSchema = z.object({
   SESSION_MAX_DAYS: seconds.default(90),
   SEEK_POOL_IDLE_SECONDS: seconds.default(10),
   WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
+  TOURNAMENT_MIN_MINUTES: z.coerce.number().int().min(1).max(360).default(10),
 });
 
 export type Config = {
@@ -101,6 +102,8 @@ export type Config = {
   seekPoolIdleMs: number;
   /** How long a webhook receiver has to answer (DESIGN 2.7: 10 s). */
   webhookTimeoutMs: number;
+  /** The shortest arena that may be created (DESIGN 2.10: TOURNAMENT_MIN_MINUTES). */
+  tournamentMinMinutes: number;
 };
 
 export class ConfigError extends Error {}
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionMaxMs: e.SESSION_MAX_DAYS * 24 * 3600 * 1000,
     seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    tournamentMinMinutes: e.TOURNAMENT_MIN_MINUTES,
   };
 }
 

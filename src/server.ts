@@ -12,7 +12,7 @@ import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
+import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerTournamentMetrics, registerWebhookMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
 import { webRouter } from './http/web.ts';
 import { webBundle } from './http/webBundle.ts';
@@ -26,7 +26,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { loadBundledPuzzles } from './services/puzzleImport.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, nodeGone, nodeSeen, openGame, relistRooms } from './gateway/index.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, TOURNAMENT_ROOM, nodeGone, nodeSeen, openGame, openTournament, relistRooms } from './gateway/index.ts';
 import { OwnListingsDriver } from './gateway/listings.ts';
 import { startNodeWatch } from './workers/nodeWatch.ts';
 import { startSweeper, type Sweeper } from './workers/sweeper.ts';
@@ -45,6 +45,7 @@ import { GuardedWebSocketTransport } from '../rooms/frames.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
 import { LobbyRoom } from '../rooms/LobbyRoom.ts';
+import { TournamentRoom } from '../rooms/TournamentRoom.ts';
 
 export type RunningService = {
   /** The port actually bound (PORT=0 picks a free one). */
@@ -80,6 +81,9 @@ export async function startService(
     // node gives its games up (src/services/liveGameHost.ts) well before their leases lapse.
     const pool = createPool(databaseUrl, 20, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
     cleanup.unshift(() => pool.end());
+    // The tournament actors' own few connections: a round never waits behind a burst of requests.
+    const tournamentPool = createPool(databaseUrl, 3, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
+    cleanup.unshift(() => tournamentPool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     // Data the migrations cannot carry as SQL: the bundled puzzles, once per database.
@@ -152,6 +156,7 @@ export async function startService(
       snapshot: services.games.snapshot,
       missed: gameEvents.since,
       openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
+      tournamentExists: services.tournaments.exists,
     });
     transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) });
     httpServer.on('upgrade', (req, socket, head) => {
@@ -175,6 +180,8 @@ export async function startService(
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
     LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
+    TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, pool: tournamentPool, observe: registerTournamentMetrics(metrics.registry) };
+    gameServer.define(TOURNAMENT_ROOM, TournamentRoom);
 
     // This node's id is known once the matchmaker is set up. Before it can host anything, it holds
     // its node lock, and the leases of nodes found dead (a crashed predecessor) are ended.
@@ -216,7 +223,16 @@ export async function startService(
       // A game that ended here is analysed here as soon as an engine is free.
       if (event.type === 'game_end') analysis.kick();
     });
-    sweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
+    sweeper = startSweeper({
+      pool,
+      log,
+      clock,
+      // The sweeper knows nobody holds these games' leases: a room listed on a node that does
+      // not answer is a dead node's leftover.
+      openGame: (gameId) => openGame(gameId, { orphaned: true }),
+      openTournament,
+      onExpired: services.games.pendingExpired,
+    });
     const webhooks = startWebhookDispatcher({
       pool,
       log: log.child({ component: 'webhooks' }),

@@ -9,6 +9,7 @@ import { withTransaction, type Pool, type Queryable } from './pool.ts';
 export const LEASED_TABLES: readonly { table: string; live: string }[] = [
   { table: 'games', live: `status = 'active'` },
   { table: 'seek_pools', live: 'true' },
+  { table: 'tournaments', live: `status = 'running'` },
 ];
 
 // One-key advisory locks share their space with the migrations' constant: a hashed, prefixed

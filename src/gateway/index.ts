@@ -9,6 +9,7 @@ import { sleep } from '../time.ts';
 export const GAME_ROOM = 'game';
 export const POOL_ROOM = 'seek_pool';
 export const LOBBY_ROOM = 'lobby';
+export const TOURNAMENT_ROOM = 'tournament';
 
 /**
  * The room methods REST may call, and nothing else: `remoteRoomCall` would otherwise invoke any
@@ -47,20 +48,36 @@ const unavailable = () =>
 /**
  * Makes sure the live room of an active game exists somewhere in the cluster: finds it, or
  * creates it (rehydrating the game from PostgreSQL) on the process the matchmaker picks.
- * Resolves false when the game is not active (nothing to host).
+ * Resolves false when the game is not active (nothing to host). `orphaned`: the caller knows
+ * nobody holds the game's lease (the sweeper), so a room listed on another node may be a dead
+ * node's leftover: that node is asked for a sign of life, and a dead node's listings are dropped.
  */
-export async function openGame(gameId: string): Promise<boolean> {
-  return (await openRoom(GAME_ROOM, gameId, { gameId })) !== undefined;
+export async function openGame(gameId: string, o: { orphaned?: boolean } = {}): Promise<boolean> {
+  return (await openRoom(GAME_ROOM, gameId, { gameId }, o.orphaned)) !== undefined;
+}
+
+/**
+ * Makes sure the actor of a tournament that is running, or due to start, exists somewhere in the
+ * cluster (its onCreate takes the lease and starts a due tournament). Resolves false when there
+ * is nothing to host (not due yet, or finished). Only the sweeper calls it, for tournaments
+ * nobody holds the lease of: a room listed elsewhere is checked as an orphaned game's is.
+ */
+export async function openTournament(tournamentId: string): Promise<boolean> {
+  return (await openRoom(TOURNAMENT_ROOM, tournamentId, { tournamentId }, true)) !== undefined;
 }
 
 /**
  * Finds or creates the room `roomId` (its onCreate takes the lease that makes it unique);
  * resolves with the id of the process hosting it, or undefined when there is nothing to host.
  */
-async function openRoom(roomName: string, roomId: string, createOptions: object): Promise<string | undefined> {
+async function openRoom(roomName: string, roomId: string, createOptions: object, orphaned = false): Promise<string | undefined> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
-    if (listed) return listed.processId;
+    if (listed) {
+      const elsewhere = !!listed.processId && listed.processId !== matchMaker.processId;
+      if (!orphaned || !elsewhere || (await matchMaker.healthCheckProcessId(listed.processId))) return listed.processId;
+      continue; // its node is dead and its listings are gone now: the room can be made here
+    }
     try {
       return (await matchMaker.createRoom(roomName, createOptions)).processId;
     } catch (error) {

@@ -190,9 +190,13 @@ const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) car
 \`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`. Channels:
 - \`game:<id>\`: the stream's messages, each with \`channel\` (public; a pending game needs a player's token);
 - \`user:<your id>\` (your token): \`challenge_received {game_id, from}\`, \`challenge_declined {game_id, by}\`, \`challenge_cancelled {game_id, by}\`,
-  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`; when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
+  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`, \`tournament_started {tournament: {id, name, starts_at}}\`,
+  \`tournament_pairing {tournament_id, game_id, color, opponent: {id, username}}\` (the game is active, both seated: join its room);
+  when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
+- \`tournament:<id>\` (any valid token): \`pairing {game_id, white: {id, username}, black: {id, username}}\`, \`standings {standings
+  (the first 100), standings_total}\` after counted games, \`status {status}\` when the arena starts running and when it finishes;
 - \`lobby\`: \`seeks {seeks}\` first, then \`seek_added {seek}\` and \`seek_removed {id, reason}\`.
-Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, VALIDATION_ERROR (malformed message,
+Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, TOURNAMENT_NOT_FOUND, VALIDATION_ERROR (malformed message,
 unknown channel), RATE_LIMIT_EXCEEDED (60 messages at once, 10 a second after that). Close codes as for the stream.`;
 
 /** The two WebSockets, documented where REST clients look (OpenAPI has no WebSocket operations). */
@@ -253,7 +257,7 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
   registry.registerPath({
     method: 'get',
     path: '/realtime',
-    summary: 'Realtime channel (WebSocket): subscribe to games, your user channel and the lobby',
+    summary: 'Realtime channel (WebSocket): subscribe to games, your user channel, tournaments and the lobby',
     description: REALTIME_DOC,
     tags: ['Realtime'],
     security: [],

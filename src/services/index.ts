@@ -10,6 +10,7 @@ import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
+import { createTournaments, type Tournaments } from './tournaments.ts';
 import { userNotifier } from './userEvents.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
@@ -32,6 +33,7 @@ export type Services = {
   presence: Presence;
   clubs: Clubs;
   puzzles: Puzzles;
+  tournaments: Tournaments;
   webhooks: Webhooks;
   close: () => Promise<void>;
 };
@@ -68,6 +70,7 @@ export function createServices(ctx: AppContext): Services {
     presence,
     clubs: createClubs(ctx),
     puzzles: createPuzzles(ctx),
+    tournaments: createTournaments(ctx),
     webhooks: createWebhooks(ctx),
     close: async () => {
       presence.stop();

@@ -8,6 +8,8 @@ import { createUser, uniqueUsername, type TestUser } from '../helpers/users.ts';
 const LIST_KEYS = [
   'id', 'white_player', 'black_player', 'status', 'time_control', 'initial_time', 'increment', 'current_turn',
   'move_count', 'fen', 'pgn', 'white_time_remaining', 'black_time_remaining', 'created_at', 'updated_at', 'result', 'winner',
+  // DESIGN 2.10: the arena that paired the game, null for every other.
+  'tournament_id',
 ];
 
 describe('GET /games (list)', () => {
