@@ -65,6 +65,7 @@ const listGame = {
   updated_at: NOW,
   result: null,
   winner: null,
+  tournament_id: null,
 };
 const gameDetail = {
   ...listGame,
@@ -132,6 +133,33 @@ const puzzle = {
   opening_tags: ['Scandinavian_Defense', 'Scandinavian_Defense_Modern_Variation'],
   game_url: 'https://lichess.org/seIMDWkD#25',
 };
+
+const TOURNAMENT = '4c3b2a19-8d7e-4f6a-b5c4-d3e2f1a0b9c8';
+const standing = (rank: number, u: { id: string; username: string }, r: { score: number; wins: number; draws: number; losses: number; streak: number; performance: number }) => ({
+  rank,
+  user: u,
+  games: r.wins + r.draws + r.losses,
+  withdrawn: false,
+  ...r,
+});
+const arena = {
+  id: TOURNAMENT,
+  name: 'Monday Blitz Arena',
+  creator: ada,
+  ...TC,
+  rated: true,
+  starts_at: '2026-11-23T18:00:00.000Z',
+  ends_at: '2026-11-23T19:00:00.000Z',
+  status: 'running',
+  player_count: 2,
+  max_players: null,
+  joined: true,
+  standings_total: 2,
+};
+const standings = [
+  standing(1, bob, { score: 8, wins: 3, draws: 0, losses: 1, streak: 3, performance: 1862 }),
+  standing(2, ada, { score: 2, wins: 1, draws: 0, losses: 3, streak: 0, performance: 1337 }),
+];
 
 const one = (summary: string, value: unknown) => ({ example: { summary, value } });
 
@@ -268,6 +296,17 @@ export const EXAMPLES: Record<string, RouteExamples> = {
     },
     response: { correct: true, solution: ['d6h2'], first_attempt: true, rating_change: 9, user_rating: 1752, puzzle_rating: 627 },
   },
+
+  // ---- tournaments ----
+  'POST /tournaments': {
+    request: one('An hour of 5+3 blitz from 18:00 UTC', { name: arena.name, ...TC, rated: true, starts_at: arena.starts_at, duration_minutes: 60 }),
+    response: { ...arena, status: 'upcoming', player_count: 0, joined: false, standings: [], standings_total: 0 },
+  },
+  'GET /tournaments': { response: [arena] },
+  'GET /tournaments/:id': { response: { ...arena, standings } },
+  'GET /tournaments/:id/standings': { response: standings },
+  'POST /tournaments/:id/join': { response: { ...arena, standings } },
+  'POST /tournaments/:id/withdraw': { response: { ...arena, player_count: 1, joined: false, standings: [standings[0], { ...standings[1], withdrawn: true }] } },
 };
 
 /** What the error examples say, by code; any other code reads as its name. */
