@@ -92,11 +92,6 @@ export async function findGame(db: Queryable, id: string): Promise<GameRecord | 
   return rows[0] ? toGameRecord(rows[0]) : undefined;
 }
 
-export async function findGameWithPlayers(db: Queryable, id: string): Promise<GameWithPlayers | undefined> {
-  const { rows } = await db.query(`${GAME_WITH_PLAYERS} WHERE g.id = $1`, [id]);
-  return rows[0] ? withPlayers(rows[0]) : undefined;
-}
-
 export type NewGame = {
   kind: GameRecord['kind'];
   createdBy: string;
@@ -191,14 +186,39 @@ export async function listMoves(db: Queryable, gameId: string, fromPly = 1): Pro
 
 // ---- REST reads and the challenge lifecycle ------------------------------------------------
 
-/** The pending draw offer the detail view shows. */
-export async function findOpenDrawOffer(db: Queryable, gameId: string): Promise<DrawOfferRecord | undefined> {
-  // An offer past its deadline is lapsing (the room closes it within a second): not shown.
+export type GameDetailRecord = { game: GameWithPlayers; moves: MoveRecord[]; drawOffer: DrawOfferRecord | undefined };
+
+/**
+ * What the detail view shows, in one round trip: the game with its players, its moves (as one
+ * JSON array) and its open draw offer (one past its deadline is lapsing: the room closes it
+ * within a second, so it is not shown).
+ */
+export async function findGameDetail(db: Queryable, id: string): Promise<GameDetailRecord | undefined> {
   const { rows } = await db.query(
-    `SELECT * FROM draw_offers WHERE game_id = $1 AND status = 'pending' AND expires_at > now()`,
-    [gameId],
+    `SELECT g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')},
+            (SELECT json_agg(json_build_array(m.ply, m.san, m.uci, m.clock_ms, m.created_at) ORDER BY m.ply)
+               FROM game_moves m WHERE m.game_id = g.id) AS detail_moves,
+            d.id AS offer_id, d.offered_by AS offer_offered_by, d.ply AS offer_ply, d.status AS offer_status,
+            d.created_at AS offer_created_at, d.expires_at AS offer_expires_at
+       FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id
+       LEFT JOIN draw_offers d ON d.game_id = g.id AND d.status = 'pending' AND d.expires_at > now()
+      WHERE g.id = $1`,
+    [id],
   );
-  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
+  const row = rows[0];
+  if (!row) return undefined;
+  const { detail_moves, offer_id, offer_offered_by, offer_ply, offer_status, offer_created_at, offer_expires_at, ...game } = row;
+  const moves = ((detail_moves ?? []) as [number, string, string, number, string][]).map(([ply, san, uci, clockMs, createdAt]) => ({
+    ply,
+    san,
+    uci,
+    clockMs,
+    createdAt: new Date(createdAt),
+  }));
+  const drawOffer: DrawOfferRecord | undefined = offer_id
+    ? { id: offer_id, gameId: id, offeredBy: offer_offered_by, ply: offer_ply, status: offer_status, createdAt: offer_created_at, expiresAt: offer_expires_at }
+    : undefined;
+  return { game: withPlayers(game), moves, drawOffer };
 }
 
 /** Current rating of each user in a category, rounded; a user without a row has the default (1500). */
