@@ -339,8 +339,43 @@ export async function listGames(
   const games = rows.map(withPlayers);
   if (games.length > 0 && games.length < page.limit) return { games, total: page.offset + games.length };
   if (games.length === 0 && page.offset === 0) return { games, total: 0 };
+  return { games, total: await countGames(db, filter, where) };
+}
+
+/**
+ * How many games a list matches. Without a player or a search, the kept totals answer (a sum of
+ * a few rows, migration 015); with one, the games are counted (a player's through their
+ * indexes, a search's through the matching players').
+ */
+async function countGames(db: Queryable, filter: GameListFilter, where: { sql: string; params: unknown[] }): Promise<number> {
+  if (filter.status !== 'pending' && !filter.playerId && !filter.search) {
+    const params: unknown[] = [];
+    const conditions = [
+      ...(filter.status ? [`status = $${params.push(filter.status)}`] : []),
+      ...(filter.timeControl ? [`time_control = $${params.push(filter.timeControl)}`] : []),
+      ...(filter.result ? [`result = $${params.push(filter.result)}`] : []),
+    ];
+    const w = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+    const { rows } = await db.query(
+      `SELECT COALESCE(sum(n), 0)::bigint AS total
+         FROM (SELECT n FROM game_list_counts ${w} UNION ALL SELECT n FROM game_list_count_deltas ${w}) counted`,
+      params,
+    );
+    return rows[0].total as number;
+  }
   const count = await db.query(`SELECT count(*) AS total FROM games g WHERE ${where.sql}`, where.params);
-  return { games, total: count.rows[0].total as number };
+  return count.rows[0].total as number;
+}
+
+/** Folds the deltas of the kept list totals into them (the sweeper, every node, every second). */
+export async function foldGameListCounts(db: Queryable): Promise<void> {
+  // Concurrent folds on two nodes each take the deltas the other has not deleted: none twice.
+  await db.query(
+    `WITH moved AS (DELETE FROM game_list_count_deltas RETURNING status, time_control, result, n)
+     INSERT INTO game_list_counts (status, time_control, result, n)
+     SELECT status, time_control, result, sum(n) FROM moved GROUP BY 1, 2, 3
+     ON CONFLICT (status, time_control, result) DO UPDATE SET n = game_list_counts.n + excluded.n`,
+  );
 }
 
 export type PendingChallenge = {

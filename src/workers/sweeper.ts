@@ -1,4 +1,4 @@
-import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
+import { expirePendingGames, findOrphanedGames, foldGameListCounts, type GameRecord } from '../db/games.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
 import type { Clock } from '../time.ts';
 import type { Pool } from '../db/pool.ts';
@@ -21,7 +21,8 @@ export type SweeperDeps = {
  * (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
  * nobody hosts (their node died, or released them on shutdown) get a room again, which then
  * enforces their clocks and first-move deadlines. SKIP LOCKED and the lease keep nodes apart.
- * Idempotency keys past their 24 h are deleted (they already count as absent).
+ * Idempotency keys past their 24 h are deleted (they already count as absent), and the deltas
+ * of the kept list totals are folded into them.
  */
 export function startSweeper(d: SweeperDeps): () => Promise<void> {
   let running: Promise<void> | undefined;
@@ -31,6 +32,7 @@ export function startSweeper(d: SweeperDeps): () => Promise<void> {
       const orphans = await findOrphanedGames(d.pool);
       await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
       await deleteExpiredIdempotencyKeys(d.pool, new Date(d.clock.now()));
+      await foldGameListCounts(d.pool);
     } catch (err) {
       d.log.warn({ err }, 'sweep failed');
     }

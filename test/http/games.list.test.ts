@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { as, challenge, createActiveGame, playLine } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
 import { createUser, uniqueUsername, type TestUser } from '../helpers/users.ts';
+import { testService } from '../helpers/service.ts';
+import { foldGameListCounts } from '../../src/db/games.ts';
 
 const LIST_KEYS = [
   'id', 'white_player', 'black_player', 'status', 'time_control', 'initial_time', 'increment', 'current_turn',
@@ -157,6 +159,50 @@ describe('GET /games (list)', () => {
       assert.ok(res.body.error.details[field], res.text);
     });
   }
+
+  describe('totals without a player or a search (kept per status, time control and result: migration 015)', () => {
+    const FILTERS = ['', 'status=active', 'status=finished', 'status=abandoned', 'time_control=blitz', 'time_control=bullet',
+      'result=0-1', 'result=1/2-1/2', 'status=finished&time_control=blitz&result=0-1', 'status=abandoned&time_control=bullet'];
+    /** The games a filter matches, counted in the table itself. */
+    async function counted(query: string): Promise<number> {
+      const { service } = await testService();
+      const params = new URLSearchParams(query);
+      const where = ["status <> 'pending'", ...[...params].map(([k], i) => `${k} = $${i + 1}`)];
+      const { rows } = await service.ctx.pool.query(`SELECT count(*)::int AS n FROM games WHERE ${where.join(' AND ')}`, [...params.values()]);
+      return rows[0].n;
+    }
+    /** The API's total equals the table's count (read before and after it: the sweeper may abandon a game meanwhile). */
+    async function assertTotals() {
+      for (const query of FILTERS) {
+        for (let attempt = 0; ; attempt++) {
+          const before = await counted(query);
+          const res = await list(`${query}&limit=1`);
+          assert.equal(res.status, 200, res.text);
+          if (before === (await counted(query))) {
+            assert.equal(res.body.pagination.total, before, `total of ?${query}`);
+            break;
+          }
+          assert.ok(attempt < 5, 'the games kept changing');
+        }
+      }
+    }
+
+    it('reports the exact number of games as they start, finish and are abandoned, before and after the deltas are folded', async function () {
+      this.timeout(20_000);
+      const [a, b, c] = await Promise.all([createUser(), createUser(), createUser()]);
+      await assertTotals();
+      const game = await createActiveGame(a, b, { time_control: 'blitz', initial_time: 180, increment: 2 });
+      await assertTotals();
+      assert.equal((await api('POST', `/v1/games/${game.id}/resign`, as(game.white))).status, 200);
+      const declined = await challenge(c, a, { time_control: 'bullet', initial_time: 60, increment: 0 });
+      assert.equal((await api('POST', `/v1/games/${declined}/decline`, as(a))).status, 200);
+      await assertTotals();
+      const { service } = await testService();
+      // Folded (as the sweeper does every second): nothing counted twice or lost.
+      await foldGameListCounts(service.ctx.pool);
+      await assertTotals();
+    });
+  });
 
   it('requires a valid access token (401)', async () => {
     const res = await api('GET', '/v1/games', { ip: newIp() });
