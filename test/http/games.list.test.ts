@@ -96,6 +96,36 @@ describe('GET /games (list)', () => {
     assert.deepEqual(idsOf(await list(`search=${encodeURIComponent(part)}&status=finished`)), [ids.finished]);
   });
 
+  it('counts a player\'s and a search\'s games once each, a game between two matching players too, when the page does not tell the total', async function () {
+    this.timeout(20_000);
+    // Two players whose names share a tag, and one whose name does not.
+    const tag = uniqueUsername('cnt').slice(-8);
+    const [m1, m2, other] = await Promise.all([
+      createUser({ username: `a${tag}` }),
+      createUser({ username: `b${tag}` }),
+      createUser(),
+    ]);
+    const between = await createActiveGame(m1, m2);
+    assert.equal((await api('POST', `/v1/games/${between.id}/resign`, as(between.white))).status, 200);
+    const declined = await challenge(m2, other);
+    assert.equal((await api('POST', `/v1/games/${declined}/decline`, as(other))).status, 200);
+    await createActiveGame(other, m1, { time_control: 'bullet', initial_time: 60, increment: 0 });
+    const total = async (query: string) => {
+      // limit=1: the first page is full, so the total is counted rather than read off the page.
+      const res = await list(`${query}&limit=1`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.pagination.total;
+    };
+    assert.equal(await total(`search=${tag.toUpperCase()}`), 3);
+    assert.equal(await total(`search=${tag}&status=finished`), 1);
+    assert.equal(await total(`search=${tag}&time_control=bullet`), 1);
+    assert.equal(await total(`player_id=${m1.id}`), 2);
+    assert.equal(await total(`player_id=${other.id}`), 2);
+    assert.equal(await total(`player_id=${other.id}&search=${tag}`), 2);
+    assert.equal(await total(`player_id=${other.id}&search=${tag}&status=abandoned`), 1);
+    assert.equal(await total(`player_id=${m1.id}&search=${other.username}`), 1);
+  });
+
   it('takes LIKE wildcards in search literally', async () => {
     const percent = await list(`search=${encodeURIComponent('%')}`);
     assert.equal(percent.status, 200);
