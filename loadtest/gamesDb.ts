@@ -180,6 +180,14 @@ async function fill(url: string, o: GamesDbOptions, log: (line: string) => void)
                   GROUP BY id) s
           WHERE u.id = s.id`,
       );
+      // The kept list totals (migration 015): the triggers that keep them were off for the bulk load.
+      await db.query(`SET session_replication_role = DEFAULT`);
+      await db.query(`DELETE FROM game_list_count_deltas`);
+      await db.query(`DELETE FROM game_list_counts`);
+      await db.query(
+        `INSERT INTO game_list_counts (status, time_control, result, n)
+         SELECT status, time_control, COALESCE(result, ''), count(*) FROM games WHERE status <> 'pending' GROUP BY 1, 2, 3`,
+      );
     } finally {
       db.release();
     }

@@ -331,9 +331,12 @@ export async function listGames(
   // whichever way they are scanned.
   const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
   const n = where.params.length;
+  const orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
+  // The page is chosen in the list indexes, which hold every filtered column (migration 015):
+  // rows skipped by a filter or an offset are never read from the table, only the page's own.
   const { rows } = await db.query(
-    `${GAME_WITH_PLAYERS} WHERE ${where.sql}
-      ORDER BY g.${order.field} ${dir}, g.id ${tie} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    `WITH page AS MATERIALIZED (SELECT g.id FROM games g WHERE ${where.sql} ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2})
+     ${GAME_WITH_PLAYERS} WHERE g.id IN (SELECT id FROM page) ${orderBy}`,
     [...where.params, page.limit, page.offset],
   );
   const games = rows.map(withPlayers);
@@ -369,8 +372,8 @@ async function countGames(db: Queryable, filter: GameListFilter, where: { sql: s
     return count.rows[0].total as number;
   }
   // The players' games: those they play White, then those they play Black against someone else
-  // (a game between two of them counts once). Each half reads one covering index (migration 015)
-  // per player; the players are looked up once.
+  // (a game between two of them counts once), each half in its covering index (games_white_idx,
+  // games_black_idx, migration 015) alone; the players are looked up once.
   const params: unknown[] = [];
   const p = (value: unknown) => `$${params.push(value)}`;
   const players = filter.playerId

@@ -47,10 +47,19 @@ CREATE TRIGGER games_list_count_changes AFTER UPDATE OF status, time_control, re
 INSERT INTO game_list_counts (status, time_control, result, n)
 SELECT status, time_control, COALESCE(result, ''), count(*) FROM games WHERE status <> 'pending' GROUP BY 1, 2, 3;
 
--- A list with a player or a search is counted over the players' games: each side's games
--- through an index that holds what the filters and the other side need, so the count reads
--- the index alone (no heap visit per game). The same indexes serve the page in time order.
-CREATE INDEX games_white_list_idx ON games (white_id, created_at DESC, id)
-  INCLUDE (black_id, status, time_control, result) WHERE status <> 'pending';
-CREATE INDEX games_black_list_idx ON games (black_id, created_at DESC, id)
-  INCLUDE (white_id, status, time_control, result) WHERE status <> 'pending';
+-- The list indexes hold what the filters look at, so the page is found in the index alone and
+-- only its 20 rows are read from the table (src/db/games.ts listGames), however many rows a
+-- filter or an offset skips; and a list with a player or a search is counted in them without a
+-- heap visit per game. They replace the indexes of migration 002 on the same keys: a move
+-- (which rewrites the row) still updates as many indexes as before.
+DROP INDEX games_list_created_idx;
+DROP INDEX games_list_updated_idx;
+CREATE INDEX games_list_created_idx ON games (created_at DESC, id)
+  INCLUDE (status, time_control, result, white_id, black_id) WHERE status <> 'pending';
+CREATE INDEX games_list_updated_idx ON games (updated_at DESC, id)
+  INCLUDE (status, time_control, result, white_id, black_id) WHERE status <> 'pending';
+-- A player's games (lists, counts, "is this player busy?"), pending ones included.
+DROP INDEX games_white_idx;
+DROP INDEX games_black_idx;
+CREATE INDEX games_white_idx ON games (white_id, created_at DESC, id) INCLUDE (black_id, status, time_control, result);
+CREATE INDEX games_black_idx ON games (black_id, created_at DESC, id) INCLUDE (white_id, status, time_control, result);
