@@ -13,13 +13,15 @@
  *                             [--only game_detail,users_me,…] [--rate-limits] [--redis redis://127.0.0.1:6379/11]
  *
  * The service is `npm start`'s process on its own (its CPU is its own), with RATE_LIMITS=off;
- * `--rate-limits` measures `/users/me` and `/games/{id}` once more on a second process with the
- * limits on (requests spread over 600 users, so none is refused: the limiter's cost, not 429s).
+ * `--rate-limits` measures `/users/me` and `/games/{id}` with requests spread over 600 users (so
+ * none is refused: the limiter's cost, not 429s) on that process, then on a second one with the
+ * limits on.
  * `--redis` gives the service Redis (presence, counters, the session revocations), as a cluster
  * node has. DATABASE_URL names the PostgreSQL server. BENCH_SERVER_NODE_ARGS adds node options
  * to the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import '../src/polyfills.ts';
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -48,7 +50,14 @@ async function main() {
   const db = await ensureGamesDatabase(serverUrl, { games: GAMES, users: 20_000, log: (l) => console.error(l) });
   const picks = await pickPlayers(db.url);
   const nodeArgs = ['--import', './loadtest/queryCounter.mjs', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-  const env = { FIRST_MOVE_SECONDS: '900', ...(REDIS_URL ? { REDIS_URL } : {}) };
+  // Both processes (limits off, then on) sign and check tokens alike: the users made on the
+  // first are used on the second, whose signup limit (5 a minute) would not let 600 in.
+  const env = {
+    FIRST_MOVE_SECONDS: '900',
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_URL: 'http://chess.reads.bench',
+    ...(REDIS_URL ? { REDIS_URL } : {}),
+  };
   const load = loadavg();
   const report: Record<string, unknown> = {
     benchmark: 'REST read path against GET /healthz in the same run (autocannon)',
@@ -64,8 +73,12 @@ async function main() {
   };
 
   const service = await startCounted(db.url, nodeArgs, env);
+  let limitedUsers: string[] = [];
+  let setup: { gameId: string; token: string };
   try {
-    const setup = await setupActiveGame(service.process.base);
+    setup = await setupActiveGame(service.process.base);
+    // 60 reads of a game a minute per user: 600 users carry 36,000 a minute without a 429.
+    if (RATE_LIMITS) limitedUsers = await signupMany(service.process.base, 600);
     const targets: Target[] = [
       { name: 'game_detail', path: `/v1/games/${setup.gameId}`, token: setup.token },
       { name: 'users_me', path: '/v1/users/me', token: setup.token },
@@ -89,11 +102,20 @@ async function main() {
     // What one request costs when nothing waits in line: the list queries alone.
     const alone: Record<string, unknown> = {};
     for (const t of targets.filter((x) => x.name.startsWith('list_'))) {
-      await settle(service.process.base);
+      await settle(service);
       const r = await cannon(service.process.base, t, 1, Math.min(DURATION, 5));
       alone[t.name] = { p50_ms: r.p50_ms, p99_ms: r.p99_ms, req_per_s: r.req_per_s };
     }
     report.lists_one_connection = alone;
+    if (RATE_LIMITS) {
+      // The same requests as with the limits on below: 600 users' tokens in turn.
+      let next = 0;
+      const token = () => limitedUsers[next++ % limitedUsers.length];
+      report.rate_limits_off_600_users = {
+        game_detail: await measure(service, { name: 'game_detail', path: `/v1/games/${setup.gameId}`, token }),
+        users_me: await measure(service, { name: 'users_me', path: '/v1/users/me', token }),
+      };
+    }
   } finally {
     await service.stop();
   }
@@ -101,13 +123,10 @@ async function main() {
   if (RATE_LIMITS) {
     const limited = await startCounted(db.url, nodeArgs, { ...env, RATE_LIMITS: 'on' });
     try {
-      const setup = await setupActiveGame(limited.process.base);
-      // 60 reads of a game a minute per user: 600 users carry 36,000 a minute without a 429.
-      const tokens = await signupMany(limited.process.base, 600);
       let next = 0;
-      const token = () => tokens[next++ % tokens.length];
-      report.rate_limits_on = {
-        game_detail: await measure(limited, { name: 'game_detail', path: `/v1/games/${setup.gameId}`, token }),
+      const token = () => limitedUsers[next++ % limitedUsers.length];
+      report.rate_limits_on_600_users = {
+        game_detail: await measure(limited, { name: 'game_detail', path: `/v1/games/${setup!.gameId}`, token }),
         users_me: await measure(limited, { name: 'users_me', path: '/v1/users/me', token }),
       };
     } finally {
@@ -164,7 +183,7 @@ async function measure(service: Counted, t: Target) {
 
 async function measureOnce(service: Counted, t: Target) {
   const base = service.process.base;
-  await settle(base);
+  await settle(service);
   // /healthz sends no statement: what the service sends meanwhile is its background work
   // (sweeper, lease renewals), taken off the target's count.
   const h0 = await service.queries();
@@ -193,15 +212,19 @@ async function measureOnce(service: Counted, t: Target) {
   };
 }
 
-/** Waits until the service answers at once again: the previous run's backlog is not charged to the next. */
-async function settle(base: string): Promise<void> {
+/**
+ * Waits until the previous run's backlog is gone, so it is not charged to the next: requests
+ * whose clients left still wait for a database connection, which /healthz does not show, so
+ * this waits for the service to stop sending statements (its background work aside) too.
+ */
+async function settle(service: Counted): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now();
-    await fetch(`${base}/healthz`);
-    if (performance.now() - t0 < 5) break;
-    await new Promise((r) => setTimeout(r, 200));
+    await fetch(`${service.process.base}/healthz`);
+    const q0 = await service.queries();
+    await new Promise((r) => setTimeout(r, 300));
+    if (performance.now() - t0 < 400 && (await service.queries()) - q0 < 5) break;
   }
-  await new Promise((r) => setTimeout(r, 500));
 }
 
 async function cannon(base: string, t: Target, connections: number, duration: number): Promise<Run> {
