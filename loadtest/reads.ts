@@ -270,12 +270,22 @@ async function setupActiveGame(base: string): Promise<{ gameId: string; token: s
 }
 
 async function signupMany(base: string, n: number): Promise<string[]> {
+  // Consonants only: no digit or vowel can spell a word the offensive-name rule refuses.
+  const CONSONANTS = 'bcdfghjkmnpqrstvwxz';
+  const spell = (x: number) => {
+    let out = '';
+    do {
+      out += CONSONANTS[x % CONSONANTS.length];
+      x = Math.floor(x / CONSONANTS.length);
+    } while (x > 0);
+    return out;
+  };
+  const tag = `rl${spell(Date.now() % 1_000_000)}`;
   const tokens: string[] = [];
-  const tag = `l${process.pid % 100000}`;
   for (let i = 0; i < n; i += 20) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(20, n - i) }, (_, j) =>
-        postData(base, '/v1/auth/signup', { email: `${tag}_${i + j}@example.com`, password: 'benchmark1', username: `${tag}_${i + j}` }),
+        postData(base, '/v1/auth/signup', { email: `${tag}_${i + j}@example.com`, password: 'benchmark1', username: `${tag}_${spell(i + j)}` }),
       ),
     );
     tokens.push(...batch.map((d) => d.session.access_token as string));
