@@ -105,8 +105,8 @@ export const GAME_COLUMN_NAMES = [
 export const UNREAD_GAME_COLUMNS = ['hosted_at'];
 const GAME_COLUMNS = GAME_COLUMN_NAMES.map((c) => `g.${c}`).join(', ');
 
-const GAME_WITH_PLAYERS = `SELECT g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}
-  FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id`;
+const WITH_PLAYERS_COLUMNS = `g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}`;
+const WITH_PLAYERS_FROM = `FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id`;
 
 export async function findGame(db: Queryable, id: string): Promise<GameRecord | undefined> {
   const { rows } = await db.query('SELECT * FROM games WHERE id = $1', [id]);
@@ -357,17 +357,36 @@ export async function listGames(
   const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
   const n = where.params.length;
   const orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
+  const params = [...where.params, page.limit, page.offset];
+  // A kept total costs less than a round trip: it comes with the page, on every row.
+  const kept = hasKeptTotal(filter) ? `, (${keptTotal(filter, params)}) AS list_total` : '';
   // The page is chosen in the list indexes, which hold every filtered column (migration 015):
   // rows skipped by a filter or an offset are never read from the table, only the page's own.
   const { rows } = await db.query(
     `WITH page AS MATERIALIZED (SELECT g.id FROM games g WHERE ${where.sql} ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2})
-     ${GAME_WITH_PLAYERS} WHERE g.id IN (SELECT id FROM page) ${orderBy}`,
-    [...where.params, page.limit, page.offset],
+     SELECT ${WITH_PLAYERS_COLUMNS}${kept} ${WITH_PLAYERS_FROM} WHERE g.id IN (SELECT id FROM page) ${orderBy}`,
+    params,
   );
-  const games = rows.map(withPlayers);
+  const listTotal = rows[0]?.list_total as number | undefined;
+  const games = rows.map(({ list_total: _total, ...row }) => withPlayers(row));
   if (games.length > 0 && games.length < page.limit) return { games, total: page.offset + games.length };
   if (games.length === 0 && page.offset === 0) return { games, total: 0 };
-  return { games, total: await countGames(db, filter, where) };
+  return { games, total: listTotal ?? (await countGames(db, filter, where)) };
+}
+
+/** A list without a player or a search (nor the viewer's pending games) has its total kept (migration 015). */
+const hasKeptTotal = (f: GameListFilter) => f.status !== 'pending' && !f.playerId && !f.search;
+
+/** The kept total of such a list: a sum of a few rows; its parameters are appended to `params`. */
+function keptTotal(filter: GameListFilter, params: unknown[]): string {
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const conditions = [
+    ...(filter.status ? [`status = ${p(filter.status)}`] : []),
+    ...(filter.timeControl ? [`time_control = ${p(filter.timeControl)}`] : []),
+    ...(filter.result ? [`result = ${p(filter.result)}`] : []),
+  ];
+  const w = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  return `SELECT COALESCE(sum(n), 0)::bigint FROM (SELECT n FROM game_list_counts ${w} UNION ALL SELECT n FROM game_list_count_deltas ${w}) counted`;
 }
 
 /**
@@ -376,19 +395,9 @@ export async function listGames(
  * matches) are counted in two covering indexes; the viewer's pending games are counted as they are.
  */
 async function countGames(db: Queryable, filter: GameListFilter, where: { sql: string; params: unknown[] }): Promise<number> {
-  if (filter.status !== 'pending' && !filter.playerId && !filter.search) {
+  if (hasKeptTotal(filter)) {
     const params: unknown[] = [];
-    const conditions = [
-      ...(filter.status ? [`status = $${params.push(filter.status)}`] : []),
-      ...(filter.timeControl ? [`time_control = $${params.push(filter.timeControl)}`] : []),
-      ...(filter.result ? [`result = $${params.push(filter.result)}`] : []),
-    ];
-    const w = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-    const { rows } = await db.query(
-      `SELECT COALESCE(sum(n), 0)::bigint AS total
-         FROM (SELECT n FROM game_list_counts ${w} UNION ALL SELECT n FROM game_list_count_deltas ${w}) counted`,
-      params,
-    );
+    const { rows } = await db.query(`SELECT (${keptTotal(filter, params)}) AS total`, params);
     return rows[0].total as number;
   }
   if (filter.status === 'pending') {
