@@ -48,6 +48,7 @@ const EnvSchema = z.object({
     ),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SESSION_MAX_DAYS: seconds.default(90),
+  SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SEEK_POOL_IDLE_SECONDS: seconds.default(10),
   WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
   TOURNAMENT_MIN_MINUTES: z.coerce.number().int().min(1).max(360).default(10),
@@ -98,6 +99,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** A session ends this long after its login, however often it was refreshed. */
   sessionMaxMs: number;
+  /** How long a node trusts a live session it looked up (revocations reach it sooner); 0: never cached. */
+  sessionCacheMs: number;
   /** A seek pool with no seek and no socket for this long closes (its room and lease go). */
   seekPoolIdleMs: number;
   /** How long a webhook receiver has to answer (DESIGN 2.7: 10 s). */
@@ -156,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim()),
     metricsToken: e.METRICS_TOKEN,
     sessionMaxMs: e.SESSION_MAX_DAYS * 24 * 3600 * 1000,
+    sessionCacheMs: e.SESSION_CACHE_SECONDS * 1000,
     seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     tournamentMinMinutes: e.TOURNAMENT_MIN_MINUTES,

@@ -11,6 +11,7 @@ import {
   revokeSession,
   type LiveSession,
 } from '../db/sessions.ts';
+import type { SessionCache } from './sessionCache.ts';
 import { hashToken, randomToken, type AccessTokens } from './tokens.ts';
 
 /** Refresh tokens are valid 30 days from issue (interface §5). */
@@ -29,6 +30,11 @@ export type Sessions = {
   isLive: (sessionId: string) => Promise<boolean>;
   /** Logout: ends the session (and with it every token of it). */
   end: (user: AuthUser) => Promise<void>;
+  /**
+   * Tells every node that a session ended (`sessionId`), or all of a user's (null: a password
+   * change), after the database says so; resolves once they have been told.
+   */
+  ended: (userId: string, sessionId: string | null) => Promise<void>;
 };
 
 const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
@@ -42,10 +48,30 @@ export function createSessions(o: {
   tokens: AccessTokens;
   log: Logger;
   maxAgeMs: number;
-  /** Told after a session ended (logout, refresh-token reuse), so its open sockets can be closed. */
-  onRevoked?: (userId: string, sessionId: string) => void;
+  /**
+   * Told after a session ended (logout, refresh-token reuse, password change: `sessionId` null
+   * for all of the user's), so every node forgets it and its open sockets are closed. Awaited:
+   * the request that ended the session is answered after it.
+   */
+  onRevoked?: (userId: string, sessionId: string | null) => void | Promise<void>;
+  /** Live sessions already looked up (src/auth/sessionCache.ts); every lookup reads PostgreSQL without it. */
+  cache?: SessionCache;
 }): Sessions {
   const maxAgeSeconds = o.maxAgeMs / 1000;
+  /** Reads a session from PostgreSQL and caches it (unless a revocation came meanwhile). */
+  async function lookup(sessionId: string): Promise<LiveSession | undefined> {
+    const store = o.cache?.begin();
+    const found = await findLiveSession(o.pool, sessionId, maxAgeSeconds);
+    if (!found) return undefined;
+    const { createdAt, ...session } = found;
+    store?.(session, createdAt.getTime() + o.maxAgeMs);
+    return session;
+  }
+  async function ended(userId: string, sessionId: string | null): Promise<void> {
+    // This node first, at once; then the others (onRevoked).
+    o.cache?.revoke(userId, sessionId);
+    await o.onRevoked?.(userId, sessionId);
+  }
   async function issue(db: Queryable, session: LiveSession): Promise<TokenPair> {
     const refreshToken = randomToken();
     await insertRefreshToken(db, { tokenHash: hashToken(refreshToken), sessionId: session.sessionId, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
@@ -73,7 +99,7 @@ export function createSessions(o: {
       const replayed = await findUsedRefreshToken(o.pool, tokenHash);
       if (replayed) {
         await revokeSession(o.pool, replayed.sessionId, 'refresh_reuse');
-        o.onRevoked?.(replayed.userId, replayed.sessionId);
+        await ended(replayed.userId, replayed.sessionId);
         o.log.warn({ sessionId: replayed.sessionId }, 'refresh token reused: session revoked');
       }
       throw unauthorized('Invalid or expired refresh token');
@@ -82,7 +108,7 @@ export function createSessions(o: {
     async authenticate(accessToken) {
       const claims = o.tokens.verify(accessToken);
       if (!claims) throw unauthorized('Invalid or expired access token');
-      const session = await findLiveSession(o.pool, claims.sid, maxAgeSeconds);
+      const session = o.cache?.get(claims.sid) ?? (await lookup(claims.sid));
       if (!session || session.userId !== claims.sub) throw unauthorized('Session has ended');
       return { id: session.userId, email: session.email, sessionId: session.sessionId };
     },
@@ -91,7 +117,9 @@ export function createSessions(o: {
 
     async end(user) {
       await revokeSession(o.pool, user.sessionId, 'logout');
-      o.onRevoked?.(user.id, user.sessionId);
+      await ended(user.id, user.sessionId);
     },
+
+    ended,
   };
 }

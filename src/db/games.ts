@@ -60,7 +60,13 @@ export type DrawOfferRecord = {
   expiresAt: Date;
 };
 
-const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const camelNames = new Map<string, string>();
+/** snake_case column → camelCase field, worked out once per column name (every row of every read goes through it). */
+function camel(column: string): string {
+  let name = camelNames.get(column);
+  if (name === undefined) camelNames.set(column, (name = column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())));
+  return name;
+}
 
 export function toGameRecord(row: Record<string, unknown>): GameRecord {
   const out: Record<string, unknown> = {};
@@ -86,17 +92,27 @@ function withPlayers(row: Record<string, unknown>): GameWithPlayers {
   return { ...toGameRecord(game), white: player(row, 'w'), black: player(row, 'b') };
 }
 
-const GAME_WITH_PLAYERS = `SELECT g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}
-  FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id`;
+/**
+ * Every column of a GameRecord, by name (the named statements cannot say `g.*`). A column added
+ * to `games` must be added here too: test/db/gameColumns.test.ts fails until it is.
+ */
+export const GAME_COLUMN_NAMES = [
+  'id', 'kind', 'created_by', 'white_id', 'black_id', 'color_preference', 'status', 'result', 'winner', 'termination',
+  'abort_reason', 'time_control', 'initial_time', 'increment', 'rated', 'fen', 'pgn', 'move_count', 'white_time_ms',
+  'black_time_ms', 'clock_running', 'turn_started_at', 'first_move_deadline', 'white_rating', 'black_rating',
+  'white_rating_change', 'black_rating_change', 'room_state', 'event_seq', 'host', 'host_epoch', 'lease_expires_at',
+  'expires_at', 'created_at', 'updated_at', 'started_at', 'finished_at', 'last_move_at', 'tournament_id',
+];
+/** Columns of `games` no read shows (the hosting bookkeeping of migration 006). */
+export const UNREAD_GAME_COLUMNS = ['hosted_at'];
+const GAME_COLUMNS = GAME_COLUMN_NAMES.map((c) => `g.${c}`).join(', ');
+
+const WITH_PLAYERS_COLUMNS = `g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}`;
+const WITH_PLAYERS_FROM = `FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id`;
 
 export async function findGame(db: Queryable, id: string): Promise<GameRecord | undefined> {
   const { rows } = await db.query('SELECT * FROM games WHERE id = $1', [id]);
   return rows[0] ? toGameRecord(rows[0]) : undefined;
-}
-
-export async function findGameWithPlayers(db: Queryable, id: string): Promise<GameWithPlayers | undefined> {
-  const { rows } = await db.query(`${GAME_WITH_PLAYERS} WHERE g.id = $1`, [id]);
-  return rows[0] ? withPlayers(rows[0]) : undefined;
 }
 
 export type NewGame = {
@@ -193,14 +209,43 @@ export async function listMoves(db: Queryable, gameId: string, fromPly = 1): Pro
 
 // ---- REST reads and the challenge lifecycle ------------------------------------------------
 
-/** The pending draw offer the detail view shows. */
-export async function findOpenDrawOffer(db: Queryable, gameId: string): Promise<DrawOfferRecord | undefined> {
-  // An offer past its deadline is lapsing (the room closes it within a second): not shown.
-  const { rows } = await db.query(
-    `SELECT * FROM draw_offers WHERE game_id = $1 AND status = 'pending' AND expires_at > now()`,
-    [gameId],
-  );
-  return rows[0] ? (toGameRecord(rows[0]) as unknown as DrawOfferRecord) : undefined;
+export type GameDetailRecord = { game: GameWithPlayers; moves: MoveRecord[]; drawOffer: DrawOfferRecord | undefined };
+
+/**
+ * What the detail view shows, in one round trip: the game with its players, its moves (as one
+ * JSON array) and its open draw offer (one past its deadline is lapsing: the room closes it
+ * within a second, so it is not shown).
+ */
+export async function findGameDetail(db: Queryable, id: string): Promise<GameDetailRecord | undefined> {
+  // A named statement (parsed and planned once per connection; the plan is the same for every
+  // id): planning was two thirds of this read's work in PostgreSQL. Its columns are named, not
+  // `g.*`, so a column another node's migration adds cannot change the prepared result type.
+  const { rows } = await db.query({
+    name: 'find-game-detail',
+    text: `SELECT ${GAME_COLUMNS}, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')},
+            (SELECT json_agg(json_build_array(m.ply, m.san, m.uci, m.clock_ms, m.created_at) ORDER BY m.ply)
+               FROM game_moves m WHERE m.game_id = g.id) AS detail_moves,
+            d.id AS offer_id, d.offered_by AS offer_offered_by, d.ply AS offer_ply, d.status AS offer_status,
+            d.created_at AS offer_created_at, d.expires_at AS offer_expires_at
+       FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id
+       LEFT JOIN draw_offers d ON d.game_id = g.id AND d.status = 'pending' AND d.expires_at > now()
+      WHERE g.id = $1`,
+    values: [id],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  const { detail_moves, offer_id, offer_offered_by, offer_ply, offer_status, offer_created_at, offer_expires_at, ...game } = row;
+  const moves = ((detail_moves ?? []) as [number, string, string, number, string][]).map(([ply, san, uci, clockMs, createdAt]) => ({
+    ply,
+    san,
+    uci,
+    clockMs,
+    createdAt: new Date(createdAt),
+  }));
+  const drawOffer: DrawOfferRecord | undefined = offer_id
+    ? { id: offer_id, gameId: id, offeredBy: offer_offered_by, ply: offer_ply, status: offer_status, createdAt: offer_created_at, expiresAt: offer_expires_at }
+    : undefined;
+  return { game: withPlayers(game), moves, drawOffer };
 }
 
 /** Current rating of each user in a category, rounded; a user without a row has the default (1500). */
@@ -315,16 +360,98 @@ export async function listGames(
   // whichever way they are scanned.
   const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
   const n = where.params.length;
+  const orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
+  const params = [...where.params, page.limit, page.offset];
+  // A kept total costs less than a round trip: it comes with the page, on every row.
+  const kept = hasKeptTotal(filter) ? `, (${keptTotal(filter, params)}) AS list_total` : '';
+  // The page is chosen in the list indexes, which hold every filtered column (migration 015):
+  // rows skipped by a filter or an offset are never read from the table, only the page's own.
   const { rows } = await db.query(
-    `${GAME_WITH_PLAYERS} WHERE ${where.sql}
-      ORDER BY g.${order.field} ${dir}, g.id ${tie} LIMIT $${n + 1} OFFSET $${n + 2}`,
-    [...where.params, page.limit, page.offset],
+    `WITH page AS MATERIALIZED (SELECT g.id FROM games g WHERE ${where.sql} ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2})
+     SELECT ${WITH_PLAYERS_COLUMNS}${kept} ${WITH_PLAYERS_FROM} WHERE g.id IN (SELECT id FROM page) ${orderBy}`,
+    params,
   );
-  const games = rows.map(withPlayers);
+  const listTotal = rows[0]?.list_total as number | undefined;
+  const games = rows.map(({ list_total: _total, ...row }) => withPlayers(row));
   if (games.length > 0 && games.length < page.limit) return { games, total: page.offset + games.length };
   if (games.length === 0 && page.offset === 0) return { games, total: 0 };
-  const count = await db.query(`SELECT count(*) AS total FROM games g WHERE ${where.sql}`, where.params);
-  return { games, total: count.rows[0].total as number };
+  return { games, total: listTotal ?? (await countGames(db, filter, where)) };
+}
+
+/**
+ * A list without a player, a search or a tournament (nor the viewer's pending games) has its
+ * total kept (migration 015); a tournament's games are counted in their own index.
+ */
+const hasKeptTotal = (f: GameListFilter) => f.status !== 'pending' && !f.playerId && !f.search && !f.tournamentId;
+
+/** The kept total of such a list: a sum of a few rows; its parameters are appended to `params`. */
+function keptTotal(filter: GameListFilter, params: unknown[]): string {
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const conditions = [
+    ...(filter.status ? [`status = ${p(filter.status)}`] : []),
+    ...(filter.timeControl ? [`time_control = ${p(filter.timeControl)}`] : []),
+    ...(filter.result ? [`result = ${p(filter.result)}`] : []),
+  ];
+  const w = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  return `SELECT COALESCE(sum(n), 0)::bigint FROM (SELECT n FROM game_list_counts ${w} UNION ALL SELECT n FROM game_list_count_deltas ${w}) counted`;
+}
+
+/**
+ * How many games a list matches. Without a player or a search, the kept totals answer (a sum of
+ * a few rows, migration 015); with one, the games of the player (or of the players the search
+ * matches) are counted in two covering indexes; the viewer's pending games are counted as they are.
+ */
+async function countGames(db: Queryable, filter: GameListFilter, where: { sql: string; params: unknown[] }): Promise<number> {
+  if (hasKeptTotal(filter)) {
+    const params: unknown[] = [];
+    const { rows } = await db.query(`SELECT (${keptTotal(filter, params)}) AS total`, params);
+    return rows[0].total as number;
+  }
+  if (filter.status === 'pending' || (filter.tournamentId && !filter.playerId && !filter.search)) {
+    // The viewer's own pending games: a handful; a tournament's games: in games_tournament_idx.
+    const count = await db.query(`SELECT count(*) AS total FROM games g WHERE ${where.sql}`, where.params);
+    return count.rows[0].total as number;
+  }
+  // The players' games: those they play White, then those they play Black against someone else
+  // (a game between two of them counts once), each half in its covering index (games_white_idx,
+  // games_black_idx, migration 015) alone; the players are looked up once.
+  const params: unknown[] = [];
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const players = filter.playerId
+    ? `SELECT ${p(filter.playerId)}::uuid AS id`
+    : `SELECT id FROM users WHERE username ILIKE ${p(likeContains(filter.search!))}`;
+  const others = [
+    `g.status <> 'pending'`,
+    ...(filter.status ? [`g.status = ${p(filter.status)}`] : []),
+    ...(filter.timeControl ? [`g.time_control = ${p(filter.timeControl)}`] : []),
+    ...(filter.result ? [`g.result = ${p(filter.result)}`] : []),
+    ...(filter.tournamentId ? [`g.tournament_id = ${p(filter.tournamentId)}`] : []),
+    // A player and a search together: the player's games against a matching opponent, or all of
+    // them when the player matches the search.
+    ...(filter.playerId && filter.search
+      ? [`(g.white_id IN (SELECT id FROM users WHERE username ILIKE ${p(likeContains(filter.search))})
+           OR g.black_id IN (SELECT id FROM users WHERE username ILIKE $${params.length}))`]
+      : []),
+  ].join(' AND ');
+  const { rows } = await db.query(
+    `WITH players AS MATERIALIZED (${players})
+     SELECT (SELECT count(*) FROM games g WHERE g.white_id IN (SELECT id FROM players) AND ${others})
+          + (SELECT count(*) FROM games g WHERE g.black_id IN (SELECT id FROM players)
+               AND g.white_id NOT IN (SELECT id FROM players) AND ${others}) AS total`,
+    params,
+  );
+  return rows[0].total as number;
+}
+
+/** Folds the deltas of the kept list totals into them (the sweeper, every node, every second). */
+export async function foldGameListCounts(db: Queryable): Promise<void> {
+  // Concurrent folds on two nodes each take the deltas the other has not deleted: none twice.
+  await db.query(
+    `WITH moved AS (DELETE FROM game_list_count_deltas RETURNING status, time_control, result, n)
+     INSERT INTO game_list_counts (status, time_control, result, n)
+     SELECT status, time_control, result, sum(n) FROM moved GROUP BY 1, 2, 3
+     ON CONFLICT (status, time_control, result) DO UPDATE SET n = game_list_counts.n + excluded.n`,
+  );
 }
 
 export type PendingChallenge = {

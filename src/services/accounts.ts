@@ -22,7 +22,6 @@ import {
   type UserRecord,
 } from '../db/users.ts';
 import { AppError } from '../errors.ts';
-import { userNotifier } from './userEvents.ts';
 import { defaultAvatarUrl, headlineRating, usernameTaken } from './users.ts';
 
 // Request bodies: the same schemas validate requests and document them (OpenAPI).
@@ -76,7 +75,6 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
   // them to flood a stranger's mailbox: a few mails per recipient per hour are enough.
   const mailsPerRecipient = ctx.makeLimiter('mail-recipient', 5, 3600);
   const background = new Set<Promise<void>>();
-  const notify = userNotifier(ctx);
 
   async function sendMail(mail: Mail): Promise<void> {
     try {
@@ -180,7 +178,7 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
         return userId;
       });
       if (!userId) throw invalidToken();
-      notify(userId, { type: 'session_revoked', session_id: null });
+      await sessions.ended(userId, null);
     },
 
     async verifyEmail(token: string) {

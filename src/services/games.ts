@@ -105,15 +105,14 @@ export function createGamesService(ctx: AppContext) {
 
   async function loadDetail(userId: string, requestedId: string): Promise<DetailInput> {
     if (!isUuid(requestedId)) throw notFound();
-    const load = (id: string) =>
-      Promise.all([repo.findGameWithPlayers(pool, id), repo.listMoves(pool, id), repo.findOpenDrawOffer(pool, id)]);
-    let [found, moves, drawOffer] = await load(requestedId);
+    let found = await repo.findGameDetail(pool, requestedId);
     if (!found) {
       // A seek paired with an older one lives on in that one's game; its owner is led there.
       const redirect = await findSeekRedirect(pool, requestedId);
-      if (redirect?.userId === userId) [found, moves, drawOffer] = await load(redirect.gameId);
+      if (redirect?.userId === userId) found = await repo.findGameDetail(pool, redirect.gameId);
     }
-    const game = visibleTo(found, userId);
+    const game = visibleTo(found?.game, userId);
+    const { moves, drawOffer } = found!;
     const seated = [game.whiteId, game.blackId].filter((x): x is string => x !== null);
     const ratings = game.status === 'pending' ? await repo.findCategoryRatings(pool, seated, game.timeControl) : undefined;
     return { game, moves, drawOffer, ratings };

@@ -1,5 +1,6 @@
 import { createDomainCheck } from '../auth/emailDomain.ts';
 import { createMailer } from '../auth/mailer.ts';
+import { createSessionCache } from '../auth/sessionCache.ts';
 import { createSessions } from '../auth/sessions.ts';
 import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
@@ -12,6 +13,7 @@ import { createGamesService, type GamesService } from './games.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
 import { createTournaments, type Tournaments } from './tournaments.ts';
 import { userNotifier } from './userEvents.ts';
+import { createSessionRevocations } from './sessionRevocations.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
 
@@ -43,12 +45,19 @@ export function createServices(ctx: AppContext): Services {
   const notify = userNotifier(ctx);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox`, log });
   const domainCheck = createDomainCheck({ log: log.child({ component: 'email-domain' }) });
+  // A token's session is checked on every request: from this cache while revocations reach it.
+  const sessionCache = createSessionCache({ ttlMs: config.sessionCacheMs, now: () => ctx.clock.now() });
+  const revocations = createSessionRevocations(ctx, sessionCache);
   const sessions = createSessions({
     pool: ctx.pool,
     tokens: createAccessTokens({ secret: config.jwtSecret, issuer: config.publicUrl }),
     log,
     maxAgeMs: config.sessionMaxMs,
-    onRevoked: (userId, sessionId) => notify(userId, { type: 'session_revoked', session_id: sessionId }),
+    cache: sessionCache,
+    onRevoked: async (userId, sessionId) => {
+      notify(userId, { type: 'session_revoked', session_id: sessionId });
+      await revocations.publish(userId, sessionId);
+    },
   });
   const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
   const presence = createPresence(ctx);
@@ -74,6 +83,7 @@ export function createServices(ctx: AppContext): Services {
     webhooks: createWebhooks(ctx),
     close: async () => {
       presence.stop();
+      await revocations.close();
       await accounts.drain();
       await mailer.close();
     },

@@ -1,4 +1,4 @@
-import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
+import { expirePendingGames, findOrphanedGames, foldGameListCounts, type GameRecord } from '../db/games.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
 import { findTournamentsToHost } from '../db/tournamentPlay.ts';
 import type { Clock } from '../time.ts';
@@ -35,7 +35,8 @@ const MAX_BATCHES = 10;
  * enforces their clocks and first-move deadlines. Tournaments whose `starts_at` has come get their
  * actor, which starts them (so within 1 s), and running ones nobody hosts get it again. SKIP
  * LOCKED and the leases keep nodes apart: whichever node's sweeper looks first, one actor wins.
- * Idempotency keys past their 24 h are deleted (they already count as absent).
+ * Idempotency keys past their 24 h are deleted (they already count as absent), and the deltas
+ * of the kept list totals are folded into them.
  */
 export function startSweeper(d: SweeperDeps): Sweeper {
   let running: Promise<void> | undefined;
@@ -63,6 +64,7 @@ export function startSweeper(d: SweeperDeps): Sweeper {
       // Side by side: many orphaned games after a crash must not hold a tournament's start back.
       await Promise.all([hostOrphanedGames(), hostTournaments()]);
       await deleteExpiredIdempotencyKeys(d.pool, new Date(d.clock.now()));
+      await foldGameListCounts(d.pool);
     } catch (err) {
       d.log.warn({ err }, 'sweep failed');
     }

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { as, challenge, createActiveGame, playLine } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
 import { createUser, uniqueUsername, type TestUser } from '../helpers/users.ts';
+import { testService } from '../helpers/service.ts';
+import { foldGameListCounts } from '../../src/db/games.ts';
 
 // The interface's list view, plus result and winner (README, Decisions).
 const LIST_KEYS = [
@@ -100,6 +102,36 @@ describe('GET /games (list)', () => {
     assert.deepEqual(idsOf(await list(`search=${encodeURIComponent(part)}&status=finished`)), [ids.finished]);
   });
 
+  it('counts a player\'s and a search\'s games once each, a game between two matching players too, when the page does not tell the total', async function () {
+    this.timeout(20_000);
+    // Two players whose names share a tag, and one whose name does not.
+    const tag = uniqueUsername('cnt').slice(-8);
+    const [m1, m2, other] = await Promise.all([
+      createUser({ username: `a${tag}` }),
+      createUser({ username: `b${tag}` }),
+      createUser(),
+    ]);
+    const between = await createActiveGame(m1, m2);
+    assert.equal((await api('POST', `/v1/games/${between.id}/resign`, as(between.white))).status, 200);
+    const declined = await challenge(m2, other);
+    assert.equal((await api('POST', `/v1/games/${declined}/decline`, as(other))).status, 200);
+    await createActiveGame(other, m1, { time_control: 'bullet', initial_time: 60, increment: 0 });
+    const total = async (query: string) => {
+      // limit=1: the first page is full, so the total is counted rather than read off the page.
+      const res = await list(`${query}&limit=1`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.pagination.total;
+    };
+    assert.equal(await total(`search=${tag.toUpperCase()}`), 3);
+    assert.equal(await total(`search=${tag}&status=finished`), 1);
+    assert.equal(await total(`search=${tag}&time_control=bullet`), 1);
+    assert.equal(await total(`player_id=${m1.id}`), 2);
+    assert.equal(await total(`player_id=${other.id}`), 2);
+    assert.equal(await total(`player_id=${other.id}&search=${tag}`), 2);
+    assert.equal(await total(`player_id=${other.id}&search=${tag}&status=abandoned`), 1);
+    assert.equal(await total(`player_id=${m1.id}&search=${other.username}`), 1);
+  });
+
   it('takes LIKE wildcards in search literally', async () => {
     const percent = await list(`search=${encodeURIComponent('%')}`);
     assert.equal(percent.status, 200);
@@ -163,6 +195,78 @@ describe('GET /games (list)', () => {
       assert.ok(res.body.error.details[field], res.text);
     });
   }
+
+  describe('totals without a player or a search (kept per status, time control and result: migration 015)', () => {
+    const FILTERS = ['', 'status=active', 'status=finished', 'status=abandoned', 'time_control=blitz', 'time_control=bullet',
+      'result=0-1', 'result=1/2-1/2', 'status=finished&time_control=blitz&result=0-1', 'status=abandoned&time_control=bullet'];
+    /** The games a filter matches, counted in the table itself. */
+    async function counted(query: string): Promise<number> {
+      const { service } = await testService();
+      const params = new URLSearchParams(query);
+      const where = ["status <> 'pending'", ...[...params].map(([k], i) => `${k} = $${i + 1}`)];
+      const { rows } = await service.ctx.pool.query(`SELECT count(*)::int AS n FROM games WHERE ${where.join(' AND ')}`, [...params.values()]);
+      return rows[0].n;
+    }
+    /** The API's total equals the table's count (read before and after it: the sweeper may abandon a game meanwhile). */
+    async function assertTotals() {
+      for (const query of FILTERS) {
+        for (let attempt = 0; ; attempt++) {
+          const before = await counted(query);
+          const res = await list(`${query}&limit=1`);
+          assert.equal(res.status, 200, res.text);
+          if (before === (await counted(query))) {
+            assert.equal(res.body.pagination.total, before, `total of ?${query}`);
+            break;
+          }
+          assert.ok(attempt < 5, 'the games kept changing');
+        }
+      }
+    }
+
+    it('reports the exact number of games as they start, finish and are abandoned, before and after the deltas are folded', async function () {
+      this.timeout(20_000);
+      const [a, b, c] = await Promise.all([createUser(), createUser(), createUser()]);
+      await assertTotals();
+      const game = await createActiveGame(a, b, { time_control: 'blitz', initial_time: 180, increment: 2 });
+      await assertTotals();
+      assert.equal((await api('POST', `/v1/games/${game.id}/resign`, as(game.white))).status, 200);
+      const declined = await challenge(c, a, { time_control: 'bullet', initial_time: 60, increment: 0 });
+      assert.equal((await api('POST', `/v1/games/${declined}/decline`, as(a))).status, 200);
+      await assertTotals();
+      const { service } = await testService();
+      // Folded (as the sweeper does every second): nothing counted twice or lost.
+      await foldGameListCounts(service.ctx.pool);
+      await assertTotals();
+    });
+  });
+
+  it("counts a tournament's games, alone and with a player, when the page does not tell the total", async () => {
+    const [a, b, c] = await Promise.all([createUser(), createUser(), createUser()]);
+    const { service } = await testService();
+    const pool = service.ctx.pool;
+    const { rows } = await pool.query(
+      `INSERT INTO tournaments (name, creator_id, time_control, initial_time, increment, rated, starts_at, ends_at, status, created_at)
+       VALUES ('List totals arena', $1, 'blitz', 180, 0, true, now(), now() + interval '1 hour', 'running', now()) RETURNING id`,
+      [a.id],
+    );
+    const tournamentId = rows[0].id as string;
+    // Three games of the arena (two of them a's), one game outside it.
+    const games = [];
+    for (const [white, black] of [[a, b], [c, a]] as const) {
+      const game = await createActiveGame(white, black);
+      assert.equal((await api('POST', `/v1/games/${game.id}/resign`, as(game.white))).status, 200);
+      games.push(game);
+    }
+    games.push(await createActiveGame(b, c));
+    await createActiveGame(a, await createUser());
+    await pool.query(`UPDATE games SET tournament_id = $1 WHERE id = ANY($2::uuid[])`, [tournamentId, games.map((g) => g.id)]);
+
+    const page = async (query: string) => (await api('GET', `/v1/games?tournament_id=${tournamentId}&limit=1${query}`, as(a))).body.pagination.total;
+    assert.equal(await page(''), 3);
+    assert.equal(await page(`&player_id=${a.id}`), 2);
+    assert.equal(await page('&status=finished'), 2);
+    assert.equal(await page(`&search=${a.username.slice(1)}`), 2);
+  });
 
   it('requires a valid access token (401)', async () => {
     const res = await api('GET', '/v1/games', { ip: newIp() });
