@@ -1,6 +1,10 @@
 // PM2: N processes (fork mode), one port each, joined into one service through Redis (presence,
 // matchmaker driver, rate limits) and PostgreSQL. Put a load balancer in front of the ports.
 //   DATABASE_URL=postgres://… REDIS_URL=redis://… SMTP_URL=smtp://… npx pm2 start ecosystem.config.js
+// INSTANCES (default: one per core), PORT (the first; process i listens on PORT + i). A game's
+// socket must reach the process holding its room: each process announces where (PUBLIC_ADDRESS),
+// either its own port on PUBLIC_HOST (default localhost), or, with PROXY_HOST set (behind the
+// README's nginx), PROXY_HOST/node-<i>, a path the proxy sends to process i.
 // The package is an ES module, so this file is too: PM2 require()s it, which Node ≥ 20.19
 // answers with the module namespace: the named `apps` export is what it reads there (the
 // default export serves `import`).
@@ -15,6 +19,7 @@ for (const name of ['JWT_SECRET', 'PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL', 'SM
 const instances = Number(process.env.INSTANCES || os.cpus().length);
 const basePort = Number(process.env.PORT || 2567);
 const host = process.env.PUBLIC_HOST || 'localhost';
+const proxy = process.env.PROXY_HOST;
 
 export const apps = Array.from({ length: instances }, (_, i) => ({
   name: `chess-${i}`,
@@ -27,7 +32,7 @@ export const apps = Array.from({ length: instances }, (_, i) => ({
   env: {
     NODE_ENV: process.env.NODE_ENV || 'production',
     PORT: String(basePort + i),
-    PUBLIC_ADDRESS: `${host}:${basePort + i}`,
+    PUBLIC_ADDRESS: proxy ? `${proxy}/node-${i}` : `${host}:${basePort + i}`,
   },
 }));
 

@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   FIRST_MOVE_SECONDS: seconds.default(30),
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
   GAME_LEASE_SECONDS: seconds.default(15),
+  FAILOVER_DETECTION: z.enum(['lock', 'lease']).default('lock'),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
   ANALYSIS_LOCK_SECONDS: seconds.default(60),
@@ -49,6 +50,7 @@ const EnvSchema = z.object({
   SESSION_MAX_DAYS: seconds.default(90),
   SEEK_POOL_IDLE_SECONDS: seconds.default(10),
   WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
+  TOURNAMENT_MIN_MINUTES: z.coerce.number().int().min(1).max(360).default(10),
 });
 
 export type Config = {
@@ -74,6 +76,12 @@ export type Config = {
   drawOfferTtlMs: number;
   /** How long a node owns a live game without renewing (a dead node's games move after this). */
   gameLeaseMs: number;
+  /**
+   * How a dead node is noticed: `lock`, its PostgreSQL session lock is free (within a second), or
+   * `lease`, its leases lapse (GAME_LEASE_SECONDS; for a database behind a transaction-pooling
+   * proxy, where session locks do not hold).
+   */
+  failoverDetection: 'lock' | 'lease';
   /** Engine processes (one job each) on this node; 0 leaves analysis to other nodes. */
   analysisWorkers: number;
   analysisDepth: number;
@@ -94,6 +102,8 @@ export type Config = {
   seekPoolIdleMs: number;
   /** How long a webhook receiver has to answer (DESIGN 2.7: 10 s). */
   webhookTimeoutMs: number;
+  /** The shortest arena that may be created (DESIGN 2.10: TOURNAMENT_MIN_MINUTES). */
+  tournamentMinMinutes: number;
 };
 
 export class ConfigError extends Error {}
@@ -136,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
     drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
     gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,
+    failoverDetection: e.FAILOVER_DETECTION,
     analysisWorkers: e.ANALYSIS_WORKERS,
     analysisDepth: e.ANALYSIS_DEPTH,
     analysisLockMs: e.ANALYSIS_LOCK_SECONDS * 1000,
@@ -147,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionMaxMs: e.SESSION_MAX_DAYS * 24 * 3600 * 1000,
     seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    tournamentMinMinutes: e.TOURNAMENT_MIN_MINUTES,
   };
 }
 

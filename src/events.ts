@@ -3,11 +3,13 @@ import type { Presence } from '@colyseus/core';
 /**
  * Realtime events between processes, over Colyseus presence (Redis pub/sub when REDIS_URL is
  * set, in process otherwise). Channels: `game:<id>` (a live game's events, DESIGN 2.6),
- * `user:<id>` (personal: pairing, challenges), `lobby:seeks` (open seeks appearing and going).
+ * `user:<id>` (personal: pairing, challenges), `tournament:<id>` (an arena's
+ * pairings and standings), `lobby:seeks` (open seeks appearing and going).
  */
 export const channels = {
   game: (gameId: string) => `game:${gameId}`,
   user: (userId: string) => `user:${userId}`,
+  tournament: (tournamentId: string) => `tournament:${tournamentId}`,
   lobby: 'lobby:seeks',
 } as const;
 

@@ -14,7 +14,8 @@ try {
   throw error;
 }
 
-const log = createLogger(config.logLevel);
+// A person at a terminal reads lines; anything else (a file, a collector) gets JSON.
+const log = createLogger(config.logLevel, undefined, { pretty: process.stdout.isTTY === true });
 const service = await startService(config, log).catch((error) => {
   log.fatal({ err: error }, 'failed to start');
   process.exit(1);

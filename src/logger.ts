@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -33,7 +34,15 @@ const REDACT_PATHS = [
   ...SECRET_KEYS.map((k) => `*.headers.${k}`),
 ];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * JSON lines (for log collectors), or with `pretty` (stdout is a terminal) one coloured, readable
+ * line per entry. Secrets are removed before either is written.
+ */
+export function createLogger(level: string, destination?: DestinationStream, o: { pretty?: boolean } = {}): Logger {
   const options = { level, base: { pid: process.pid }, redact: { paths: REDACT_PATHS, remove: true } };
+  if (o.pretty) {
+    const stream = pretty({ colorize: !destination, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, ...(destination ? { destination } : {}) });
+    return pino(options, stream);
+  }
   return destination ? pino(options, destination) : pino(options);
 }

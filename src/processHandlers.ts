@@ -1,12 +1,13 @@
 import type { EventEmitter } from 'node:events';
 import type { Logger } from './logger.ts';
+import { isBackendUnavailable } from './util/unavailable.ts';
 import { systemClock, withTimeout, type Clock } from './time.ts';
 
 /** How long a drain may take before the process exits anyway (the operator contract's 10 s). */
 export const DRAIN_LIMIT_MS = 10_000;
 
 export type ProcessHandlerDeps = {
-  log: Pick<Logger, 'info' | 'fatal'>;
+  log: Pick<Logger, 'info' | 'warn' | 'fatal'>;
   /** Drains the service: stop accepting, flush pending writes, release live games. */
   stop: () => Promise<void>;
   exit: (code: number) => void;
@@ -23,6 +24,11 @@ export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * buffered moves and its games' leases are still worth handing back. Whatever comes first
  * starts the drain; anything after it only logs (a fatal error turns the exit code to 1).
  * A drain that does not finish within `drainMs` exits 1 regardless.
+ *
+ * One rejection is no crash: a request to PostgreSQL or Redis that failed because the server is
+ * restarting or out of reach. Colyseus fires some Redis writes without awaiting them (its load
+ * figures, a room listing's removal); while Redis restarts those reject unhandled, and the
+ * process is in no doubt about its own state: it logs a warning and carries on.
  */
 export function installProcessHandlers(target: Pick<EventEmitter, 'on'>, deps: ProcessHandlerDeps): void {
   const clock = deps.clock ?? systemClock;
@@ -66,6 +72,10 @@ export function installProcessHandlers(target: Pick<EventEmitter, 'on'>, deps: P
     deps.log.fatal({ err }, draining ? `${message} while shutting down` : `${message}; shutting down`);
     drain();
   };
-  target.on('unhandledRejection', fatal('unhandled promise rejection'));
+  const rejected = fatal('unhandled promise rejection');
+  target.on('unhandledRejection', (err: unknown) => {
+    if (isBackendUnavailable(err)) deps.log.warn({ err }, 'a request to PostgreSQL or Redis failed unawaited (the server is unavailable)');
+    else rejected(err);
+  });
   target.on('uncaughtException', fatal('uncaught exception'));
 }

@@ -1,7 +1,6 @@
 import './polyfills.ts';
 import http from 'node:http';
 import { matchMaker, LocalPresence, LocalDriver, Server, type Presence, type MatchMakerDriver } from '@colyseus/core';
-import { RedisDriver } from '@colyseus/redis-driver';
 import { RedisPresence } from '@colyseus/redis-presence';
 import { Redis } from 'ioredis';
 import { assertPinnedChessJs } from './chessVersion.ts';
@@ -12,9 +11,11 @@ import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { createHttpApp } from './http/app.ts';
 import { createIdempotency } from './http/idempotency.ts';
-import { buildOpenApi, renderDocs } from './http/openapi.ts';
-import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerWebhookMetrics } from './http/ops.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { createMetrics, opsRouter, registerAnalysisMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerTournamentMetrics, registerWebhookMetrics } from './http/ops.ts';
 import { pagesRouter } from './http/pages.ts';
+import { webRouter } from './http/web.ts';
+import { webBundle } from './http/webBundle.ts';
 import { createRateLimit } from './http/rateLimit.ts';
 import { matchmakeRouter } from './http/matchmake.ts';
 import { buildRoutes } from './http/routes/index.ts';
@@ -23,9 +24,12 @@ import { createEventBus } from './events.ts';
 import { createGameEventLog } from './services/gameEvents.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
+import { loadBundledPuzzles } from './services/puzzleImport.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
-import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, openGame } from './gateway/index.ts';
-import { startSweeper } from './workers/sweeper.ts';
+import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, TOURNAMENT_ROOM, nodeGone, nodeSeen, openGame, openTournament, relistRooms } from './gateway/index.ts';
+import { OwnListingsDriver } from './gateway/listings.ts';
+import { startNodeWatch } from './workers/nodeWatch.ts';
+import { startSweeper, type Sweeper } from './workers/sweeper.ts';
 import { startWebhookDispatcher } from './workers/webhooks.ts';
 import { startAnalysisWorkers, type AnalysisWorkers } from './workers/analysis.ts';
 import { engineCommand } from './workers/engine.ts';
@@ -41,6 +45,7 @@ import { GuardedWebSocketTransport } from '../rooms/frames.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { SeekPoolRoom } from '../rooms/SeekPoolRoom.ts';
 import { LobbyRoom } from '../rooms/LobbyRoom.ts';
+import { TournamentRoom } from '../rooms/TournamentRoom.ts';
 
 export type RunningService = {
   /** The port actually bound (PORT=0 picks a free one). */
@@ -76,8 +81,13 @@ export async function startService(
     // node gives its games up (src/services/liveGameHost.ts) well before their leases lapse.
     const pool = createPool(databaseUrl, 20, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
     cleanup.unshift(() => pool.end());
+    // The tournament actors' own few connections: a round never waits behind a burst of requests.
+    const tournamentPool = createPool(databaseUrl, 3, { statementTimeoutMs: Math.min(5000, Math.round(config.gameLeaseMs / 3)) });
+    cleanup.unshift(() => tournamentPool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    // Data the migrations cannot carry as SQL: the bundled puzzles, once per database.
+    await loadBundledPuzzles(pool, log);
 
     const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
     if (redis) {
@@ -113,11 +123,14 @@ export async function startService(
         },
         registry: metrics.registry,
         openapi,
-        docs: () => renderDocs(openapi()),
         metricsToken: config.metricsToken,
         nodeId: () => matchMaker.processId,
       }),
-      routers: [matchmakeRouter(), pagesRouter({ accounts: services.accounts, games: services.games, rateLimit, log })],
+      routers: [
+        matchmakeRouter(),
+        pagesRouter({ accounts: services.accounts, rateLimit, log }),
+        webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl }),
+      ],
     });
 
     const httpServer = http.createServer(app);
@@ -143,6 +156,7 @@ export async function startService(
       snapshot: services.games.snapshot,
       missed: gameEvents.since,
       openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
+      tournamentExists: services.tournaments.exists,
     });
     transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) });
     httpServer.on('upgrade', (req, socket, head) => {
@@ -151,8 +165,7 @@ export async function startService(
 
     const gameServer = new Server({
       transport,
-      presence: createPresence(config),
-      driver: createDriver(config),
+      ...clusterParts(config, log),
       publicAddress: config.publicAddress,
       gracefullyShutdown: false,
       greet: false,
@@ -167,10 +180,31 @@ export async function startService(
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
     LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
+    TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, pool: tournamentPool, observe: registerTournamentMetrics(metrics.registry) };
+    gameServer.define(TOURNAMENT_ROOM, TournamentRoom);
 
+    // This node's id is known once the matchmaker is set up. Before it can host anything, it holds
+    // its node lock, and the leases of nodes found dead (a crashed predecessor) are ended.
+    await matchMaker.onReady;
+    liveGames.hostId = matchMaker.processId;
+    let sweeper: Sweeper | undefined;
+    if (config.failoverDetection === 'lock') {
+      const watch = await startNodeWatch({
+        databaseUrl,
+        pool,
+        log: log.child({ component: 'nodes' }),
+        id: matchMaker.processId,
+        address: config.publicAddress,
+        onGone: async (id, endedHere) => {
+          await nodeGone(id, { dropListings: endedHere });
+          if (endedHere) sweeper?.kick();
+        },
+        onSeen: nodeSeen,
+      });
+      cleanup.unshift(watch.stop);
+    }
     await gameServer.listen(config.port, config.host);
     serveHttpWithApp(httpServer, app);
-    liveGames.hostId = matchMaker.processId;
     events.attach(matchMaker.presence);
     const analysis = startAnalysisWorkers({
       pool,
@@ -189,7 +223,16 @@ export async function startService(
       // A game that ended here is analysed here as soon as an engine is free.
       if (event.type === 'game_end') analysis.kick();
     });
-    const stopSweeper = startSweeper({ pool, log, clock, openGame, onExpired: services.games.pendingExpired });
+    sweeper = startSweeper({
+      pool,
+      log,
+      clock,
+      // The sweeper knows nobody holds these games' leases: a room listed on a node that does
+      // not answer is a dead node's leftover.
+      openGame: (gameId) => openGame(gameId, { orphaned: true }),
+      openTournament,
+      onExpired: services.games.pendingExpired,
+    });
     const webhooks = startWebhookDispatcher({
       pool,
       log: log.child({ component: 'webhooks' }),
@@ -204,7 +247,9 @@ export async function startService(
     registerRefusalMetrics(metrics.registry, refusals);
     registerRealtimeMetrics(metrics.registry, realtime.stats);
     const port = (httpServer.address() as { port: number }).port;
-    log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis }, 'chess service listening');
+    // The address to open: a wildcard bind is reached as localhost.
+    const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis, publicUrl: config.publicUrl }, `listening on http://${host}:${port}`);
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
@@ -212,7 +257,7 @@ export async function startService(
         // Stop accepting, let rooms flush and dispose, then close connections in reverse order.
         httpServer.close();
         await realtime.close();
-        await stopSweeper();
+        await sweeper?.stop();
         await webhooks.stop();
         // Running analyses go back to the queue and every engine process exits.
         await analysis.stop();
@@ -230,12 +275,32 @@ export async function startService(
   }
 }
 
-function createPresence(config: Config): Presence {
-  return config.redisUrl ? new RedisPresence(config.redisUrl) : new LocalPresence();
-}
-
-function createDriver(config: Config): MatchMakerDriver {
-  return config.redisUrl ? new RedisDriver(config.redisUrl) : new LocalDriver();
+/**
+ * Colyseus's presence and matchmaker driver: in memory for one node, else on Redis clients of our
+ * own. A command to an unreachable Redis fails after two retries (a 503 for the request) instead
+ * of waiting ten seconds; connection errors are logged, not printed unhandled; and when Redis
+ * comes back (restarted, possibly empty) this node lists its rooms and its load again, so that
+ * the other nodes find its games and send it rooms to create.
+ */
+function clusterParts(config: Config, log: Logger): { presence: Presence; driver: MatchMakerDriver } {
+  if (!config.redisUrl) return { presence: new LocalPresence(), driver: new LocalDriver() };
+  const client = (name: string) => {
+    const redis = new Redis(config.redisUrl!, { maxRetriesPerRequest: 2 });
+    redis.on('error', (err) => log.warn({ err: err.message, client: name }, 'redis error'));
+    return redis;
+  };
+  const listings = client('driver');
+  let lost = false;
+  listings.on('close', () => (lost = true));
+  listings.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    relistRooms().then(
+      () => log.info('redis is back: this node listed its rooms again'),
+      (err) => log.warn({ err }, 'could not list the rooms again'),
+    );
+  });
+  return { presence: new RedisPresence(client('presence')), driver: new OwnListingsDriver(listings) };
 }
 
 /**

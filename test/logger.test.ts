@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { createLogger, SECRET_KEYS } from '../src/logger.ts';
 
 /** A logger at trace level that keeps every line it writes. */
@@ -29,5 +30,17 @@ describe('logger', () => {
     const written = lines.join('\n');
     for (const leaked of ['abc123', 'kkkkkkkk', 'user:pw', 'u:pw', 'rt-xyz', 'hunter2']) assert.ok(!written.includes(leaked), leaked);
     assert.match(written, /ann@example\.com/);
+  });
+
+  it('writes readable lines for a terminal (pretty), still without secrets', () => {
+    const lines: string[] = [];
+    const terminal = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+    const log = createLogger('info', terminal, { pretty: true });
+    log.info({ port: 2567, token: 's3cr3t-token' }, 'listening on http://localhost:2567');
+    const written = lines.join('');
+    assert.match(written, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening on http:\/\/localhost:2567\n/);
+    assert.match(written, /port: 2567/);
+    assert.ok(!written.includes('s3cr3t'));
+    assert.ok(!written.trimStart().startsWith('{'), 'not JSON');
   });
 });

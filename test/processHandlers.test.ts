@@ -57,6 +57,21 @@ describe('process handlers (signals and crashes drain the service, then exit)', 
     assert.deepEqual(p.exits, [1]);
   });
 
+  it('only warns about an unhandled rejection that says PostgreSQL or Redis is unavailable (Colyseus fires some Redis writes unawaited)', async () => {
+    const p = fakeProcess();
+    const redisDown = Object.assign(new Error('Reached the max retries per request limit (which is 20).'), { name: 'MaxRetriesPerRequestError' });
+    p.target.emit('unhandledRejection', redisDown, Promise.resolve());
+    p.target.emit('unhandledRejection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }), Promise.resolve());
+    await settle();
+    assert.equal(p.stops, 0);
+    assert.deepEqual(p.fatal(), []);
+    assert.equal(p.lines.filter((l) => l.level === 40).length, 2);
+    // Anything else still drains and exits 1.
+    p.target.emit('unhandledRejection', new TypeError('x is undefined'), Promise.resolve());
+    await settle();
+    assert.equal(p.stops, 1);
+  });
+
   it('logs an uncaught exception at fatal, stops once, then exits 1', async () => {
     const p = fakeProcess();
     p.target.emit('uncaughtException', new TypeError('x is undefined'), 'uncaughtException');

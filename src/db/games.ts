@@ -4,7 +4,7 @@ import type { Queryable } from './pool.ts';
 /** A games row as plain data (times in ms, dates as Date). */
 export type GameRecord = {
   id: string;
-  kind: 'challenge' | 'matchmaking';
+  kind: 'challenge' | 'matchmaking' | 'tournament';
   createdBy: string;
   whiteId: string | null;
   blackId: string | null;
@@ -41,6 +41,8 @@ export type GameRecord = {
   startedAt: Date | null;
   finishedAt: Date | null;
   lastMoveAt: Date | null;
+  /** The arena that paired the game (DESIGN 2.10), else null. */
+  tournamentId: string | null;
 };
 
 export type PlayerRecord = { id: string; username: string; avatarUrl: string | null; country: string | null };
@@ -253,6 +255,7 @@ export type GameListFilter = {
   playerId?: string;
   timeControl?: GameRecord['timeControl'];
   result?: NonNullable<GameRecord['result']>;
+  tournamentId?: string;
   /** Username substring of either player, case-insensitive, taken literally. */
   search?: string;
 };
@@ -283,6 +286,7 @@ function listWhere(f: GameListFilter): { sql: string; params: unknown[] } {
   }
   if (f.timeControl) where.push(`g.time_control = ${p(f.timeControl)}`);
   if (f.result) where.push(`g.result = ${p(f.result)}`);
+  if (f.tournamentId) where.push(`g.tournament_id = ${p(f.tournamentId)}`);
   if (f.search) {
     // Matching users first (few, and indexed by trigram when pg_trgm exists), then their games.
     const pattern = p(likeContains(f.search));

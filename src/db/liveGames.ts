@@ -66,6 +66,20 @@ export async function renewLeases(
   return new Set(rows.map((r) => r.id as string));
 }
 
+/**
+ * Ends leases this node no longer uses (games it gave up), fenced by their epochs, so that any
+ * node may take them at once; a lease another node took meanwhile is left alone.
+ */
+export async function endLeases(db: Queryable, leases: { gameId: string; epoch: number }[]): Promise<void> {
+  if (leases.length === 0) return;
+  await db.query(
+    `UPDATE games g SET lease_expires_at = NULL
+       FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch)
+      WHERE g.id = l.id AND g.host_epoch = l.epoch AND g.status = 'active'`,
+    [leases.map((l) => l.gameId), leases.map((l) => l.epoch)],
+  );
+}
+
 /** Gives the game up (graceful dispose): clocks booked up to now, lease free for any node. */
 export async function releaseLease(
   db: Queryable,

@@ -33,6 +33,10 @@ export function createPool(
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor may a checked-out one (PostgreSQL restarting under a transaction): node-postgres emits
+  // 'error' on the client, where the pool listens only while the client is idle. The query in
+  // flight fails with the same error, and its caller releases the client, which the pool drops.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

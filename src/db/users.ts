@@ -21,8 +21,8 @@ export type UserRecord = {
   updatedAt: Date;
 };
 
-/** A user with the ratings it has rows for (a missing category means the defaults). */
-export type ProfileRecord = Omit<UserRecord, 'passwordHash'> & { ratings: Partial<Record<RatingCategory, number>> };
+/** A user with the ratings it has rows for, the puzzle rating included (a missing one means the defaults). */
+export type ProfileRecord = Omit<UserRecord, 'passwordHash'> & { ratings: Partial<Record<RatingCategory | 'puzzle', number>> };
 
 /** Which unique field a write collided with (both are unique case-insensitively). */
 export type TakenField = 'email' | 'username';

@@ -86,3 +86,20 @@ export function hasLegalMove(chess: Chess): boolean {
   }
   return false;
 }
+
+/**
+ * Plays `from`-`to` if legal, as `playFast` matches it, but reports nothing: no SAN, no FEN, no
+ * repetition count. For replaying known lines (puzzle imports check millions of them): only the
+ * one pseudo-legal move that matches is tried for legality (does it leave the king attacked?),
+ * where the legal generation tries every move of the piece.
+ */
+export function playQuiet(chess: Chess, from: string, to: string, promotion?: string): boolean {
+  const c = chess as unknown as Internals;
+  const us = c._turn;
+  const move = c._moves({ legal: false, square: from }).find((m) => algebraic(m.to) === to && m.promotion === promotion);
+  if (!move) return false;
+  c._makeMove(move);
+  if (!c._isKingAttacked(us)) return true;
+  c._undoMove();
+  return false;
+}

@@ -1,4 +1,5 @@
 import { ErrorCode as ColyseusError, matchMaker, ServerError } from '@colyseus/core';
+import { isUuid } from '../domain/ids.ts';
 import type { Reply } from '../domain/liveGameViews.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { countRefusal } from '../refusals.ts';
@@ -8,6 +9,7 @@ import { sleep } from '../time.ts';
 export const GAME_ROOM = 'game';
 export const POOL_ROOM = 'seek_pool';
 export const LOBBY_ROOM = 'lobby';
+export const TOURNAMENT_ROOM = 'tournament';
 
 /**
  * The room methods REST may call, and nothing else: `remoteRoomCall` would otherwise invoke any
@@ -46,23 +48,41 @@ const unavailable = () =>
 /**
  * Makes sure the live room of an active game exists somewhere in the cluster: finds it, or
  * creates it (rehydrating the game from PostgreSQL) on the process the matchmaker picks.
- * Resolves false when the game is not active (nothing to host).
+ * Resolves false when the game is not active (nothing to host). `orphaned`: the caller knows
+ * nobody holds the game's lease (the sweeper), so a room listed on another node may be a dead
+ * node's leftover: that node is asked for a sign of life, and a dead node's listings are dropped.
  */
-export function openGame(gameId: string): Promise<boolean> {
-  return openRoom(GAME_ROOM, gameId, { gameId });
+export async function openGame(gameId: string, o: { orphaned?: boolean } = {}): Promise<boolean> {
+  return (await openRoom(GAME_ROOM, gameId, { gameId }, o.orphaned)) !== undefined;
 }
 
-/** Finds or creates the room `roomId` (its onCreate takes the lease that makes it unique). */
-async function openRoom(roomName: string, roomId: string, createOptions: object): Promise<boolean> {
+/**
+ * Makes sure the actor of a tournament that is running, or due to start, exists somewhere in the
+ * cluster (its onCreate takes the lease and starts a due tournament). Resolves false when there
+ * is nothing to host (not due yet, or finished). Only the sweeper calls it, for tournaments
+ * nobody holds the lease of: a room listed elsewhere is checked as an orphaned game's is.
+ */
+export async function openTournament(tournamentId: string): Promise<boolean> {
+  return (await openRoom(TOURNAMENT_ROOM, tournamentId, { tournamentId }, true)) !== undefined;
+}
+
+/**
+ * Finds or creates the room `roomId` (its onCreate takes the lease that makes it unique);
+ * resolves with the id of the process hosting it, or undefined when there is nothing to host.
+ */
+async function openRoom(roomName: string, roomId: string, createOptions: object, orphaned = false): Promise<string | undefined> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const rooms = await matchMaker.findRoomsByIds([roomId]);
-    if (rooms.has(roomId)) return true;
+    const listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
+    if (listed) {
+      const elsewhere = !!listed.processId && listed.processId !== matchMaker.processId;
+      if (!orphaned || !elsewhere || (await matchMaker.healthCheckProcessId(listed.processId))) return listed.processId;
+      continue; // its node is dead and its listings are gone now: the room can be made here
+    }
     try {
-      await matchMaker.createRoom(roomName, createOptions);
-      return true;
+      return (await matchMaker.createRoom(roomName, createOptions)).processId;
     } catch (error) {
       const message = (error as Error).message ?? '';
-      if (message.includes(ROOM_REFUSED.NOT_ACTIVE)) return false;
+      if (message.includes(ROOM_REFUSED.NOT_ACTIVE)) return undefined;
       if (message.includes(ROOM_REFUSED.LEASE_HELD)) countRefusal('lease_held');
       // Another node holds the lease (it is creating the room, or its lease has not lapsed yet),
       // or two creations raced: look again shortly.
@@ -93,11 +113,17 @@ async function callRoom<T>(
   refused: () => AppError,
 ): Promise<T> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (!(await openRoom(roomName, roomId, createOptions))) throw refused();
+    const host = await openRoom(roomName, roomId, createOptions);
+    if (host === undefined) throw refused();
     let reply: RoomReply<T>;
     try {
-      reply = (await matchMaker.remoteRoomCall(roomId, method as never, args)) as RoomReply<T>;
-    } catch {
+      reply = (await whileAlive(host, () => matchMaker.remoteRoomCall(roomId, method as never, args))) as RoomReply<T>;
+    } catch (error) {
+      // Its node was found dead: once its listings are gone, the next turn hosts the game anew.
+      if (error instanceof NodeGone) {
+        await sleep(20 * (attempt + 1));
+        continue;
+      }
       // The room went away between lookup and call (disposed, fenced out), or its node died and
       // left its listing behind: ask that node for a sign of life; a dead node's listings are
       // dropped, so the next turn re-creates the room here once the game's lease has lapsed.
@@ -115,6 +141,62 @@ async function callRoom<T>(
     throw new AppError(reply.code, reply.message, reply.details);
   }
   throw unavailable();
+}
+
+// ---- nodes ---------------------------------------------------------------------------------
+
+/** A call to a room on a node that was found dead while the call waited for its answer. */
+class NodeGone extends Error {}
+
+/** Calls waiting on a room of another node, by node, so they can end when that node is found dead. */
+const waitingOn = new Map<string, Set<() => void>>();
+/** Nodes found dead lately (id → when), so a listing they left behind is not waited on again. */
+const goneNodes = new Map<string, number>();
+const GONE_MEMORY_MS = 10_000;
+
+/**
+ * Another node is gone (src/workers/nodeWatch.ts). With `dropListings` (the node that found it
+ * dead: listings are shared through the driver) its room listings and load figures are dropped,
+ * so the next request or sweep creates its games' rooms on a live node at once. Then calls waiting
+ * on its rooms end and are retried against the game's next host, instead of waiting out
+ * Colyseus's 2 s IPC timeout and then a health check of as long.
+ */
+export async function nodeGone(processId: string, o: { dropListings: boolean }): Promise<void> {
+  if (o.dropListings) {
+    await matchMaker.stats.excludeProcess(processId);
+    await matchMaker.driver.cleanup?.(processId);
+  }
+  const now = Date.now();
+  for (const [id, at] of goneNodes) if (now - at > GONE_MEMORY_MS) goneNodes.delete(id);
+  goneNodes.set(processId, now);
+  for (const end of waitingOn.get(processId) ?? []) end();
+}
+
+/** A node (re)appeared: one judged dead by mistake registered again, so its rooms are waited on again. */
+export function nodeSeen(processId: string): void {
+  goneNodes.delete(processId);
+}
+
+/** `call()`, answered by a room of `processId`, ends with NodeGone if that node is (found) dead first. */
+function whileAlive<T>(processId: string, call: () => Promise<T>): Promise<T> {
+  if (processId === matchMaker.processId) return call();
+  const goneAt = goneNodes.get(processId);
+  if (goneAt !== undefined && Date.now() - goneAt < GONE_MEMORY_MS) return Promise.reject(new NodeGone(`node ${processId} is gone`));
+  let waiting = waitingOn.get(processId);
+  if (!waiting) waitingOn.set(processId, (waiting = new Set()));
+  let end!: () => void;
+  const gone = new Promise<never>((_, reject) => (end = () => reject(new NodeGone(`node ${processId} is gone`))));
+  waiting.add(end);
+  return Promise.race([call(), gone]).finally(() => {
+    waiting.delete(end);
+    if (waiting.size === 0 && waitingOn.get(processId) === waiting) waitingOn.delete(processId);
+  });
+}
+
+/** Lists this node's rooms and load again: Redis came back, perhaps without them (restarted empty). */
+export async function relistRooms(): Promise<void> {
+  await matchMaker.restoreMissingRoomCaches();
+  await matchMaker.stats.persist(true);
 }
 
 async function forgetDeadHost(roomId: string): Promise<void> {
@@ -161,12 +243,32 @@ export async function matchmake(method: string, room: string, options: Record<st
   if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) throw unavailable();
   const context = { token: caller.token, ip: caller.ip, headers: caller.headers };
   try {
-    if (method === 'joinById') return await matchMaker.joinById(room, options, context);
+    if (method === 'joinById') return await joinById(room, options, context);
     if (method === 'reconnect') return await matchMaker.reconnect(room, options);
     return await matchMaker.joinOrCreate(room, options, context);
   } catch (error) {
     throw matchmakeError(error);
   }
+}
+
+/**
+ * A join by room id. A game whose room is not listed (its node died and no node hosts it yet) is
+ * opened first, so a player who lost their socket with a dead node gets a seat on the next one;
+ * a join waiting on a node found dead meanwhile is tried again there.
+ */
+async function joinById(roomId: string, options: Record<string, unknown>, context: Parameters<typeof matchMaker.joinById>[2]): Promise<unknown> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    let listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
+    if (!listed && isUuid(roomId) && (await openGame(roomId))) listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
+    if (!listed) return await matchMaker.joinById(roomId, options, context);
+    try {
+      return await whileAlive(listed.processId, () => matchMaker.joinById(roomId, options, context));
+    } catch (error) {
+      if (!(error instanceof NodeGone)) throw error;
+      await sleep(20 * (attempt + 1));
+    }
+  }
+  throw unavailable();
 }
 
 /** Colyseus's refusals as the REST API would answer them; anything unknown stays a fault (500). */

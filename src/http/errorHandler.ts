@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { isBackendUnavailable, isStatementTimeout } from '../util/unavailable.ts';
 
 /** Unknown route: the envelope, never Express's HTML page. */
 export const notFound: RequestHandler = (req, _res, next) =>
@@ -8,7 +9,8 @@ export const notFound: RequestHandler = (req, _res, next) =>
 
 /**
  * The one place that turns errors into envelopes. Body-parser's errors (bad JSON, too large,
- * unsupported charset) become 4xx; anything unexpected is logged and reported as 500.
+ * unsupported charset) become 4xx; a database or Redis out of reach is 503 with Retry-After;
+ * anything unexpected is logged and reported as 500.
  * A /matchmake answer also gets a top-level `message: "CODE: text"`, which the Colyseus SDK shows
  * as its error's message (it reads `message`, then `error`, of a failed answer).
  */
@@ -19,7 +21,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     // A fault of ours gets its stack; an expected answer (a game between nodes: 503, a client's
     // mistake: 4xx) is no fault, and one line without a stack says enough.
     if (error.code === 'INTERNAL_ERROR') log.error({ err, method: req.method, path: req.path }, 'request failed');
-    else if (error.status >= 500) log.warn({ code: error.code, message: error.message, method: req.method, path: req.path }, 'request not served');
+    else if (error.status >= 500) log.warn({ code: error.code, message: error.message, cause: (err as Error)?.message, method: req.method, path: req.path }, 'request not served');
     else log.debug({ code: error.code, method: req.method, path: req.path }, 'request refused');
     if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
     const retryAfter = error.extra?.retryAfter;
@@ -43,6 +45,16 @@ function toAppError(err: unknown): AppError {
     case 'request.size.invalid':
     case 'request.aborted':
       return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request body', { body: [e.message ?? 'malformed'] });
+  }
+  // PostgreSQL or Redis is restarting or out of reach: nothing is wrong with the request.
+  if (isBackendUnavailable(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The service is briefly unavailable, retry shortly', undefined, { retryAfter: 1 });
+  }
+  // PostgreSQL cancelled a statement that ran past the statement timeout (src/db/pool.ts): the
+  // database is overloaded or a lock was held too long. Nothing landed, and the request may be
+  // sent again: an answer to retry, logged (with the statement's error) as a warning.
+  if (isStatementTimeout(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is slow to answer, retry shortly', undefined, { retryAfter: 1 });
   }
   // Other 4xx raised by Express itself (e.g. a malformed URI) keep their class.
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {

@@ -1,14 +1,19 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
 import type { Route } from './route.ts';
-import { pagePolicy } from './security.ts';
 
 extendZodWithOpenApi(z);
 
 const ErrorEnvelope = z.object({
   success: z.literal(false),
-  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.array(z.string())).optional().meta({ description: 'by field: what is wrong with it' }),
+    retryAfter: z.number().int().optional().meta({ description: 'seconds to wait (429; also the Retry-After header)' }),
+  }),
 });
 
 /** DESIGN 2.1: the key is per user, so it applies to authenticated POSTs (anonymous ones ignore it). */
@@ -33,23 +38,39 @@ const Pagination = z.object({
   hasPrev: z.boolean(),
 });
 
-/** The success body as the route really sends it (see Route.envelope). */
-function successContent(r: Route): Record<string, { schema: z.ZodType }> {
+/** The route's examples (src/http/openapiExamples.ts), by "METHOD path". */
+export const examplesOf = (r: Route): RouteExamples | undefined => EXAMPLES[`${r.method.toUpperCase()} ${r.path}`];
+
+/** The success body as the route really sends it (see Route.envelope), with its example. */
+function successContent(r: Route): Record<string, { schema: z.ZodType; example?: unknown }> {
   const data = r.response ?? z.unknown();
+  const example = examplesOf(r)?.response;
+  const has = example !== undefined;
   switch (r.envelope ?? 'data') {
     case 'raw':
-      return { [r.contentType ?? 'text/plain']: { schema: z.string() } };
+      return { [r.contentType ?? 'text/plain']: { schema: z.string(), ...(has ? { example } : {}) } };
     case 'message':
       return {
         'application/json': {
           schema: z.object({ success: z.literal(true), message: z.string(), ...(r.response ? { data: data.optional() } : {}) }),
+          example: { success: true, ...(has ? { data: example } : {}), message: 'Done.' },
         },
       };
-    case 'list':
-      return { 'application/json': { schema: z.object({ success: z.literal(true), data, pagination: Pagination }) } };
+    case 'list': {
+      const n = Array.isArray(example) ? example.length : 0;
+      const pagination = { page: 1, limit: 20, total: n, total_pages: n ? 1 : 0, totalPages: n ? 1 : 0, hasNext: false, hasPrev: false };
+      return { 'application/json': { schema: z.object({ success: z.literal(true), data, pagination: Pagination }), ...(has ? { example: { success: true, data: example, pagination } } : {}) } };
+    }
     default:
-      return { 'application/json': { schema: z.object({ success: z.literal(true), data }) } };
+      return { 'application/json': { schema: z.object({ success: z.literal(true), data }), ...(has ? { example: { success: true, data: example } } : {}) } };
   }
+}
+
+/** An error envelope as the service sends it for `code`. */
+function errorExample(code: string): object {
+  const e = ERROR_EXAMPLES[code];
+  const message = e?.message ?? code.charAt(0) + code.slice(1).toLowerCase().replaceAll('_', ' ');
+  return { success: false, error: { code, message, ...(e?.details ? { details: e.details } : {}), ...(e?.retryAfter ? { retryAfter: e.retryAfter } : {}) } };
 }
 
 /**
@@ -65,73 +86,91 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
     const responses: Record<string, { description: string; content?: object }> = {};
     const status = r.status ?? 200;
-    responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
+    // A route that only ever fails (the announced OAuth login) documents no success.
+    if (status < 400) responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
     const codes = new Set([...(r.errors ?? []), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
     if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');
     codes.add('RATE_LIMIT_EXCEEDED');
+    const errorExamples: Record<string, Record<string, { summary: string; value: object }>> = {};
     for (const code of codes) {
       const s = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400);
       const prev = responses[s]?.description;
+      (errorExamples[s] ??= {})[code] = { summary: code, value: errorExample(code) };
       responses[s] = {
         description: prev ? `${prev}, ${code}` : code,
-        content: { 'application/json': { schema: ErrorEnvelope } },
+        content: { 'application/json': { schema: ErrorEnvelope, examples: errorExamples[s] } },
       };
     }
     registry.registerPath({
       method: r.method,
       path,
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: r.tags,
       security: r.auth === 'none' ? [] : r.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       request: {
         params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) : undefined,
         query: r.query instanceof z.ZodObject ? r.query : undefined,
         headers: takesIdempotencyKey(r) ? IdempotencyHeaders : undefined,
-        body: r.body ? { content: { 'application/json': { schema: r.body } } } : undefined,
+        body: r.body ? { content: { 'application/json': { schema: r.body, examples: examplesOf(r)?.request } } } : undefined,
       },
       responses,
     });
   }
-  registerSockets(registry);
+  registerSockets(registry, serverUrl);
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Chess service',
       version: '1.0.0',
-      description: 'REST API of the realtime chess service. Also served under /api and /api/v1.',
+      description: API_DESCRIPTION,
     },
     servers: [{ url: `${serverUrl}/v1` }],
   });
   return doc;
 }
 
-/** A self-contained reference page (no CDN: the service may run offline). */
-const DOCS_STYLE = 'body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}';
+const API_DESCRIPTION = `REST API of the realtime chess service. Also served under \`/api\` and \`/api/v1\`.
 
-/** The reference page, and its content security policy (its one inline style, nothing else). */
-export function renderDocs(doc: any): { html: string; policy: string } {
-  const esc = (s: unknown) => String(s ?? '').replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  const rows: string[] = [];
-  for (const [path, ops] of Object.entries<any>(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries<any>(ops)) {
-      const statuses = Object.entries<any>(op.responses ?? {})
-        .map(([s, r]) => `<code>${esc(s)}</code> ${esc(r.description)}`)
-        .join('<br>');
-      const auth = op.security?.length === 1 && Object.keys(op.security[0]).length ? 'bearer' : op.security?.length ? 'optional' : 'none';
-      rows.push(
-        `<tr><td><b>${esc(method.toUpperCase())}</b></td><td><code>${esc(path)}</code></td><td>${esc(op.summary)}</td><td>${auth}</td><td>${statuses}</td></tr>`,
-      );
-    }
-  }
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>Chess service API</title>
-<style>${DOCS_STYLE}</style>
-</head><body><h1>Chess service API</h1>
-<p>Base path <code>/v1</code> (also <code>/api</code> and <code>/api/v1</code>). Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).
-Every response uses the envelope <code>{success, data}</code> or <code>{success: false, error: {code, message, details?}}</code>.</p>
-<table><tr><th>Method</th><th>Path</th><th>Summary</th><th>Auth</th><th>Responses</th></tr>${rows.join('\n')}</table></body></html>`;
-  return { html, policy: pagePolicy({ styles: [DOCS_STYLE] }) };
-}
+Every answer is JSON in an envelope: \`{success: true, data}\` (lists add \`pagination\`), or
+\`{success: false, error: {code, message, details?}}\`. Authenticate with \`Authorization: Bearer <access_token>\` from
+\`POST /auth/signup\` or \`POST /auth/login\` (1 hour; renew with \`POST /auth/refresh\`). Clock values are seconds.
+A game's \`time_control\` is the category of \`initial_time + 40 × increment\` seconds: under 180 bullet, under 480 blitz,
+under 1500 rapid, else classical (so 600+0 is rapid, 180+2 is blitz).
+
+**Realtime**, beside the REST operations (see the *Realtime* and *Rooms* sections below):
+- the **game stream**, a WebSocket per game (\`/v1/games/{id}/stream\`): \`state\`, then every \`move\`, \`time_update\`,
+  \`draw_offer\` and \`game_end\` in order; for spectators, bots and any client without an SDK;
+- the **realtime channel**, one WebSocket for many subscriptions (\`/v1/realtime\`): \`game:<id>\`, \`user:<your id>\`
+  (challenges, pairings, friends, clubs) and \`lobby\`;
+- the **rooms** (Colyseus) players play in: a game's room takes moves, draw offers and resignations over the socket and
+  keeps every player's state in sync; the \`lobby\` room lists open seeks live; a \`seek_pool\` room pairs seekers.
+
+The web app at \`/\` is built on exactly these.`;
+
+const ROOMS_DOC = `Players use the Colyseus SDK (\`@colyseus/sdk\`, \`new Client('ws://host:2567')\`), which calls this route and then opens the
+room's WebSocket with the seat it got. Put the access token in the join options (\`{token}\`), never in \`client.auth.token\`
+(the SDK would write it into the socket's URL). Allowed: \`joinById/{game id}\` (a player with a token, a spectator without),
+\`reconnect/{room id}\` (\`{reconnectionToken}\`, within 60 s of a drop), \`joinOrCreate/lobby\` (token optional) and
+\`joinOrCreate/seek_pool\` (\`{time_control, initial_time, increment, rated, color, token}\`). Errors are the REST envelope with
+REST statuses plus a top-level \`message: "CODE: text"\`.
+
+**Game room** (room id = game id). Send \`move {from, to, promotion?, lag?, id?}\`, \`resign {id?}\`, \`offer_draw {id?}\`,
+\`answer_draw {offer_id, accept, id?}\`; answers \`move:ok {id?, move, game}\` (as REST's), \`resign:ok\`, \`offer_draw:ok\`,
+\`answer_draw:ok\`, or \`error {id?, code, message, details?}\` with the REST codes. A command's \`id\` makes a resend safe.
+State (delta-synced): \`status, fen, turn, moves[] (SAN), lastMove {from, to, san}, white/black {id, username, rating,
+connected, remainingMs}, clockRunning, turnStartedAt\` (server Unix ms: count the mover's clock down from it),
+\`drawOffer {id, offeredBy, expiresAt}\`, \`result, winner, termination, eventSeq\`. At the end a \`game_end {result, winner,
+termination, rating_changes, status, abort_reason}\` message. 100 messages per 20 s per player; close 4503: the game moved
+to another node, join it again by id.
+
+**Lobby room**: state \`seeks\` (a map of open seeks \`{id, userId, username, rating, timeControl, initialTime, increment,
+rated, color, createdAt, expiresAt}\`); with a token also \`challenges {challenges: [...]}\` (yours, incoming and outgoing) and
+\`game_started {game_id, seek_id?}\`. Clients send nothing.
+
+**Seek pool room**: joining seeks (one pool per time control and mode); \`seeking {seek_id, expires_at}\`, then
+\`paired {game_id, reservation}\` (consume the reservation, or join the game by id). Leaving cancels the seek.`;
 
 const STREAM_DOC = `A WebSocket (\`ws://…/v1/games/{id}/stream\`, also under /api and /api/v1). Watching is public; a token
 (\`?token=\` or \`Authorization: Bearer\`) is optional and, when given, must be valid (a pending game shows only to its players).
@@ -151,13 +190,17 @@ const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) car
 \`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`. Channels:
 - \`game:<id>\`: the stream's messages, each with \`channel\` (public; a pending game needs a player's token);
 - \`user:<your id>\` (your token): \`challenge_received {game_id, from}\`, \`challenge_declined {game_id, by}\`, \`challenge_cancelled {game_id, by}\`,
-  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`; when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
+  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`, \`tournament_started {tournament: {id, name, starts_at}}\`,
+  \`tournament_pairing {tournament_id, game_id, color, opponent: {id, username}}\` (the game is active, both seated: join its room);
+  when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
+- \`tournament:<id>\` (any valid token): \`pairing {game_id, white: {id, username}, black: {id, username}}\`, \`standings {standings
+  (the first 100), standings_total}\` after counted games, \`status {status}\` when the arena starts running and when it finishes;
 - \`lobby\`: \`seeks {seeks}\` first, then \`seek_added {seek}\` and \`seek_removed {id, reason}\`.
-Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, VALIDATION_ERROR (malformed message,
+Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, TOURNAMENT_NOT_FOUND, VALIDATION_ERROR (malformed message,
 unknown channel), RATE_LIMIT_EXCEEDED (60 messages at once, 10 a second after that). Close codes as for the stream.`;
 
 /** The two WebSockets, documented where REST clients look (OpenAPI has no WebSocket operations). */
-function registerSockets(registry: OpenAPIRegistry): void {
+function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
   const switching = { 101: { description: 'Switching Protocols: the WebSocket opens (messages in the description)' } };
   registry.registerPath({
     method: 'get',
@@ -176,9 +219,45 @@ function registerSockets(registry: OpenAPIRegistry): void {
     responses: switching,
   });
   registry.registerPath({
+    method: 'post',
+    path: '/matchmake/{method}/{room}',
+    summary: 'Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool',
+    description: ROOMS_DOC,
+    tags: ['Rooms'],
+    // Served at the root, not under /v1.
+    servers: [{ url: serverUrl }],
+    security: [{}, { bearer: [] }],
+    request: {
+      params: z.object({
+        method: z.enum(['joinById', 'reconnect', 'joinOrCreate']),
+        room: z.string().meta({ description: 'a game id (joinById), a room id (reconnect), or lobby / seek_pool (joinOrCreate)' }),
+      }),
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({ token: z.string().optional(), reconnectionToken: z.string().optional() }).catchall(z.unknown()),
+            examples: {
+              play: { summary: 'Join a game as its player', value: { token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…' } },
+              watch: { summary: 'Watch it (no token)', value: {} },
+              seek: { summary: 'Seek a 5+3 rated blitz game (joinOrCreate/seek_pool)', value: { time_control: 'blitz', initial_time: 300, increment: 3, rated: true, color: 'random', token: 'eyJhbGciOi…' } },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      200: { description: 'A seat reservation for the SDK: it opens the room’s WebSocket with it' },
+      401: { description: 'UNAUTHORIZED' },
+      404: { description: 'NOT_FOUND: no such room, or not one a client may reach' },
+      409: { description: 'PLAYER_BUSY (seek pool)' },
+      429: { description: 'RATE_LIMIT_EXCEEDED' },
+      503: { description: 'SERVICE_UNAVAILABLE: the game is between nodes; retry after Retry-After' },
+    },
+  });
+  registry.registerPath({
     method: 'get',
     path: '/realtime',
-    summary: 'Realtime channel (WebSocket): subscribe to games, your user channel and the lobby',
+    summary: 'Realtime channel (WebSocket): subscribe to games, your user channel, tournaments and the lobby',
     description: REALTIME_DOC,
     tags: ['Realtime'],
     security: [],

@@ -107,6 +107,31 @@ export function registerAnalysisMetrics(registry: Registry, pending: () => Promi
   };
 }
 
+/** The tournament actors of this process: their steps' durations, games counted, players seated and their waits. */
+export function registerTournamentMetrics(registry: Registry) {
+  const phases = new Histogram({
+    name: 'chess_tournament_step_seconds',
+    help: 'Wall time of a tournament actor step: count (ended games into the standings), pair (a round), finish',
+    labelNames: ['phase'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const counted = new Counter({ name: 'chess_tournament_games_counted_total', help: 'Ended tournament games counted into the standings', registers: [registry] });
+  const waits = new Histogram({
+    name: 'chess_tournament_pairing_wait_seconds',
+    help: 'How long a player waited for a tournament pairing (from their last game ending, or joining)',
+    buckets: [0.25, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7.5, 10, 20, 60],
+    registers: [registry],
+  });
+  return {
+    phase: (phase: 'count' | 'pair' | 'finish', seconds: number) => phases.observe({ phase }, seconds),
+    counted: (games: number) => counted.inc(games),
+    paired: (waitsMs: number[]) => {
+      for (const ms of waitsMs) waits.observe(ms / 1000);
+    },
+  };
+}
+
 /** The stream and realtime sockets of this process, and the channels they listen to. */
 export function registerRealtimeMetrics(registry: Registry, stats: () => { sockets: number; channels: number }): void {
   new Gauge({ name: 'chess_realtime_sockets', help: 'Open stream and realtime sockets', registers: [registry], collect() {
@@ -142,7 +167,6 @@ export function opsRouter(o: {
   probes: Record<string, Probe>;
   registry: Registry;
   openapi: () => object;
-  docs: () => { html: string; policy: string };
   /** When set, /metrics asks for it as a bearer token; else it answers loopback callers only. */
   metricsToken: string | undefined;
   /** This process's id in the cluster (Colyseus processId, the `host` of the games it owns). */
@@ -177,11 +201,6 @@ export function opsRouter(o: {
     res.json(o.openapi());
   };
   for (const p of ['/v1/openapi.json', '/api/openapi.json', '/api/v1/openapi.json', '/openapi.json']) router.get(p, openapi);
-  router.get('/docs', (_req, res) => {
-    const { html, policy } = o.docs();
-    res.type('html').setHeader('Content-Security-Policy', policy);
-    res.send(html);
-  });
   return router;
 }
 

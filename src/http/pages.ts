@@ -1,14 +1,11 @@
-// The few pages a browser opens: the links the service mails (verify-email, reset-password) and
-// hands out (invite_url → /play/{id}). Plain server-rendered HTML, no framework, nothing fetched
-// from elsewhere; DESIGN 2.1's "never HTML" is about the API under /v1, which these are not.
+// The pages the mailed links open (verify-email, reset-password): plain server-rendered HTML, no
+// framework, nothing fetched from elsewhere; DESIGN 2.1's "never HTML" is about the API under /v1,
+// which these are not. The invite links (/play/{id}) open the web app (src/http/web.ts).
 
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { TokenBody, type Accounts } from '../services/accounts.ts';
-import type { GamesService } from '../services/games.ts';
-import type { GameDetail } from '../services/gameViews.ts';
-import { isUuid } from '../domain/ids.ts';
 import { escapeHtml } from '../util/html.ts';
 import type { OperationLimit, Route, RouteDeps } from './route.ts';
 import { pagePolicy } from './security.ts';
@@ -133,38 +130,6 @@ const resetForm = (token: string): Page => ({
 });
 
 
-const clock = (g: GameDetail) => `${g.time_control} ${g.initial_time / 60}+${g.increment}${g.rated ? ', rated' : ', casual'}`;
-
-function outcome(g: GameDetail): string {
-  if (g.status === 'active') return `in progress, ${g.move_count} half-moves played`;
-  if (g.status === 'abandoned') return `abandoned${g.abort_reason ? ` (${g.abort_reason.replaceAll('_', ' ')})` : ''}`;
-  return `finished ${g.result ?? ''}${g.termination ? ` by ${g.termination.replaceAll('_', ' ')}` : ''}`;
-}
-
-/** What anyone may see of a game that is no longer pending (watching is public, DESIGN 2.6). */
-const gamePage = (g: GameDetail): Page => ({
-  status: 200,
-  title: `${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`,
-  body: html`<h1>${g.white_player?.username ?? '?'} (White) vs ${g.black_player?.username ?? '?'} (Black)</h1>
-<p>${clock(g)}: ${outcome(g)}.</p>
-<p>Game <code>${g.id}</code>. Follow it in a chess client: read <code>GET /v1/games/${g.id}</code>, or join
-its room with <code>joinById('${g.id}')</code>.</p>`,
-});
-
-/** A pending game exists only for its participants: the same page for it as for an unknown id. */
-const openInClient = (id: string): Page => ({
-  status: 200,
-  title: 'Open this game in a chess client',
-  body: html`<h1>Open this game in a chess client</h1>
-<p>Game <code>${id}</code></p>
-<ul>
-<li>A challenge to you: sign in and accept it with <code>POST /v1/games/${id}/accept</code>.</li>
-<li>To play: join the Colyseus room with <code>joinById('${id}')</code>.</li>
-</ul>`,
-});
-
-const noSuchGame = () => message(404, 'No game at this address', 'Check the link you were given.');
-
 // ---- router ------------------------------------------------------------------------------
 
 /** Pages count against the limit of the API operation they stand for (DESIGN 2.3). */
@@ -179,11 +144,9 @@ const countedAs = (path: string, limit?: OperationLimit): Route => ({
 });
 const VERIFY = countedAs('/auth/verify'); // the auth class, shared with POST /v1/auth/verify
 const READ = countedAs('/pages');
-const GET_GAME = countedAs('/games/:id', 'getGame');
 
 export function pagesRouter(o: {
   accounts: Accounts;
-  games: GamesService;
   rateLimit: RouteDeps['rateLimit'];
   log: Logger;
 }): express.Router {
@@ -214,17 +177,6 @@ export function pagesRouter(o: {
     await limit(req, res, READ);
     const token = tokenOf(req);
     sendPage(res, token ? resetForm(token) : invalidLink());
-  });
-
-  router.get('/play/:id', async (req, res) => {
-    await limit(req, res, GET_GAME);
-    const id = req.params.id;
-    if (!isUuid(id)) return sendPage(res, noSuchGame());
-    const game = await o.games.getPublicGame(id).catch((error) => {
-      if (isAppError(error) && error.code === 'GAME_NOT_FOUND') return undefined;
-      throw error;
-    });
-    sendPage(res, game ? gamePage(game) : openInClient(id.toLowerCase()));
   });
 
   router.use(pageErrors(o.log));

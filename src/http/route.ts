@@ -39,6 +39,8 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   /** Express-style path relative to the version prefix, e.g. `/games/:id`. */
   path: string;
   summary: string;
+  /** A longer explanation (Markdown) for the reference (OpenAPI only). */
+  description?: string;
   tags: string[];
   auth: AuthMode;
   body?: B;

@@ -76,3 +76,23 @@ export function pagePolicy(o: { styles: string[]; scripts?: string[]; connect?: 
     "frame-ancestors 'none'",
   ].join('; ');
 }
+
+/**
+ * The policy of the web app and the API reference: script and style from this origin's files
+ * only (never inline, never eval), connections to this origin (and `connect`, e.g. its ws: name),
+ * images from here or data: URIs (the reference's icons), no framing, no plugins, no base.
+ */
+export function filePagePolicy(o: { connect?: string[] } = {}): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    ["connect-src 'self'", ...(o.connect ?? [])].join(' '),
+    "font-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -10,7 +10,7 @@ import type { ChannelName } from './messages.ts';
 /** What a subscription needs: the realtime deps it uses, the node's hub, and its settings resolved. */
 export type ChannelDeps = Pick<
   RealtimeDeps,
-  'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'openSeeks'
+  'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'openSeeks' | 'tournamentExists'
 > & { hub: ChannelHub; now: () => number; sessionCheckMs: number };
 
 export type ChannelOptions = {
@@ -33,7 +33,8 @@ export type Subscription = { close: () => void };
  * One subscription of a realtime socket (DESIGN 2.6). `game:<id>`: the stream's messages with
  * `channel` (watching is public; a pending game needs one of its players' tokens). `user:<id>`:
  * the user's own personal events, with a token of that user, for as long as that session lives.
- * `lobby`: the open seeks (`seeks` first, then `seek_added` / `seek_removed`).
+ * `lobby`: the open seeks (`seeks` first, then `seek_added` / `seek_removed`). `tournament:<id>`: an
+ * arena's `pairing` and `standings` messages (DESIGN 2.10), for any valid token.
  */
 export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscription {
   let closed = false;
@@ -68,6 +69,9 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
         return guard(await userChannel(deps, o, user));
       case 'lobby':
         return guard(await lobbyChannel(deps, o));
+      case 'tournament':
+        if (!user) return o.refused('UNAUTHORIZED', 'A tournament channel needs an access token');
+        return guard(await tournamentChannel(deps, o, o.name.id));
     }
   }).catch((err) => {
     deps.log.warn({ err, channel: o.channel }, 'subscription failed');
@@ -149,6 +153,29 @@ async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser)
   };
   recheck();
   return subscription;
+}
+
+async function tournamentChannel(deps: ChannelDeps, o: ChannelOptions, tournamentId: string): Promise<Subscription> {
+  const queued: Relayed[] = [];
+  let ready = false;
+  // Listen first, then look the tournament up: what is published meanwhile follows `subscribed`.
+  const stop = await deps.hub.listen(o.channel, (m) => (ready ? o.send(m.withChannel(o.channel)) : queued.push(m)));
+  let exists: boolean;
+  try {
+    exists = (await deps.tournamentExists?.(tournamentId)) ?? true;
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  if (!exists) {
+    stop();
+    o.refused('TOURNAMENT_NOT_FOUND', 'Tournament not found');
+    return NONE;
+  }
+  o.subscribed();
+  ready = true;
+  for (const m of queued.splice(0)) o.send(m.withChannel(o.channel));
+  return { close: stop };
 }
 
 async function lobbyChannel(deps: ChannelDeps, o: ChannelOptions): Promise<Subscription> {

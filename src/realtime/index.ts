@@ -32,6 +32,8 @@ export type RealtimeDeps = {
   /** Events of the game published after `after`, from the replay buffer. */
   missed: (gameId: string, after: number) => Promise<string[] | undefined>;
   openSeeks: () => Promise<SeekView[]>;
+  /** Whether a tournament exists (`tournament:<id>` of an unknown one is refused). */
+  tournamentExists?: (id: string) => Promise<boolean>;
   limits?: Partial<PeerLimits>;
   /** A socket that does not answer a ping within this long is dropped (default 30 s). */
   heartbeatMs?: number;
@@ -166,7 +168,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       }
       const name = parseChannel(channel);
       if (!name) {
-        return peer.refuse(errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id> or lobby', { channel, ...reply, details: { channel: ['is not a channel'] } }));
+        return peer.refuse(errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id>, tournament:<id> or lobby', { channel, ...reply, details: { channel: ['is not a channel'] } }));
       }
       if (subscriptions.has(channel)) return peer.sendJson({ type: 'subscribed', channel, ...reply, ts: now() });
       if (subscriptions.size >= MAX_CHANNELS) {

@@ -28,12 +28,15 @@ export function parseClientMessage(data: unknown, isBinary: boolean): Parsed<Cli
   return { ok: true, value: parsed.data };
 }
 
-/** The channels of DESIGN 2.6: a game's events, a user's own personal events, the open seeks. */
-export type ChannelName = { kind: 'game'; id: string } | { kind: 'user'; id: string } | { kind: 'lobby' };
+/**
+ * The channels of DESIGN 2.6 and 2.10: a game's events, a user's own personal events, the open
+ * seeks, an arena's pairings and standings.
+ */
+export type ChannelName = { kind: 'game' | 'user' | 'tournament'; id: string } | { kind: 'lobby' };
 
 export function parseChannel(channel: string): ChannelName | undefined {
   if (channel === 'lobby') return { kind: 'lobby' };
-  const m = /^(game|user):(.+)$/.exec(channel);
+  const m = /^(game|user|tournament):(.+)$/.exec(channel);
   if (!m || !isUuid(m[2])) return undefined;
-  return { kind: m[1] as 'game' | 'user', id: m[2].toLowerCase() };
+  return { kind: m[1] as 'game' | 'user' | 'tournament', id: m[2].toLowerCase() };
 }

@@ -67,6 +67,11 @@ export const GameListItem = z.object({
   black_time_remaining: clockSeconds,
   created_at: isoTime,
   updated_at: isoTime,
+  // Beyond the interface's list view: a list of games is read to show who won (a player's games,
+  // a web app's "my games"), which would otherwise take one GET /games/{id} per row.
+  result: z.enum(RESULTS).nullable().meta({ description: 'as in the detail view: null until the game is finished' }),
+  winner: z.enum(COLORS).nullable(),
+  tournament_id: z.uuid().nullable().meta({ description: 'the arena that paired the game, else null' }),
   direction: z.enum(PENDING_DIRECTIONS).optional().meta({
     description:
       'pending games only (status=pending), absent on every other: outgoing when the caller created the game ' +
@@ -101,6 +106,7 @@ export const GameDetail = z.object({
   rating_changes: RatingChanges.nullable().meta({ description: 'set once the game is finished (0/0 when unrated)' }),
   draw_offer: DrawOfferView.nullable(),
   expires_at: isoTime.nullable().meta({ description: 'when a pending game lapses; null otherwise' }),
+  tournament_id: z.uuid().nullable().meta({ description: 'the arena that paired the game, else null' }),
 });
 export type GameDetail = z.infer<typeof GameDetail>;
 
@@ -255,6 +261,9 @@ export function formatGameListItem(
     black_time_remaining: toSeconds(clocks.black),
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
+    result: g.result,
+    winner: g.winner,
+    tournament_id: g.tournamentId ?? null,
     ...(direction ? { direction } : {}),
   };
 }
@@ -296,6 +305,7 @@ export function formatGameDetail({ game: g, moves, drawOffer, ratings }: DetailI
       g.status === 'finished' ? { white: g.whiteRatingChange ?? 0, black: g.blackRatingChange ?? 0 } : null,
     draw_offer: g.status === 'active' && drawOffer ? formatDrawOffer(drawOffer) : null,
     expires_at: g.status === 'pending' ? iso(g.expiresAt) : null,
+    tournament_id: g.tournamentId ?? null,
   };
 }
 

@@ -46,6 +46,7 @@ export type ListGamesInput = {
   player_id?: string;
   time_control?: TimeControl;
   result?: GameResult;
+  tournament_id?: string;
   search?: string;
   page: number;
   limit: number;
@@ -258,6 +259,7 @@ export function createGamesService(ctx: AppContext) {
         playerId: q.player_id,
         timeControl: q.time_control,
         result: q.result,
+        tournamentId: q.tournament_id?.toLowerCase(),
         search: q.search || undefined,
       },
       { field, direction: descending ? 'desc' : (q.order ?? 'desc') },

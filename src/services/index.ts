@@ -9,6 +9,8 @@ import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
 import { createGamesService, type GamesService } from './games.ts';
+import { createPuzzles, type Puzzles } from './puzzles.ts';
+import { createTournaments, type Tournaments } from './tournaments.ts';
 import { userNotifier } from './userEvents.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
@@ -30,6 +32,8 @@ export type Services = {
   /** Who is online (friend lists): authenticated requests and live sockets. */
   presence: Presence;
   clubs: Clubs;
+  puzzles: Puzzles;
+  tournaments: Tournaments;
   webhooks: Webhooks;
   close: () => Promise<void>;
 };
@@ -65,6 +69,8 @@ export function createServices(ctx: AppContext): Services {
     friends: createFriends(ctx, presence),
     presence,
     clubs: createClubs(ctx),
+    puzzles: createPuzzles(ctx),
+    tournaments: createTournaments(ctx),
     webhooks: createWebhooks(ctx),
     close: async () => {
       presence.stop();

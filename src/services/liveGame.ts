@@ -234,6 +234,17 @@ export class LiveGame {
     this.onLost();
   }
 
+  /**
+   * This node cannot trust its copy of the game any more (a write failed: PostgreSQL restarting,
+   * the command failing): the room goes, and the lease is handed back as soon as the database
+   * answers, so the game is rebuilt from PostgreSQL at the next request instead of after the lease.
+   */
+  private giveUp(): void {
+    if (this.lost) return;
+    this.host.handBack(this.id, this.epoch);
+    this.markLost();
+  }
+
   /** time_update carries the live clocks; it is not a state change, so it does not advance v. */
   publishTimes(now = this.host.clock.now()): void {
     this.host.publish(this.id, { type: 'time_update', times: this.times(now), v: this.state.eventSeq, ts: now });
@@ -286,7 +297,7 @@ export class LiveGame {
     } catch (error) {
       // The in-memory state can no longer be trusted to match PostgreSQL: give the game back.
       this.host.log.error({ err: error, gameId: this.id }, 'live game write failed; handing the game back to PostgreSQL');
-      this.markLost();
+      this.giveUp();
       return undefined;
     }
   }
@@ -305,7 +316,7 @@ export class LiveGame {
     this.chain = run.catch(() => {});
     return run.catch((error) => {
       this.host.log.error({ err: error, gameId: this.id }, 'live game command failed');
-      this.markLost();
+      this.giveUp();
       return this.lostReply();
     });
   }

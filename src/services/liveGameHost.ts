@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { findGame, type GameRecord } from '../db/games.ts';
-import { findUsernames, renewLeases } from '../db/liveGames.ts';
+import { endLeases, findUsernames, renewLeases } from '../db/liveGames.ts';
 import { MoveWriter, writeDeadlineMs } from '../db/moveWriter.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
@@ -12,6 +12,8 @@ import type { PublishedEvent } from './gameEvents.ts';
 /** Where a game's events go: its `game:<id>` channel and replay buffer (src/services/gameEvents.ts). */
 export type Publish = (gameId: string, event: PublishedEvent) => void;
 
+const HAND_BACK_RETRY_MS = 250;
+
 /**
  * What the live games of one process share: the group-commit writer, the bulk lease renewal,
  * the event publisher and a few reads. One per process.
@@ -20,6 +22,10 @@ export class LiveGameHost {
   readonly writer: MoveWriter;
   private readonly games = new Map<string, LiveGame>();
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Games given up by this node whose leases are still to be ended (gameId → epoch). */
+  private readonly givenUp = new Map<string, number>();
+  private handBackTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   private publisher: Publish = () => {};
 
   constructor(
@@ -81,9 +87,35 @@ export class LiveGameHost {
     }
   }
 
+  /**
+   * A game this node gave up because a write failed (PostgreSQL restarting) goes back to
+   * PostgreSQL: its lease is ended as soon as the database answers, so the next request or sweep
+   * hosts it again at once (here or elsewhere) instead of after GAME_LEASE_SECONDS. Its epoch
+   * fences the ending: a lease another node took meanwhile is left alone.
+   */
+  handBack(gameId: string, epoch: number): void {
+    if (this.closed) return;
+    this.givenUp.set(gameId, epoch);
+    this.handBackTimer ??= setTimeout(() => void this.endGivenUpLeases(), 0);
+  }
+
+  private async endGivenUpLeases(): Promise<void> {
+    const batch = [...this.givenUp].map(([gameId, epoch]) => ({ gameId, epoch }));
+    try {
+      await endLeases(this.pool, batch);
+      for (const l of batch) if (this.givenUp.get(l.gameId) === l.epoch) this.givenUp.delete(l.gameId);
+    } catch (err) {
+      this.log.debug({ err }, 'leases of given-up games not ended yet');
+    }
+    this.handBackTimer = this.givenUp.size && !this.closed ? setTimeout(() => void this.endGivenUpLeases(), HAND_BACK_RETRY_MS) : undefined;
+  }
+
   close(): void {
+    this.closed = true;
     clearInterval(this.renewTimer);
     this.renewTimer = undefined;
+    clearTimeout(this.handBackTimer);
+    this.handBackTimer = undefined;
   }
 
   findGame(id: string): Promise<GameRecord | undefined> {

@@ -21,6 +21,10 @@ export type UserEvent =
   | { type: 'friend_accepted'; user: Who }
   /** DESIGN 2.10: the owner of a club invited the user. */
   | { type: 'club_invite'; club: { id: string; name: string }; invited_by: Who }
+  /** DESIGN 2.10: a tournament the user joined started. */
+  | { type: 'tournament_started'; tournament: { id: string; name: string; starts_at: string } }
+  /** DESIGN 2.10: the user was paired in a tournament; the game is active, both seated: join it. */
+  | { type: 'tournament_pairing'; tournament_id: string; game_id: string; color: 'white' | 'black'; opponent: Who }
   /** The lobby room reloads the user's pending challenges on this. */
   | { type: 'challenges_changed' }
   /**

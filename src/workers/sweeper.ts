@@ -1,5 +1,6 @@
 import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
+import { findTournamentsToHost } from '../db/tournamentPlay.ts';
 import type { Clock } from '../time.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
@@ -11,35 +12,83 @@ export type SweeperDeps = {
   clock: Clock;
   /** Hosts an orphaned active game again (the gateway's openGame). */
   openGame: (gameId: string) => Promise<boolean>;
+  /** Hosts a tournament that is due to start or lost its host (the gateway's openTournament). */
+  openTournament?: (tournamentId: string) => Promise<boolean>;
   /** Told about each pending game that expired (notifications). */
   onExpired?: (game: GameRecord) => void;
   intervalMs?: number;
 };
 
+export type Sweeper = {
+  /** Sweeps now (again once the sweep under way ends): a dead node's games were just freed. */
+  kick: () => void;
+  stop: () => Promise<void>;
+};
+
+const ORPHAN_BATCH = 100;
+const MAX_BATCHES = 10;
+
 /**
- * Every node sweeps once a second, so expiries take effect within 1 s of their deadline
- * (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
+ * Every node sweeps once a second (and once at start, and when kicked), so expiries take effect
+ * within 1 s of their deadline (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
  * nobody hosts (their node died, or released them on shutdown) get a room again, which then
- * enforces their clocks and first-move deadlines. SKIP LOCKED and the lease keep nodes apart.
+ * enforces their clocks and first-move deadlines. Tournaments whose `starts_at` has come get their
+ * actor, which starts them (so within 1 s), and running ones nobody hosts get it again. SKIP
+ * LOCKED and the leases keep nodes apart: whichever node's sweeper looks first, one actor wins.
  * Idempotency keys past their 24 h are deleted (they already count as absent).
  */
-export function startSweeper(d: SweeperDeps): () => Promise<void> {
+export function startSweeper(d: SweeperDeps): Sweeper {
   let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const hostOrphanedGames = async () => {
+    // A dead node's games come in batches; the next batch follows at once, not a second later.
+    // (Bounded: a game whose room is still listed by a paused node counts as opened, and stays
+    // an orphan until that listing goes.)
+    for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
+      const orphans = await findOrphanedGames(d.pool, ORPHAN_BATCH);
+      await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
+      if (orphans.length < ORPHAN_BATCH) break;
+    }
+  };
+  const hostTournaments = async () => {
+    const open = d.openTournament;
+    if (!open) return;
+    const due = await findTournamentsToHost(d.pool, new Date(d.clock.now()));
+    await Promise.all(due.map((id) => open(id).catch((err) => d.log.warn({ err, tournamentId: id }, 'could not host a tournament'))));
+  };
   const sweep = async () => {
     try {
       for (const game of await expirePendingGames(d.pool)) d.onExpired?.(game);
-      const orphans = await findOrphanedGames(d.pool);
-      await Promise.all(orphans.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'rehydration failed'))));
+      // Side by side: many orphaned games after a crash must not hold a tournament's start back.
+      await Promise.all([hostOrphanedGames(), hostTournaments()]);
       await deleteExpiredIdempotencyKeys(d.pool, new Date(d.clock.now()));
     } catch (err) {
       d.log.warn({ err }, 'sweep failed');
     }
   };
-  const timer = setInterval(() => {
-    running ??= sweep().finally(() => (running = undefined));
-  }, d.intervalMs ?? 1000);
-  return async () => {
-    clearInterval(timer);
-    await running;
+  const start = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = sweep().finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        start();
+      }
+    });
+  };
+  const timer = setInterval(start, d.intervalMs ?? 1000);
+  start();
+  return {
+    kick: start,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
   };
 }

@@ -18,7 +18,6 @@ export async function startApp(o: Partial<HttpAppOptions> & { metricsToken?: str
       probes: {},
       registry,
       openapi: () => ({}),
-      docs: () => ({ html: '', policy: "default-src 'none'" }),
       metricsToken: o.metricsToken,
       nodeId: () => 'test',
     }),

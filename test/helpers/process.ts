@@ -13,9 +13,19 @@ export type ServiceProcess = { child: ChildProcess; port: number; base: string; 
  */
 export async function startServiceProcess(
   databaseUrl: string,
-  o: { nodeArgs?: string[]; env?: Record<string, string>; onStdoutLine?: (line: string) => void } = {},
+  o: {
+    nodeArgs?: string[];
+    env?: Record<string, string>;
+    onStdoutLine?: (line: string) => void;
+    /** How long to wait for /healthz (default 30 s). */
+    startMs?: number;
+    /** Its port (default: a free one). A node restarted in place keeps its address. */
+    port?: number;
+    /** Sets PUBLIC_ADDRESS to its own 127.0.0.1:port, as a node of a cluster needs for seat reservations. */
+    publicAddress?: boolean;
+  } = {},
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'src/index.ts'], {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
@@ -31,6 +41,7 @@ export async function startServiceProcess(
       // No engine unless asked for: the benchmarks measure the game server alone.
       ANALYSIS_WORKERS: '0',
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'chess-process-')),
+      ...(o.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...o.env,
     },
     stdio: ['ignore', o.onStdoutLine ? 'pipe' : 'ignore', 'inherit'],
@@ -45,13 +56,13 @@ export async function startServiceProcess(
   }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (o.startMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('the service did not start within 30 s');
+      throw new Error(`the service did not start within ${(o.startMs ?? 30_000) / 1000} s`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

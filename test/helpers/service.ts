@@ -17,6 +17,7 @@ export const TEST_ENV = {
   FIRST_MOVE_SECONDS: '3',
   DRAW_OFFER_TTL_SECONDS: '2',
   SEEK_POOL_IDLE_SECONDS: '1',
+  TOURNAMENT_MIN_MINUTES: '1',
   // The shared service analyses nothing: engines searching every game the suite finishes would
   // load the machine. Analysis tests run their own workers (test/workers/analysis.test.ts) or
   // processes (test/analysisProcess.test.ts).

@@ -124,4 +124,31 @@ describe('in a real Chromium', function () {
       await page.context().close();
     }
   });
+
+  it('renders the API reference at /docs with Swagger UI from this origin: request and answer examples, the OAuth 501, no violation', async () => {
+    const { service } = await testService();
+    const page = await newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => void ((/Content Security Policy|Refused to/i.test(m.text()) || m.type() === 'error') && problems.push(m.text())));
+    page.on('pageerror', (e) => problems.push(e.message));
+    const outside: string[] = [];
+    page.on('request', (r) => void (new URL(r.url()).origin !== service.url && !r.url().startsWith('data:') && outside.push(r.url())));
+    await page.goto(`${service.url}/docs`);
+    const createGame = page.locator('.opblock-post', { has: page.locator('.opblock-summary-path', { hasText: /^\/games$/ }) });
+    await createGame.locator('.opblock-summary').click();
+    const body = createGame.locator('.opblock-body');
+    await body.locator('text=Example Value').first().waitFor();
+    const text = (await body.textContent()) ?? '';
+    assert.match(text, /"opponent_id"/, 'the challenge example');
+    assert.match(text, /"invite_url"/, 'the answer example');
+    assert.match(text, /PLAYER_BUSY/);
+    const oauth = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path', { hasText: '/auth/oauth/google' }) });
+    await oauth.locator('.opblock-summary').click();
+    await oauth.locator('.response[data-code="501"]').waitFor();
+    assert.equal(await oauth.locator('.response[data-code="200"]').count(), 0);
+    await page.locator('.opblock-tag', { hasText: 'Rooms' }).waitFor();
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, [], 'nothing is fetched from elsewhere');
+    await page.context().close();
+  });
 });

@@ -4,9 +4,12 @@ import { as, challenge, createActiveGame, playLine } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
 import { createUser, uniqueUsername, type TestUser } from '../helpers/users.ts';
 
+// The interface's list view, plus result and winner (README, Decisions).
 const LIST_KEYS = [
   'id', 'white_player', 'black_player', 'status', 'time_control', 'initial_time', 'increment', 'current_turn',
-  'move_count', 'fen', 'pgn', 'white_time_remaining', 'black_time_remaining', 'created_at', 'updated_at',
+  'move_count', 'fen', 'pgn', 'white_time_remaining', 'black_time_remaining', 'created_at', 'updated_at', 'result', 'winner',
+  // DESIGN 2.10: the arena that paired the game, null for every other.
+  'tournament_id',
 ];
 
 describe('GET /games (list)', () => {
@@ -67,6 +70,9 @@ describe('GET /games (list)', () => {
     assert.equal(active.current_turn, 'white');
     assert.equal(active.time_control, 'rapid');
     assert.ok(active.white_time_remaining <= 600 && active.black_time_remaining === 600);
+    assert.deepEqual([active.result, active.winner], [null, null]);
+    const finished = res.body.data.find((g: { id: string }) => g.id === ids.finished);
+    assert.deepEqual([finished.result, finished.winner], ['0-1', 'black'], 'who won, without reading the game');
   });
 
   it('filters by status', async () => {

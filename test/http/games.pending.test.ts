@@ -119,7 +119,7 @@ describe('GET /games?status=pending (your own pending games)', () => {
     const outgoing = res.body.data.find((g: { id: string }) => g.id === ids.outgoing);
     assert.deepEqual(Object.keys(outgoing).sort(), [
       'black_player', 'black_time_remaining', 'created_at', 'current_turn', 'direction', 'fen', 'id', 'increment',
-      'initial_time', 'move_count', 'pgn', 'status', 'time_control', 'updated_at', 'white_player', 'white_time_remaining',
+      'initial_time', 'move_count', 'pgn', 'result', 'status', 'time_control', 'tournament_id', 'updated_at', 'white_player', 'white_time_remaining', 'winner',
     ]);
     // The challenger plays White (test helpers' default).
     assert.deepEqual(outgoing.white_player, {

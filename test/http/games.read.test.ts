@@ -10,6 +10,8 @@ const DETAIL_KEYS = [
   'moves', 'last_move_at', 'created_at', 'updated_at',
   // Extras (DESIGN 2.4): why an abandoned game ended, rating changes, the pending draw offer, the challenge deadline.
   'abort_reason', 'rating_changes', 'draw_offer', 'expires_at',
+  // DESIGN 2.10: the arena that paired the game, null for every other.
+  'tournament_id',
 ];
 const PLAYER_KEYS = ['avatar_url', 'country', 'id', 'rating', 'username'];
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';

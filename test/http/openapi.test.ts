@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { examplesOf } from '../../src/http/openapi.ts';
 import { buildRoutes } from '../../src/http/routes/index.ts';
 import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
@@ -49,10 +50,92 @@ describe('API reference', () => {
     for (const word of ['subscribe', 'unsubscribe', 'ping', 'game:<id>', 'user:<your id>', 'lobby']) assert.ok(realtime.description.includes(word), word);
   });
 
-  it('serves a reference page at /docs', async () => {
-    const res = await api('GET', '/docs');
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
-    assert.match(res.text, /\/auth\/signup/);
+
+  it('gives every route examples of its request body and its answer, which its own schemas accept', async () => {
+    const { service } = await testService();
+    for (const r of buildRoutes(service.services).filter((r) => !r.hidden)) {
+      const name = `${r.method.toUpperCase()} ${r.path}`;
+      const examples = examplesOf(r);
+      assert.ok(examples, `${name} has no entry in src/http/openapiExamples.ts`);
+      if (r.body) {
+        assert.ok(examples.request && Object.keys(examples.request).length, `${name}: a request example`);
+        for (const [label, { value }] of Object.entries(examples.request)) {
+          const parsed = r.body.safeParse(value);
+          assert.ok(parsed.success, `${name} request "${label}": ${JSON.stringify(parsed.error?.issues)}`);
+        }
+      }
+      if (r.response) {
+        assert.notEqual(examples.response, undefined, `${name}: an answer example`);
+        const parsed = r.response.safeParse(examples.response);
+        assert.ok(parsed.success, `${name} answer: ${JSON.stringify(parsed.error?.issues)}`);
+      }
+      if (r.envelope === 'raw') assert.equal(typeof examples.response, 'string', `${name}: the raw answer's text`);
+    }
+  });
+
+  it('puts the examples in the document, with no key its schema lacks and every key it requires', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    let checked = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const media = [op.requestBody?.content?.['application/json'], ...Object.values<any>(op.responses ?? {}).map((r) => r.content?.['application/json'])];
+        for (const m of media.filter(Boolean)) {
+          const values = [...(m.example !== undefined ? [m.example] : []), ...Object.values<any>(m.examples ?? {}).map((e) => e.value)];
+          for (const value of values) {
+            assert.deepEqual(shapeProblems(m.schema, value), [], `${method} ${path}`);
+            checked++;
+          }
+        }
+      }
+    }
+    assert.ok(checked > 100, `${checked} examples checked`);
+    const create = doc.paths['/games'].post;
+    assert.deepEqual(Object.keys(create.requestBody.content['application/json'].examples), ['challenge', 'matchmaking']);
+    assert.equal(create.responses['201'].content['application/json'].example.data.status, 'pending');
+    assert.equal(create.responses['409'].content['application/json'].examples.PLAYER_BUSY.value.error.code, 'PLAYER_BUSY');
+  });
+
+  it('documents the announced OAuth login as 501 NOT_IMPLEMENTED, with no success answer', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const oauth = doc.paths['/auth/oauth/google'].get;
+    assert.ok(oauth.responses['501']);
+    assert.equal(oauth.responses['501'].content['application/json'].examples.NOT_IMPLEMENTED.value.error.code, 'NOT_IMPLEMENTED');
+    assert.deepEqual(Object.keys(oauth.responses).filter((s) => s < '400'), []);
+    assert.match(oauth.description, /501/);
+    const res = await api('GET', '/v1/auth/oauth/google');
+    assert.equal(res.status, 501);
+    assert.equal(res.body.error.code, 'NOT_IMPLEMENTED');
+  });
+
+  it('describes the room protocol beside the REST operations: joining, game room messages and state, lobby, seek pools', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const rooms = doc.paths['/matchmake/{method}/{room}'].post;
+    assert.equal(rooms.servers[0].url.endsWith('/v1'), false, 'served at the root');
+    for (const word of ['joinById', 'move {from, to', 'move:ok', 'answer_draw', 'turnStartedAt', 'game_end', 'Lobby room', 'seek_pool', 'paired', '4503']) {
+      assert.ok(rooms.description.includes(word), word);
+    }
+    for (const word of ['game stream', 'realtime channel', 'rooms', '600+0 is rapid']) assert.ok(doc.info.description.includes(word), word);
   });
 });
+
+/**
+ * Where an example and its JSON Schema disagree on keys: a key the schema does not have, or one
+ * it requires that the example lacks (zod's parse, above, ignores unknown keys).
+ */
+function shapeProblems(schema: any, value: unknown, at = '$'): string[] {
+  if (!schema || value === null || value === undefined) return [];
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (branches) {
+    const results = branches.map((b: any) => shapeProblems(b, value, at));
+    return results.reduce((best: string[], r: string[]) => (r.length < best.length ? r : best));
+  }
+  if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => shapeProblems(schema.items, v, `${at}[${i}]`)) : [];
+  if (typeof value !== 'object' || !schema.properties) return [];
+  const problems: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (!(key in schema.properties) && !schema.additionalProperties) problems.push(`${at}.${key} is not in the schema`);
+  }
+  for (const key of schema.required ?? []) if (!(key in (value as object))) problems.push(`${at}.${key} is required`);
+  for (const [key, sub] of Object.entries<any>(schema.properties)) problems.push(...shapeProblems(sub, (value as any)[key], `${at}.${key}`));
+  return problems;
+}

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import vm from 'node:vm';
-import { challenge, createActiveGame } from '../helpers/games.ts';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { MailCatcher, type ReceivedMail } from '../helpers/smtp.ts';
@@ -169,48 +168,6 @@ describe('GET /reset-password (the mailed reset link)', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(typeof res.body.message, 'string');
     assert.equal((await login({ email: user.email, password: 'from-the-page-1' })).status, 200);
-  });
-});
-
-describe('GET /play/{id} (the invite link)', () => {
-  it('renders a pending challenge by its id and hints, without naming its players', async () => {
-    const [challenger, opponent] = [await createUser(), await createUser()];
-    const id = await challenge(challenger, opponent);
-    const res = await open(`/play/${id}`);
-    assertPage(res, 200);
-    assert.match(res.text, /Open this game in a chess client/);
-    assert.ok(res.text.includes(id));
-    assert.ok(res.text.includes(`POST /v1/games/${id}/accept`));
-    assert.ok(res.text.includes(`joinById('${id}')`));
-    for (const name of [challenger.username, opponent.username]) assert.ok(!res.text.includes(name));
-  });
-
-  it('answers an unknown id exactly like a pending game, so it tells no one a challenge exists', async () => {
-    const [challenger, opponent] = [await createUser(), await createUser()];
-    const id = await challenge(challenger, opponent);
-    const unknown = randomUUID();
-    const [pending, missing] = await Promise.all([open(`/play/${id}`), open(`/play/${unknown}`)]);
-    assert.equal(missing.status, pending.status);
-    assert.equal(missing.text.replaceAll(unknown, 'ID'), pending.text.replaceAll(id, 'ID'));
-  });
-
-  it('names the players of a game that is no longer pending (watching is public)', async () => {
-    const [challenger, opponent] = [await createUser(), await createUser()];
-    const game = await createActiveGame(challenger, opponent);
-    const res = await open(`/play/${game.id}`);
-    assertPage(res, 200);
-    assert.ok(res.text.includes(game.white.username));
-    assert.ok(res.text.includes(game.black.username));
-    assert.ok(res.text.includes(`joinById('${game.id}')`));
-  });
-
-  it('answers a malformed id with the 404 page', async () => {
-    for (const path of ['/play/not-a-game', '/play/%E0%A4%A', `/play/${'1'.repeat(300)}`, '/play/%3Cscript%3E']) {
-      const res = await open(path);
-      assert.notEqual(res.status, 500, path);
-      assertPage(res, path === '/play/%E0%A4%A' ? 400 : 404);
-      assert.doesNotMatch(res.text, /<script>/);
-    }
   });
 });
 

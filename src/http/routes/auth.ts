@@ -49,9 +49,13 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/auth/oauth/google',
-      summary: 'Log in with Google (coming soon)',
+      summary: 'Log in with Google (coming soon): 501 NOT_IMPLEMENTED',
+      description:
+        'Announced by the interface and not available yet: the route answers **501** `NOT_IMPLEMENTED` ("coming soon") ' +
+        'and redirects nowhere. Log in with email and password (`POST /auth/login`).',
       tags,
       auth: 'none',
+      status: 501,
       errors: ['NOT_IMPLEMENTED'],
       handler: async () => {
         throw new AppError('NOT_IMPLEMENTED', 'Login with Google is coming soon');

@@ -59,6 +59,7 @@ export const ListGamesQuery = z.object({
   player_id: z.uuid({ error: 'must be a user id (uuid)' }).optional(),
   time_control: oneOf(TIME_CONTROLS).optional(),
   result: oneOf(RESULTS).optional(),
+  tournament_id: z.uuid({ error: 'must be a tournament id (uuid)' }).optional().meta({ description: 'games of this arena only' }),
   search: z.string({ error: 'must be a string' }).max(100, 'must be at most 100 characters').optional()
     .meta({ description: "substring of either player's username, case-insensitive" }),
   ...pageQuery,

@@ -5,10 +5,12 @@ import { authRoutes } from './auth.ts';
 import { clubRoutes } from './clubs.ts';
 import { friendRoutes } from './friends.ts';
 import { gameRoutes } from './games.ts';
+import { puzzleRoutes } from './puzzles.ts';
+import { tournamentRoutes } from './tournaments.ts';
 import { userRoutes } from './users.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
 }

@@ -1,0 +1,43 @@
+import { Room } from '@colyseus/core';
+import type { AppContext } from '../src/context.ts';
+import type { Pool } from '../src/db/pool.ts';
+import { isUuid } from '../src/domain/ids.ts';
+import { openGame, ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
+import { TournamentActor, type TournamentObserver } from '../src/services/tournamentActor.ts';
+
+export type TournamentRoomDeps = { ctx: AppContext; hostId: () => string; pool?: Pool; observe?: TournamentObserver };
+
+/**
+ * One running arena: the room that hosts its actor (src/services/tournamentActor.ts), found and
+ * leased like a game's (room id = tournament id), created by the sweeper when the tournament is
+ * due or its host died. Nobody joins it: players follow a tournament on the realtime channel
+ * `tournament:<id>` and their own `user:<id>`, and play in the games' rooms.
+ */
+export class TournamentRoom extends Room {
+  static deps: TournamentRoomDeps;
+  actor!: TournamentActor;
+  override autoDispose = false;
+  // No state to sync: patches would be empty.
+  override patchRate = 60_000;
+  override maxClients = 0;
+
+  static override async onAuth(): Promise<never> {
+    throw roomRefusal('NOT_FOUND', 'A tournament is followed on the realtime channel tournament:<id>, not joined');
+  }
+
+  override async onCreate(options: { tournamentId?: string }): Promise<void> {
+    if (!isUuid(options.tournamentId)) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
+    this.roomId = options.tournamentId;
+    const { ctx, hostId, pool, observe } = TournamentRoom.deps;
+    const actor = await TournamentActor.open(ctx, options.tournamentId, hostId(), { openGame, pool, observe });
+    if (actor === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
+    if (actor === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
+    this.actor = actor;
+    actor.onLost = () => void this.disconnect();
+    actor.onFinished = () => void this.disconnect();
+  }
+
+  override async onDispose(): Promise<void> {
+    await this.actor?.close();
+  }
+}

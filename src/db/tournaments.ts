@@ -1,0 +1,223 @@
+import type { TimeControl } from '../domain/timeControl.ts';
+import type { Queryable } from './pool.ts';
+
+// Tournaments (migration 013): what REST reads and changes. The actor's SQL (lease, pairing,
+// counting) is in ./tournamentPlay.ts.
+
+export const TOURNAMENT_STATUSES = ['upcoming', 'running', 'finished'] as const;
+export type TournamentStatus = (typeof TOURNAMENT_STATUSES)[number];
+
+export type TournamentRecord = {
+  id: string;
+  name: string;
+  creatorId: string;
+  creatorUsername: string;
+  timeControl: TimeControl;
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  startsAt: Date;
+  endsAt: Date;
+  maxPlayers: number | null;
+  status: TournamentStatus;
+  playerCount: number;
+  /** Rows in the standings: every player who joined, withdrawn ones included. */
+  standingsTotal: number;
+  /** The viewer is joined and not withdrawn (false without a viewer). */
+  joined: boolean;
+  createdAt: Date;
+};
+
+export type StandingRecord = {
+  rank: number;
+  userId: string;
+  username: string;
+  score: number;
+  games: number;
+  wins: number;
+  draws: number;
+  losses: number;
+  streak: number;
+  performance: number | null;
+  withdrawn: boolean;
+};
+
+/** The row as its writers lock it. */
+export type TournamentRow = {
+  id: string;
+  status: TournamentStatus;
+  startsAt: Date;
+  endsAt: Date;
+  maxPlayers: number | null;
+  playerCount: number;
+};
+
+export const toTournamentRow = (r: any): TournamentRow => ({
+  id: r.id,
+  status: r.status,
+  startsAt: r.starts_at,
+  endsAt: r.ends_at,
+  maxPlayers: r.max_players,
+  playerCount: r.player_count,
+});
+
+const toTournament = (r: any): TournamentRecord => ({
+  id: r.id,
+  name: r.name,
+  creatorId: r.creator_id,
+  creatorUsername: r.creator_username,
+  timeControl: r.time_control,
+  initialTime: r.initial_time,
+  increment: r.increment,
+  rated: r.rated,
+  startsAt: r.starts_at,
+  endsAt: r.ends_at,
+  maxPlayers: r.max_players,
+  status: r.status,
+  playerCount: r.player_count,
+  standingsTotal: r.standings_total,
+  joined: r.joined,
+  createdAt: r.created_at,
+});
+
+/** Tournaments `t` as the viewer in $1 (uuid or null) sees them. */
+const TOURNAMENT_VIEW = `
+  SELECT t.id, t.name, t.creator_id, c.username AS creator_username, t.time_control, t.initial_time, t.increment,
+         t.rated, t.starts_at, t.ends_at, t.max_players, t.status, t.player_count, t.created_at,
+         (SELECT count(*)::int FROM tournament_players a WHERE a.tournament_id = t.id) AS standings_total,
+         EXISTS (SELECT 1 FROM tournament_players m WHERE m.tournament_id = t.id AND m.user_id = $1::uuid AND NOT m.withdrawn) AS joined
+    FROM tournaments t
+    JOIN users c ON c.id = t.creator_id`;
+
+export type NewTournament = {
+  name: string;
+  creatorId: string;
+  timeControl: TimeControl;
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  startsAt: Date;
+  endsAt: Date;
+  maxPlayers: number | null;
+  createdAt: Date;
+};
+
+export async function insertTournament(db: Queryable, t: NewTournament): Promise<string> {
+  const { rows } = await db.query(
+    `INSERT INTO tournaments (name, creator_id, time_control, initial_time, increment, rated, starts_at, ends_at, max_players, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+    [t.name, t.creatorId, t.timeControl, t.initialTime, t.increment, t.rated, t.startsAt, t.endsAt, t.maxPlayers, t.createdAt],
+  );
+  return rows[0].id;
+}
+
+export async function findTournament(db: Queryable, id: string, viewerId: string | null): Promise<TournamentRecord | undefined> {
+  const { rows } = await db.query(`${TOURNAMENT_VIEW} WHERE t.id = $2`, [viewerId, id]);
+  return rows[0] && toTournament(rows[0]);
+}
+
+export async function tournamentExists(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM tournaments WHERE id = $1', [id]);
+  return rows.length > 0;
+}
+
+export type TournamentOrder = { field: 'starts_at' | 'ends_at' | 'created_at'; direction: 'asc' | 'desc' };
+
+/** One page of the tournaments with `status`, and how many there are. */
+export async function listTournaments(
+  db: Queryable,
+  viewerId: string | null,
+  status: TournamentStatus,
+  order: TournamentOrder,
+  page: { limit: number; offset: number },
+): Promise<{ tournaments: TournamentRecord[]; total: number }> {
+  const dir = order.direction === 'asc' ? 'ASC' : 'DESC';
+  const [found, counted] = await Promise.all([
+    db.query(`${TOURNAMENT_VIEW} WHERE t.status = $2 ORDER BY t.${order.field} ${dir}, t.id ${dir} LIMIT $3 OFFSET $4`, [
+      viewerId,
+      status,
+      page.limit,
+      page.offset,
+    ]),
+    db.query('SELECT count(*)::int AS total FROM tournaments WHERE status = $1', [status]),
+  ]);
+  return { tournaments: found.rows.map(toTournament), total: counted.rows[0].total };
+}
+
+/**
+ * Locks the tournament for a change of its players (join, withdraw) or of its state (the actor's
+ * writes take the same lock, fenced by their epoch): they queue up per tournament.
+ */
+export async function lockTournament(tx: Queryable, id: string): Promise<TournamentRow | undefined> {
+  const { rows } = await tx.query(
+    'SELECT id, status, starts_at, ends_at, max_players, player_count FROM tournaments WHERE id = $1 FOR NO KEY UPDATE',
+    [id],
+  );
+  return rows[0] && toTournamentRow(rows[0]);
+}
+
+/** The user's place in the tournament: absent, joined, or withdrawn. */
+export async function findEntry(db: Queryable, tournamentId: string, userId: string): Promise<{ withdrawn: boolean } | undefined> {
+  const { rows } = await db.query('SELECT withdrawn FROM tournament_players WHERE tournament_id = $1 AND user_id = $2', [
+    tournamentId,
+    userId,
+  ]);
+  return rows[0] && { withdrawn: rows[0].withdrawn };
+}
+
+/**
+ * A new player, or a withdrawn one back (their points kept, their join time too); counted in
+ * `player_count`. They wait for a game from `now`.
+ */
+export async function enterPlayer(tx: Queryable, tournamentId: string, userId: string, now: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO tournament_players (tournament_id, user_id, joined_at, waiting_since) VALUES ($1, $2, $3, $3)
+     ON CONFLICT (tournament_id, user_id) DO UPDATE SET withdrawn = false, waiting_since = excluded.waiting_since`,
+    [tournamentId, userId, now],
+  );
+  await tx.query('UPDATE tournaments SET player_count = player_count + 1 WHERE id = $1', [tournamentId]);
+}
+
+/** Withdraws a joined player: before the start the row goes entirely, after it only `withdrawn` is set. */
+export async function withdrawPlayer(tx: Queryable, tournamentId: string, userId: string, remove: boolean): Promise<void> {
+  await tx.query(
+    remove
+      ? 'DELETE FROM tournament_players WHERE tournament_id = $1 AND user_id = $2'
+      : 'UPDATE tournament_players SET withdrawn = true WHERE tournament_id = $1 AND user_id = $2',
+    [tournamentId, userId],
+  );
+  await tx.query('UPDATE tournaments SET player_count = player_count - 1 WHERE id = $1', [tournamentId]);
+}
+
+const STANDINGS_ORDER = 'p.score DESC, p.performance DESC NULLS LAST, p.joined_at, p.user_id';
+
+const toStanding = (r: any, rank: number): StandingRecord => ({
+  rank,
+  userId: r.user_id,
+  username: r.username,
+  score: r.score,
+  games: r.games,
+  wins: r.wins,
+  draws: r.draws,
+  losses: r.losses,
+  streak: r.streak,
+  performance: r.performance,
+  withdrawn: r.withdrawn,
+});
+
+/** One page of the standings, ranked (DESIGN 2.10 order; ranks 1..n, ties broken by join). */
+export async function listStandings(db: Queryable, tournamentId: string, page: { limit: number; offset: number }): Promise<StandingRecord[]> {
+  const { rows } = await db.query(
+    `SELECT p.user_id, u.username, p.score, p.games, p.wins, p.draws, p.losses, p.streak, p.performance, p.withdrawn
+       FROM tournament_players p JOIN users u ON u.id = p.user_id
+      WHERE p.tournament_id = $1
+      ORDER BY ${STANDINGS_ORDER} LIMIT $2 OFFSET $3`,
+    [tournamentId, page.limit, page.offset],
+  );
+  return rows.map((r, i) => toStanding(r, page.offset + i + 1));
+}
+
+export async function countStandings(db: Queryable, tournamentId: string): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM tournament_players WHERE tournament_id = $1', [tournamentId]);
+  return rows[0].n;
+}

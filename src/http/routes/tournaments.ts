@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { TOURNAMENT_STATUSES } from '../../db/tournaments.ts';
+import type { Services } from '../../services/index.ts';
+import { TOURNAMENT_SORTS } from '../../services/tournaments.ts';
+import { createTournamentBody, StandingView, TournamentSummaryView, TournamentView } from '../../services/tournamentViews.ts';
+import { paginate } from '../pagination.ts';
+import { Reply, route, type Route } from '../route.ts';
+import { pageQuery } from '../validate.ts';
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+export const ListTournamentsQuery = z.object({
+  status: oneOf(TOURNAMENT_STATUSES).optional().meta({ description: 'default running' }),
+  sort: oneOf([...TOURNAMENT_SORTS, ...TOURNAMENT_SORTS.map((s) => `-${s}` as const)])
+    .optional()
+    .meta({ description: 'default starts_at (running, upcoming) or ends_at (finished); `field` follows `order`, `-field` is descending' }),
+  order: oneOf(['asc', 'desc']).optional().meta({ description: 'default asc for running and upcoming, desc for finished' }),
+  ...pageQuery,
+});
+
+const PageQuery = z.object(pageQuery);
+const tags = ['Tournaments'];
+/** A token is optional on reads, but one that is invalid, expired or revoked is still refused. */
+const READ_ERRORS = ['UNAUTHORIZED', 'TOURNAMENT_NOT_FOUND'];
+
+/** DESIGN 2.10 "Tournaments": arenas like Lichess's. Reads are public (`joined` with a token), writes need one. */
+export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
+  return [
+    route({
+      method: 'post',
+      path: '/tournaments',
+      summary: 'Create an arena; the creator is not joined (join like anyone)',
+      tags,
+      auth: 'required',
+      body: createTournamentBody(ctx.config.tournamentMinMinutes),
+      status: 201,
+      response: TournamentView,
+      handler: ({ user, body }) => tournaments.create(user!.id, body),
+    }),
+    route({
+      method: 'get',
+      path: '/tournaments',
+      summary: 'List arenas by status: running (default) and upcoming by starts_at, finished by ends_at, newest first',
+      tags,
+      auth: 'optional',
+      query: ListTournamentsQuery,
+      envelope: 'list',
+      response: z.array(TournamentSummaryView),
+      errors: ['UNAUTHORIZED'],
+      handler: async ({ user, query }) => {
+        const page = { page: query.page, limit: query.limit };
+        const { tournaments: found, total } = await tournaments.list(user?.id, query);
+        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/tournaments/:id',
+      summary: 'Read an arena with the first 100 standings',
+      tags,
+      auth: 'optional',
+      response: TournamentView,
+      errors: READ_ERRORS,
+      handler: ({ user, params }) => tournaments.get(user?.id, params.id),
+    }),
+    route({
+      method: 'get',
+      path: '/tournaments/:id/standings',
+      summary: 'Page through every standing of an arena, ranked',
+      tags,
+      auth: 'optional',
+      query: PageQuery,
+      envelope: 'list',
+      response: z.array(StandingView),
+      errors: READ_ERRORS,
+      handler: async ({ params, query }) => {
+        const page = { page: query.page, limit: query.limit };
+        const { standings, total } = await tournaments.standings(params.id, page);
+        return new Reply(200, { success: true, data: standings, pagination: paginate(page, total) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/tournaments/:id/join',
+      summary: 'Join an arena before or while it runs (again: 200 as is; a withdrawn player comes back with their points)',
+      tags,
+      auth: 'required',
+      response: TournamentView,
+      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FULL', 'TOURNAMENT_FINISHED', 'SERVICE_UNAVAILABLE'],
+      handler: ({ user, params }) => tournaments.join(user!.id, params.id),
+    }),
+    route({
+      method: 'post',
+      path: '/tournaments/:id/withdraw',
+      summary: 'Stop being paired (points kept, a game in progress counts); before the start it removes you; not joined: 200 as is',
+      tags,
+      auth: 'required',
+      response: TournamentView,
+      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FINISHED', 'SERVICE_UNAVAILABLE'],
+      handler: ({ user, params }) => tournaments.withdraw(user!.id, params.id),
+    }),
+  ];
+}

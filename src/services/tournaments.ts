@@ -1,0 +1,170 @@
+import type { AppContext } from '../context.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
+import * as repo from '../db/tournaments.ts';
+import type { TournamentStatus } from '../db/tournaments.ts';
+import { isUuid } from '../domain/ids.ts';
+import { validateTimeControl } from '../domain/timeControl.ts';
+import { AppError, validationError } from '../errors.ts';
+import {
+  formatStanding,
+  formatTournament,
+  formatTournamentSummary,
+  SCHEDULE_AHEAD_MS,
+  SCHEDULE_BEHIND_MS,
+  STANDINGS_SHOWN,
+  type CreateTournamentBody,
+  type StandingView,
+  type TournamentSummaryView,
+  type TournamentView,
+} from './tournamentViews.ts';
+
+export const TOURNAMENT_SORTS = ['starts_at', 'ends_at', 'created_at'] as const;
+export type TournamentSort = (typeof TOURNAMENT_SORTS)[number];
+
+export type ListTournamentsInput = {
+  status?: TournamentStatus;
+  /** `field` (ordered by `order`) or `-field` (descending whatever `order` says). */
+  sort?: TournamentSort | `-${TournamentSort}`;
+  order?: 'asc' | 'desc';
+  page: number;
+  limit: number;
+};
+
+/** PostgreSQL's query_canceled: the statement timeout ran out (here: waiting for the row lock). */
+const QUERY_CANCELED = '57014';
+const notFound = () => new AppError('TOURNAMENT_NOT_FOUND', 'Tournament not found');
+const finished = () => new AppError('TOURNAMENT_FINISHED', 'The tournament is over');
+
+/** DESIGN 2.10: a malformed id is an unknown id. */
+function tournamentIdOf(id: string): string {
+  if (!isUuid(id)) throw notFound();
+  return id.toLowerCase();
+}
+
+export type Tournaments = ReturnType<typeof createTournaments>;
+
+/**
+ * The arena use cases REST serves (DESIGN 2.10): create, list, read with standings, join and
+ * withdraw. Joins and withdrawals take the tournament's row lock, which the tournament's actor
+ * takes too for each of its steps, so a player's place changes between rounds, never during one.
+ */
+export function createTournaments(ctx: AppContext) {
+  const { pool, clock } = ctx;
+
+  async function view(db: Queryable, id: string, viewerId: string | undefined): Promise<TournamentView> {
+    const tournament = await repo.findTournament(db, id, viewerId ?? null);
+    if (!tournament) throw notFound();
+    const standings = await repo.listStandings(db, id, { limit: STANDINGS_SHOWN, offset: 0 });
+    return formatTournament(tournament, standings);
+  }
+
+  /**
+   * Runs a change of one tournament's players under its row lock, kept short (the answer is read
+   * after the commit): many players join at once, and the actor takes the same lock each round.
+   * A lock that cannot be had before the statement timeout is "busy, retry", not a fault.
+   */
+  async function withTournament(id: string, work: (tx: Queryable, t: repo.TournamentRow) => Promise<void>): Promise<string> {
+    const tournamentId = tournamentIdOf(id);
+    try {
+      await withTransaction(pool, async (tx) => {
+        const t = await repo.lockTournament(tx, tournamentId);
+        if (!t) throw notFound();
+        await work(tx, t);
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === QUERY_CANCELED) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'The tournament is busy; retry', undefined, { retryAfter: 1 });
+      }
+      throw error;
+    }
+    return tournamentId;
+  }
+
+  /** Joins and withdrawals end with `ends_at`: the standings are (about to be) final. */
+  const isOver = (t: repo.TournamentRow) => t.status === 'finished' || clock.now() >= t.endsAt.getTime();
+
+  return {
+    async create(userId: string, body: CreateTournamentBody): Promise<TournamentView> {
+      const tc = validateTimeControl(body);
+      if (!tc.ok) {
+        const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));
+        throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
+      }
+      const now = clock.now();
+      const startsAt = new Date(body.starts_at);
+      if (startsAt.getTime() < now - SCHEDULE_BEHIND_MS) throw validationError('starts_at', 'must not be in the past (5 s of leeway)');
+      if (startsAt.getTime() > now + SCHEDULE_AHEAD_MS) throw validationError('starts_at', 'must be at most 30 days ahead');
+      const id = await repo.insertTournament(pool, {
+        name: body.name,
+        creatorId: userId,
+        timeControl: tc.value.time_control,
+        initialTime: tc.value.initial_time,
+        increment: tc.value.increment,
+        rated: body.rated,
+        startsAt,
+        endsAt: new Date(startsAt.getTime() + body.duration_minutes * 60_000),
+        maxPlayers: body.max_players,
+        createdAt: new Date(now),
+      });
+      return view(pool, id, userId);
+    },
+
+    /** Running and upcoming by starts_at ascending, finished by ends_at descending (unless asked otherwise). */
+    async list(viewerId: string | undefined, q: ListTournamentsInput): Promise<{ tournaments: TournamentSummaryView[]; total: number }> {
+      const status = q.status ?? 'running';
+      const descending = q.sort?.startsWith('-');
+      const field = (q.sort?.replace(/^-/, '') as TournamentSort | undefined) ?? (status === 'finished' ? 'ends_at' : 'starts_at');
+      const direction = descending ? 'desc' : (q.order ?? (status === 'finished' ? 'desc' : 'asc'));
+      const { tournaments, total } = await repo.listTournaments(pool, viewerId ?? null, status, { field, direction }, {
+        limit: q.limit,
+        offset: (q.page - 1) * q.limit,
+      });
+      return { tournaments: tournaments.map(formatTournamentSummary), total };
+    },
+
+    get: (viewerId: string | undefined, id: string): Promise<TournamentView> => view(pool, tournamentIdOf(id), viewerId),
+
+    /** Every standing, ranked, a page at a time. */
+    async standings(id: string, page: { page: number; limit: number }): Promise<{ standings: StandingView[]; total: number }> {
+      const tournamentId = tournamentIdOf(id);
+      if (!(await repo.tournamentExists(pool, tournamentId))) throw notFound();
+      const [rows, total] = await Promise.all([
+        repo.listStandings(pool, tournamentId, { limit: page.limit, offset: (page.page - 1) * page.limit }),
+        repo.countStandings(pool, tournamentId),
+      ]);
+      return { standings: rows.map(formatStanding), total };
+    },
+
+    /**
+     * Before the start or while it runs; joined already → as is. A withdrawn player comes back
+     * with their points. Full → TOURNAMENT_FULL; from `ends_at` on → TOURNAMENT_FINISHED.
+     */
+    async join(userId: string, id: string): Promise<TournamentView> {
+      const tournamentId = await withTournament(id, async (tx, t) => {
+        if (isOver(t)) throw finished();
+        const entry = await repo.findEntry(tx, t.id, userId);
+        if (entry && !entry.withdrawn) return;
+        if (t.maxPlayers !== null && t.playerCount >= t.maxPlayers) throw new AppError('TOURNAMENT_FULL', 'The tournament is full');
+        await repo.enterPlayer(tx, t.id, userId, new Date(clock.now()));
+      });
+      return view(pool, tournamentId, userId);
+    },
+
+    /**
+     * Stops the player's pairing; points are kept and a game in progress still counts. Before the
+     * start it removes the player entirely. Not joined → as is; from `ends_at` on →
+     * TOURNAMENT_FINISHED.
+     */
+    async withdraw(userId: string, id: string): Promise<TournamentView> {
+      const tournamentId = await withTournament(id, async (tx, t) => {
+        if (isOver(t)) throw finished();
+        const entry = await repo.findEntry(tx, t.id, userId);
+        if (entry && !entry.withdrawn) await repo.withdrawPlayer(tx, t.id, userId, t.status === 'upcoming');
+      });
+      return view(pool, tournamentId, userId);
+    },
+
+    /** For the realtime channel: whether `tournament:<id>` names a tournament. */
+    exists: async (id: string): Promise<boolean> => isUuid(id) && repo.tournamentExists(pool, id.toLowerCase()),
+  };
+}

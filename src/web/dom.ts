@@ -1,0 +1,48 @@
+// Building the page: elements are created, never parsed from strings, and every text goes in as
+// text (a username or club name can hold `<script>`; it stays text). No innerHTML anywhere.
+
+type Listener = (event: Event) => void;
+export type Attrs = Record<string, string | number | boolean | null | undefined | Listener>;
+export type Child = Node | string | number | null | undefined | false | readonly Child[];
+
+/** `h('button', {class: 'primary', onclick: go}, 'Play')`; `on*` keys add listeners. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key === 'className' ? 'class' : key, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+/** An SVG element (the evaluation graph). */
+export function svg(tag: string, attrs: Record<string, string | number> = {}, ...children: Node[]): SVGElement {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
+  el.append(...children);
+  return el;
+}
+
+export function append(parent: Node, children: readonly Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(parent, c);
+    else parent.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces the content of `el`. */
+export function fill(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+/** Sets a text only when it changed (clocks tick ten times a second). */
+export function setText(el: Element, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+export const formatDate = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });

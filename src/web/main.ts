@@ -1,0 +1,76 @@
+// The web app: a page per address (src/web/routes.ts), a navigation bar, and the lobby feed that
+// tells a signed-in user about challenges and games that start, on every page.
+
+import './styles/app.css';
+import { post } from './api.ts';
+import { fill, h } from './dom.ts';
+import { lobbyFeed } from './lobbyFeed.ts';
+import { appRoutes, type Go } from './routes.ts';
+import { Router } from './router.ts';
+import { session } from './session.ts';
+import { formatTimeControl } from './timeControl.ts';
+
+const app = document.getElementById('app')!;
+const nav = h('nav', { class: 'site-nav', 'aria-label': 'Main' });
+const notices = h('div', { class: 'notices', 'aria-live': 'polite' });
+const view = h('div', { class: 'view' });
+fill(app, h('a', { class: 'skip', href: '#page' }, 'Skip to content'), h('header', { class: 'site-header' }, nav), notices, view);
+
+const go: Go = (path, o) => router.go(path, o);
+const router = new Router(appRoutes(go), view, {
+  signedIn: () => !!session.user(),
+  notFound: {
+    path: '',
+    title: 'Not found',
+    render: ({ root }) => fill(root, h('h1', null, 'Nothing here'), h('p', null, h('a', { href: '/' }, 'Back to the lobby'))),
+  },
+});
+
+function drawNav(): void {
+  const user = session.user();
+  const links = appRoutes(go).filter((r) => r.nav && (!r.auth || user));
+  fill(
+    nav,
+    h('a', { class: 'brand', href: '/' }, h('span', { 'aria-hidden': 'true' }, '♞ '), 'Chess'),
+    h('ul', null, links.map((r) => h('li', null, h('a', { href: r.path, 'aria-current': location.pathname === r.path ? 'page' : undefined }, r.nav!)))),
+    h('ul', { class: 'account' },
+      h('li', null, h('a', { href: '/docs' }, 'API')),
+      user
+        ? [h('li', { class: 'me' }, user.username), h('li', null, h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out'))]
+        : [h('li', null, h('a', { href: '/login' }, 'Log in')), h('li', null, h('a', { href: '/signup' }, 'Sign up'))]),
+  );
+}
+
+async function logout(): Promise<void> {
+  // The API ends the session (every token of it); then the tokens are forgotten here.
+  await post('/auth/logout').catch(() => {});
+  session.clear();
+  go('/');
+}
+
+/** Challenges to me, on every page but the lobby (which lists them itself). */
+function drawNotices(): void {
+  const incoming = session.user() && location.pathname !== '/' ? lobbyFeed.challenges.filter((c) => c.direction === 'incoming') : [];
+  fill(notices, incoming.map((c) =>
+    h('p', { class: 'notice' }, `${c.from.username} challenges you (${formatTimeControl(c.initial_time, c.increment)} ${c.rated ? 'rated' : 'casual'}). `,
+      h('a', { href: `/play/${c.id}` }, 'See the challenge'))));
+}
+
+session.onChange(() => {
+  drawNav();
+  void lobbyFeed.connect();
+  router.refresh();
+});
+router.onChange(() => {
+  drawNav();
+  drawNotices();
+});
+lobbyFeed.subscribe(drawNotices);
+// A seek was paired or a challenge accepted: to the board.
+lobbyFeed.onGameStarted((gameId) => {
+  if (location.pathname !== `/play/${gameId}`) go(`/play/${gameId}`);
+});
+
+drawNav();
+void lobbyFeed.connect();
+router.refresh();

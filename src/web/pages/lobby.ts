@@ -1,0 +1,204 @@
+// The lobby: quick pairing and a custom seek (a seek pool room: leaving it cancels the seek),
+// the open seeks live (the lobby room's state), a challenge by username, incoming and outgoing
+// challenges, and the games in progress.
+
+import type { Room } from '@colyseus/sdk';
+import { ApiError, findUser, get, post } from '../api.ts';
+import { joinErrorCode, rooms } from '../colyseus.ts';
+import { fill, h } from '../dom.ts';
+import { lobbyFeed } from '../lobbyFeed.ts';
+import type { PageContext } from '../router.ts';
+import { session } from '../session.ts';
+import { categoryOf, formatTimeControl, QUICK_PAIRINGS } from '../timeControl.ts';
+import type { Challenge, GameSummary, PendingGame, Seek } from '../types/api.ts';
+
+type Go = (path: string) => void;
+type SeekOptions = { initial: number; increment: number; rated: boolean; color: 'white' | 'black' | 'random' };
+
+export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
+  const me = session.user();
+  const message = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const say = (text: string, error = false) => {
+    message.className = error ? 'status error' : 'status';
+    message.textContent = text;
+  };
+
+  const seeksBody = h('tbody');
+  const challengesBox = h('div', { class: 'challenges' });
+  const seekingBox = h('div', { class: 'seeking', hidden: true });
+
+  // ---- seeking -------------------------------------------------------------------------------
+  let pool: Room | undefined;
+  const stopSeeking = () => {
+    void pool?.leave();
+    pool = undefined;
+    seekingBox.hidden = true;
+  };
+  ctx.cleanup(stopSeeking);
+
+  const seek = async (o: SeekOptions) => {
+    if (!me) return ctx.go('/login?next=/');
+    stopSeeking();
+    const label = `${formatTimeControl(o.initial, o.increment)} ${o.rated ? 'rated' : 'casual'}`;
+    fill(seekingBox, h('p', null, `Seeking an opponent: ${label}…`), h('button', { type: 'button', onclick: stopSeeking }, 'Cancel'));
+    seekingBox.hidden = false;
+    try {
+      const token = await session.accessToken();
+      const joined = await rooms.joinOrCreate('seek_pool', {
+        time_control: categoryOf(o.initial, o.increment),
+        initial_time: o.initial,
+        increment: o.increment,
+        rated: o.rated,
+        color: o.color,
+        token,
+      });
+      if (ctx.signal.aborted || seekingBox.hidden) return void joined.leave();
+      pool = joined;
+      joined.onMessage('seeking', () => {});
+      joined.onMessage('error', (e: { message: string }) => say(e.message, true));
+      joined.onMessage('paired', (m: { game_id: string }) => {
+        pool = undefined;
+        void joined.leave();
+        ctx.go(`/play/${m.game_id}`);
+      });
+      joined.onLeave(() => {
+        if (pool === joined) stopSeeking();
+      });
+    } catch (error) {
+      seekingBox.hidden = true;
+      const code = joinErrorCode(error);
+      say(code === 'PLAYER_BUSY' ? 'You are already playing or seeking a game.' : error instanceof Error ? error.message : String(error), true);
+    }
+  };
+
+  // ---- the page ------------------------------------------------------------------------------
+  const rated = h('input', { type: 'checkbox', id: 'seek-rated', checked: true });
+  const quick = h('div', { class: 'quick', role: 'group', 'aria-label': 'Quick pairing' },
+    QUICK_PAIRINGS.map(([min, inc]) =>
+      h('button', { type: 'button', 'data-tc': `${min}+${inc}`, onclick: () => void seek({ initial: min * 60, increment: inc, rated: rated.checked, color: 'random' }) },
+        h('strong', null, `${min}+${inc}`), h('small', null, categoryOf(min * 60, inc)))));
+
+  const custom = timeForm('seek', 'Seek', (o) => void seek(o));
+  const challengeForm = timeForm('challenge', 'Challenge', async (o, username) => {
+    try {
+      const opponent = await findUser(username ?? '');
+      if (!opponent) return say(`No player is called ${username}.`, true);
+      const pending = await post<PendingGame>('/games', {
+        type: 'challenge',
+        opponent_id: opponent.id,
+        time_control: categoryOf(o.initial, o.increment),
+        initial_time: o.initial,
+        increment: o.increment,
+        rated: o.rated,
+        color: o.color,
+      });
+      ctx.go(`/play/${pending.id}`);
+    } catch (e) {
+      say(e instanceof ApiError ? e.lines().join(' ') : String(e), true);
+    }
+  }, ctx.query.get('challenge') ?? '');
+
+  const current = h('ul', { class: 'current-games' });
+
+  fill(
+    ctx.root,
+    h('h1', null, me ? 'Play' : 'Play chess in your browser'),
+    me ? null : h('p', { class: 'lead' }, h('a', { href: '/signup', class: 'button primary' }, 'Sign up'), ' or ', h('a', { href: '/login', class: 'button' }, 'log in'), ' to play. Anyone may watch.'),
+    message,
+    me ? h('section', { class: 'card', 'aria-labelledby': 'quick-h' }, h('h2', { id: 'quick-h' }, 'Quick pairing'), quick,
+      h('label', { class: 'inline' }, rated, ' Rated'), seekingBox) : null,
+    me ? h('section', { class: 'card', 'aria-labelledby': 'ch-h' }, h('h2', { id: 'ch-h' }, 'Challenges'), challengesBox) : null,
+    me ? h('section', { class: 'card', 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Your games in progress'), current) : null,
+    h('section', { class: 'card', 'aria-labelledby': 'seeks-h' },
+      h('h2', { id: 'seeks-h' }, 'Open seeks'),
+      h('div', { class: 'table-wrap' }, h('table', { class: 'seeks' },
+        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Rating'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Mode'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
+        seeksBody))),
+    me ? h('section', { class: 'card', 'aria-labelledby': 'custom-h' }, h('h2', { id: 'custom-h' }, 'Custom seek'), custom) : null,
+    me ? h('section', { class: 'card', 'aria-labelledby': 'chal-h' }, h('h2', { id: 'chal-h' }, 'Challenge a player'), challengeForm) : null,
+  );
+
+  const drawSeeks = () => {
+    const seeks = lobbyFeed.seeks;
+    if (!seeks.length) return fill(seeksBody, h('tr', null, h('td', { colspan: 5, class: 'empty' }, 'Nobody is seeking right now.')));
+    fill(seeksBody, seeks.map((s: Seek) =>
+      h('tr', null,
+        h('td', null, s.username), h('td', null, String(s.rating)),
+        h('td', null, formatTimeControl(s.initialTime, s.increment)), h('td', null, `${s.rated ? 'rated' : 'casual'} ${s.timeControl}`),
+        h('td', null, me && s.userId !== me.id
+          ? h('button', { type: 'button', onclick: () => void seek({ initial: s.initialTime, increment: s.increment, rated: s.rated, color: 'random' }) }, 'Play')
+          : null))));
+  };
+
+  const drawChallenges = () => {
+    if (!me) return;
+    const list = lobbyFeed.challenges;
+    if (!list.length) return fill(challengesBox, h('p', { class: 'empty' }, 'No challenges.'));
+    fill(challengesBox, h('ul', null, list.map((c: Challenge) => {
+      const what = `${formatTimeControl(c.initial_time, c.increment)} ${c.rated ? 'rated' : 'casual'} ${c.time_control}`;
+      const act = (path: string) => async () => {
+        try {
+          await post(`/games/${c.id}/${path}`);
+          if (path === 'accept') ctx.go(`/play/${c.id}`);
+        } catch (e) {
+          say(e instanceof ApiError ? e.message : String(e), true);
+        }
+      };
+      return c.direction === 'incoming'
+        ? h('li', { class: 'challenge incoming' }, `${c.from.username} challenges you (${what}) `,
+          h('button', { type: 'button', class: 'primary', onclick: act('accept') }, 'Accept'), ' ',
+          h('button', { type: 'button', onclick: act('decline') }, 'Decline'))
+        : h('li', { class: 'challenge outgoing' }, `You challenged ${c.to.username} (${what}) `,
+          h('a', { href: `/play/${c.id}` }, 'Open'), ' ', h('button', { type: 'button', onclick: act('cancel') }, 'Cancel'));
+    })));
+  };
+
+  const draw = () => {
+    drawSeeks();
+    drawChallenges();
+  };
+  ctx.cleanup(lobbyFeed.subscribe(draw));
+  draw();
+
+  if (me) {
+    const active = await get<GameSummary[]>(`/games?status=active&player_id=${me.id}&limit=20`).catch(() => []);
+    if (!active.length) fill(current, h('li', { class: 'empty' }, 'None.'));
+    else fill(current, active.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, `${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`), ` · ${formatTimeControl(g.initial_time, g.increment)}`)));
+  }
+}
+
+/** Minutes, increment, rated, colour (and a username for a challenge), with the category shown live. */
+function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions, username?: string) => void, username = ''): HTMLFormElement {
+  const id = (name: string) => `${prefix}-${name}`;
+  const minutes = h('input', { id: id('minutes'), name: 'minutes', type: 'number', min: 0, max: 180, step: 'any', value: 5, required: true });
+  const increment = h('input', { id: id('increment'), name: 'increment', type: 'number', min: 0, max: 180, step: 1, value: 3, required: true });
+  const rated = h('input', { id: id('rated'), name: 'rated', type: 'checkbox', checked: true });
+  const color = h('select', { id: id('color'), name: 'color' }, h('option', { value: 'random' }, 'Random'), h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'));
+  const user = prefix === 'challenge' ? h('input', { id: id('username'), name: 'username', required: true, autocomplete: 'off', value: username, maxlength: 20 }) : null;
+  const category = h('output', { for: `${id('minutes')} ${id('increment')}`, class: 'category' });
+  const showCategory = () => {
+    const initial = Math.round(Number(minutes.value) * 60);
+    const inc = Number(increment.value);
+    category.textContent = Number.isFinite(initial) && Number.isFinite(inc) ? `= ${categoryOf(initial, inc)} (${initial} s + 40 × ${inc} s)` : '';
+  };
+  minutes.addEventListener('input', showCategory);
+  increment.addEventListener('input', showCategory);
+  showCategory();
+  return h('form', {
+    class: 'time-form',
+    onsubmit: (event: Event) => {
+      event.preventDefault();
+      onSubmit(
+        { initial: Math.round(Number(minutes.value) * 60), increment: Number(increment.value), rated: rated.checked, color: color.value as SeekOptions['color'] },
+        user?.value,
+      );
+    },
+  },
+  user ? h('p', null, h('label', { for: id('username') }, 'Username'), user) : null,
+  h('p', null, h('label', { for: id('minutes') }, 'Minutes'), minutes),
+  h('p', null, h('label', { for: id('increment') }, 'Increment (seconds)'), increment),
+  h('p', null, category),
+  h('p', null, h('label', { for: id('color') }, 'Colour'), color),
+  h('p', null, h('label', { class: 'inline' }, rated, ' Rated')),
+  h('button', { type: 'submit', class: 'primary' }, submitLabel));
+}

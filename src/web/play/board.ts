@@ -1,0 +1,135 @@
+// The board: cm-chessboard (MIT) drawing the position, with legal-move hints from chess.js and
+// its promotion chooser. It only proposes moves; the server decides (the board is set back to the
+// server's position when a move is refused).
+
+import { Chess, type Square } from 'chess.js';
+import 'cm-chessboard/assets/chessboard.css';
+import 'cm-chessboard/assets/extensions/markers/markers.css';
+import 'cm-chessboard/assets/extensions/promotion-dialog/promotion-dialog.css';
+import piecesUrl from 'cm-chessboard/assets/pieces/standard.svg';
+import markersUrl from 'cm-chessboard/assets/extensions/markers/markers.svg';
+import { Chessboard, COLOR, INPUT_EVENT_TYPE, type MoveInputEvent } from 'cm-chessboard/src/Chessboard.js';
+import { Accessibility } from 'cm-chessboard/src/extensions/accessibility/Accessibility.js';
+import { MARKER_TYPE, Markers } from 'cm-chessboard/src/extensions/markers/Markers.js';
+import { PromotionDialog } from 'cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js';
+import { Svg } from 'cm-chessboard/src/lib/Svg.js';
+import type { Color } from '../types/api.ts';
+
+export type BoardMove = { from: string; to: string; promotion?: 'q' | 'r' | 'b' | 'n' };
+
+/**
+ * cm-chessboard writes a few inline `style` attributes (the coordinates' font size, the piece
+ * being dragged), which the page's policy refuses. The same styles set through the CSSOM
+ * (`element.style`) are allowed, so its two SVG helpers are taught to do that instead.
+ */
+function allowUnderCsp(): void {
+  const svgHelper = Svg as unknown as { patched?: boolean; createSvg: typeof Svg.createSvg; addElement: typeof Svg.addElement };
+  if (svgHelper.patched) return;
+  svgHelper.patched = true;
+  const styled = <E extends Element>(el: E): E => {
+    const setAttribute = el.setAttribute.bind(el);
+    el.setAttribute = (name: string, value: string) => {
+      if (name === 'style') (el as unknown as ElementCSSInlineStyle).style.cssText = value;
+      else setAttribute(name, value);
+    };
+    return el;
+  };
+  const createSvg = Svg.createSvg;
+  const addElement = Svg.addElement;
+  svgHelper.createSvg = (container) => styled(createSvg(container));
+  svgHelper.addElement = (parent, name, attributes = {}) => {
+    const { style, ...rest } = attributes;
+    const el = styled(addElement(parent, name, rest));
+    if (style !== undefined) (el as unknown as ElementCSSInlineStyle).style.cssText = String(style);
+    return el;
+  };
+}
+
+export class Board {
+  private board: Chessboard;
+  private fen: string;
+  private movable?: Color;
+
+  constructor(
+    container: HTMLElement,
+    o: { orientation: Color; fen: string; onMove: (move: BoardMove) => void },
+  ) {
+    allowUnderCsp();
+    this.fen = o.fen;
+    this.board = new Chessboard(container, {
+      position: o.fen,
+      orientation: o.orientation === 'white' ? COLOR.white : COLOR.black,
+      assetsCache: true,
+      style: { pieces: { file: piecesUrl }, animationDuration: 150 },
+      extensions: [
+        { class: Markers, props: { sprite: markersUrl, autoMarkers: MARKER_TYPE.frame } },
+        { class: PromotionDialog },
+        // The position as a table and lists of pieces, for screen readers (visually hidden).
+        { class: Accessibility, props: { language: 'en', movePieceForm: false, boardAsTable: true, piecesAsList: true, brailleNotationInAlt: true } },
+      ],
+    });
+    this.onMove = o.onMove;
+  }
+
+  private onMove: (move: BoardMove) => void;
+
+  /** Shows the server's position; `movable` is the colour the user may move now, if any. */
+  set(fen: string, lastMove: { from: string; to: string } | undefined, movable: Color | undefined): void {
+    const changed = fen !== this.fen;
+    this.fen = fen;
+    if (changed || fen.split(' ')[0] !== this.board.getPosition()) void this.board.setPosition(fen, true);
+    this.board.removeMarkers(MARKER_TYPE.square);
+    if (lastMove) for (const sq of [lastMove.from, lastMove.to]) this.board.addMarker(MARKER_TYPE.square, sq);
+    if (movable === this.movable && !changed) return;
+    this.movable = movable;
+    if (this.board.isMoveInputEnabled()) this.board.disableMoveInput();
+    if (movable) this.board.enableMoveInput((e) => this.input(e), movable === 'white' ? COLOR.white : COLOR.black);
+  }
+
+  /** Back to the last position set (a move the server refused). */
+  reset(): void {
+    void this.board.setPosition(this.fen, false);
+  }
+
+  disable(): void {
+    this.movable = undefined;
+    if (this.board.isMoveInputEnabled()) this.board.disableMoveInput();
+  }
+
+  destroy(): void {
+    this.board.destroy();
+  }
+
+  private input(event: MoveInputEvent): boolean | void {
+    const chess = new Chess(this.fen);
+    switch (event.type) {
+      case INPUT_EVENT_TYPE.moveInputStarted: {
+        const moves = chess.moves({ square: event.squareFrom as Square, verbose: true });
+        this.board.addLegalMovesMarkers(moves);
+        return moves.length > 0;
+      }
+      case INPUT_EVENT_TYPE.validateMoveInput: {
+        this.board.removeLegalMovesMarkers();
+        const from = event.squareFrom;
+        const to = event.squareTo!;
+        const legal = chess.moves({ square: from as Square, verbose: true }).filter((m) => m.to === to);
+        if (!legal.length) return false;
+        if (legal.some((m) => m.promotion)) {
+          const color = this.movable === 'white' ? COLOR.white : COLOR.black;
+          this.board.showPromotionDialog(to, color, (result) => {
+            if (result.type === 'pieceSelected') this.onMove({ from, to, promotion: result.piece.charAt(1) as BoardMove['promotion'] });
+            else this.reset();
+          });
+          return true;
+        }
+        this.onMove({ from, to });
+        return true;
+      }
+      case INPUT_EVENT_TYPE.moveInputCanceled:
+        this.board.removeLegalMovesMarkers();
+        return;
+      default:
+        return;
+    }
+  }
+}

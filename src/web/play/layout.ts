@@ -1,0 +1,49 @@
+// The board page's parts: built once, then filled by playPage as the game changes.
+
+import { fill, h } from '../dom.ts';
+
+export function noGame(root: HTMLElement): void {
+  fill(root, h('h1', null, 'No game at this address'), h('p', null, 'Check the link you were given, or ', h('a', { href: '/' }, 'find a game in the lobby'), '.'));
+}
+
+export function drawMoves(list: HTMLElement, sans: string[]): void {
+  if (list.childElementCount === Math.ceil(sans.length / 2) && list.dataset.plies === String(sans.length)) return;
+  list.dataset.plies = String(sans.length);
+  const rows = [];
+  for (let i = 0; i < sans.length; i += 2) {
+    rows.push(h('li', null, h('span', { class: 'white-move' }, sans[i]), sans[i + 1] ? h('span', { class: 'black-move' }, sans[i + 1]) : null));
+  }
+  fill(list, rows);
+  list.scrollTop = list.scrollHeight;
+}
+
+export function skeleton() {
+  const clockOf = () => h('span', { class: 'clock', role: 'timer' }, '–:––');
+  const playerBar = (cls: string) => h('div', { class: `player ${cls}` }, h('span', { class: 'who' }), clockOf());
+  const top = playerBar('top');
+  const bottom = playerBar('bottom');
+  const board = h('div', { class: 'board-box', role: 'region', 'aria-label': 'Chessboard' });
+  const moves = h('ol', { class: 'moves', 'aria-label': 'Moves' });
+  const resign = h('button', { type: 'button', class: 'danger' }, 'Resign');
+  const offerDraw = h('button', { type: 'button' }, 'Offer draw');
+  const flip = h('button', { type: 'button', class: 'flip', title: 'Flip the board' }, 'Flip board');
+  const acceptDraw = h('button', { type: 'button', class: 'primary' }, 'Accept draw');
+  const declineDraw = h('button', { type: 'button' }, 'Decline');
+  const drawOffer = h('div', { class: 'draw-offer', hidden: true }, h('p', null, 'Your opponent offers a draw.'), acceptDraw, ' ', declineDraw);
+  const controls = h('div', { class: 'controls', hidden: true }, offerDraw, resign);
+  const typedInput = h('input', { id: 'typed-move', name: 'move', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', placeholder: 'e4, Nf3, e7e8q', 'aria-describedby': 'typed-help' });
+  const typed = h('form', { class: 'typed', hidden: true },
+    h('label', { for: 'typed-move' }, 'Type a move'), typedInput, h('button', { type: 'submit' }, 'Play'),
+    h('small', { id: 'typed-help' }, 'SAN (Nf3, O-O, e8=Q) or UCI (g1f3, e7e8q).'));
+  const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const hint = h('p', { class: 'hint', hidden: true }, 'The clocks start after Black’s first move. A player who does not make their first move in time aborts the game.');
+  const pending = h('div', { class: 'pending', hidden: true });
+  const end = h('div', { class: 'end', hidden: true });
+  const title = h('h1', null, 'Game');
+  const info = h('p', { class: 'info' });
+  const page = h('div', { class: 'play' },
+    h('div', { class: 'play-head' }, title, info),
+    h('div', { class: 'play-board' }, top, board, bottom),
+    h('div', { class: 'play-side' }, pending, end, drawOffer, status, hint, moves, controls, typed, flip));
+  return { page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip };
+}

@@ -1,0 +1,190 @@
+// One shape for a game on the page, whichever way it arrives: a player's room state (Colyseus),
+// or a spectator's realtime channel messages (the stream's `state`, `move`, `time_update`,
+// `draw_offer`, `game_end`).
+
+import { Chess } from 'chess.js';
+import type { ChannelMessage } from '../realtime.ts';
+import type { Color, GameDetail, GameStatus, RatingChanges, TimeControl } from '../types/api.ts';
+import type { ClockState } from './clock.ts';
+
+export type Side = { id: string; username: string; rating: number; connected?: boolean };
+
+export type GameModel = {
+  id: string;
+  status: GameStatus;
+  fen: string;
+  turn: Color;
+  sans: string[];
+  lastMove?: { from: string; to: string };
+  white?: Side;
+  black?: Side;
+  clock: ClockState;
+  drawOffer?: { id: string; offeredBy: string };
+  result?: string | null;
+  winner?: Color | null;
+  termination?: string | null;
+  abortReason?: string | null;
+  ratingChanges?: RatingChanges | null;
+  timeControl: { initial: number; increment: number; category: TimeControl; rated: boolean };
+};
+
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+/** The last move's squares, found by replaying the game (the detail lists SAN only). */
+function lastMoveOf(sans: string[]): { from: string; to: string } | undefined {
+  if (!sans.length) return undefined;
+  const chess = new Chess();
+  try {
+    for (const san of sans) chess.move(san);
+  } catch {
+    return undefined;
+  }
+  const last = chess.history({ verbose: true }).at(-1);
+  return last ? { from: last.from, to: last.to } : undefined;
+}
+
+const side = (p: GameDetail['white_player']): Side | undefined => (p ? { id: p.id, username: p.username, rating: p.rating } : undefined);
+
+/** A game detail (the channel's `state`, or GET /games/{id}) as seen at server time `ts`. */
+export function fromDetail(g: GameDetail, ts: number): GameModel {
+  const sans = g.moves.flatMap((row) => (row.black ? [row.white, row.black] : [row.white]));
+  return {
+    id: g.id,
+    status: g.status,
+    fen: g.fen || START,
+    turn: g.current_turn,
+    sans,
+    lastMove: lastMoveOf(sans),
+    white: side(g.white_player),
+    black: side(g.black_player),
+    // Clocks start with Black's first move (DESIGN 2.4).
+    clock: {
+      whiteMs: g.white_time_remaining * 1000,
+      blackMs: g.black_time_remaining * 1000,
+      running: g.status === 'active' && g.move_count >= 2,
+      turn: g.current_turn,
+      since: ts,
+    },
+    drawOffer: g.draw_offer?.status === 'pending' ? { id: g.draw_offer.id, offeredBy: g.draw_offer.offered_by } : undefined,
+    result: g.result,
+    winner: g.winner,
+    termination: g.termination,
+    abortReason: g.abort_reason,
+    ratingChanges: g.rating_changes,
+    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated },
+  };
+}
+
+type Times = { white: number; black: number };
+
+/** A channel message applied to the game; `state` replaces it. */
+export function applyChannel(game: GameModel, m: ChannelMessage): GameModel {
+  const ts = typeof m.ts === 'number' ? m.ts : Date.now();
+  const withTimes = (g: GameModel, times: Times | undefined): GameModel =>
+    times ? { ...g, clock: { ...g.clock, whiteMs: times.white * 1000, blackMs: times.black * 1000, since: ts, turn: g.turn } } : g;
+  switch (m.type) {
+    case 'state':
+      return fromDetail(m.game as GameDetail, ts);
+    case 'move': {
+      const move = m.move as { from: string; to: string; san: string; ply: number; fen: string; current_turn: Color };
+      const next: GameModel = {
+        ...game,
+        fen: move.fen,
+        turn: move.current_turn,
+        sans: [...game.sans.slice(0, move.ply - 1), move.san],
+        lastMove: { from: move.from, to: move.to },
+        clock: { ...game.clock, running: game.status === 'active' && move.ply >= 2 },
+      };
+      return withTimes(next, m.times as Times | undefined);
+    }
+    case 'time_update':
+      return withTimes(game, m.times as Times | undefined);
+    case 'draw_offer': {
+      const offer = m.draw_offer as { id: string; offered_by: string; status: string };
+      return { ...game, drawOffer: offer.status === 'pending' ? { id: offer.id, offeredBy: offer.offered_by } : undefined };
+    }
+    case 'game_end': {
+      const r = m.result as { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
+      return endGame(game, { status: m.status as GameStatus, abort_reason: (m.abort_reason as string | null) ?? null, ...r });
+    }
+    default:
+      return game; // unknown types are ignored (DESIGN 2.6)
+  }
+}
+
+/** The end of the game (a room's or the channel's `game_end`). */
+export function endGame(
+  game: GameModel,
+  e: { status: GameStatus; abort_reason?: string | null; result: string | null; winner: Color | null; termination: string | null; rating_changes?: RatingChanges | null },
+): GameModel {
+  return {
+    ...game,
+    status: e.status,
+    result: e.result,
+    winner: e.winner,
+    termination: e.termination,
+    abortReason: e.abort_reason ?? null,
+    ratingChanges: e.rating_changes ?? game.ratingChanges,
+    drawOffer: undefined,
+    clock: { ...game.clock, running: false },
+  };
+}
+
+/** What the room's state says (rooms/schema/GameState.ts, decoded by the SDK). */
+export type RoomState = {
+  status: string;
+  fen: string;
+  turn: string;
+  moves: Iterable<string>;
+  lastMove: { from: string; to: string; san: string };
+  white: { id: string; username: string; rating: number; connected: boolean; remainingMs: number };
+  black: { id: string; username: string; rating: number; connected: boolean; remainingMs: number };
+  clockRunning: boolean;
+  turnStartedAt: number;
+  drawOffer: { id: string; offeredBy: string; expiresAt: number };
+  result: string;
+  winner: string;
+  termination: string;
+};
+
+export function fromRoom(game: GameModel, s: RoomState): GameModel {
+  const seat = (p: RoomState['white']): Side => ({ id: p.id, username: p.username, rating: p.rating, connected: p.connected });
+  const finished = s.status === 'finished' || s.status === 'abandoned';
+  return {
+    ...game,
+    status: s.status as GameStatus,
+    fen: s.fen,
+    turn: s.turn as Color,
+    sans: [...s.moves],
+    lastMove: s.lastMove?.from ? { from: s.lastMove.from, to: s.lastMove.to } : undefined,
+    white: seat(s.white),
+    black: seat(s.black),
+    clock: { whiteMs: s.white.remainingMs, blackMs: s.black.remainingMs, running: s.clockRunning, turn: s.turn as Color, since: s.turnStartedAt },
+    drawOffer: s.drawOffer?.id ? { id: s.drawOffer.id, offeredBy: s.drawOffer.offeredBy } : undefined,
+    ...(finished
+      ? { result: s.result || null, winner: (s.winner || null) as Color | null, termination: s.termination === 'aborted' ? null : s.termination || null }
+      : {}),
+  };
+}
+
+export const colorOf = (game: GameModel, userId: string | undefined): Color | undefined =>
+  !userId ? undefined : game.white?.id === userId ? 'white' : game.black?.id === userId ? 'black' : undefined;
+
+const TERMINATION_TEXT: Record<string, string> = {
+  checkmate: 'checkmate',
+  resignation: 'resignation',
+  timeout: 'time',
+  agreement: 'agreement',
+  stalemate: 'stalemate',
+  repetition: 'threefold repetition',
+  fifty_moves: 'the fifty-move rule',
+  insufficient_material: 'insufficient material',
+};
+
+/** "White wins by checkmate", "Draw by agreement", "Game aborted: no first move". */
+export function describeEnd(game: GameModel): string {
+  if (game.status === 'abandoned') return `Game aborted${game.abortReason ? `: ${game.abortReason.replaceAll('_', ' ')}` : ''}`;
+  const how = game.termination ? ` by ${TERMINATION_TEXT[game.termination] ?? game.termination.replaceAll('_', ' ')}` : '';
+  if (game.winner) return `${game.winner === 'white' ? 'White' : 'Black'} wins${how}`;
+  return `Draw${how}`;
+}

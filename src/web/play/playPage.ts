@@ -1,0 +1,320 @@
+// /play/{id}: one board for players and spectators. Everyone first subscribes to the game's
+// realtime channel (public; a pending game shows only to its players). A player of an active
+// game then joins its room and plays there (moves, draws, resignation); a spectator keeps
+// following the channel. A reload or a dropped connection comes back the same way.
+
+import type { Room } from '@colyseus/sdk';
+import { ApiError, download, get, post } from '../api.ts';
+import { joinErrorCode, rooms } from '../colyseus.ts';
+import { fill, h, setText } from '../dom.ts';
+import { drawMoves, noGame, skeleton } from './layout.ts';
+import { subscribe, type Subscription } from '../realtime.ts';
+import type { PageContext } from '../router.ts';
+import { session } from '../session.ts';
+import { formatTimeControl } from '../timeControl.ts';
+import type { Color, GameDetail, GameSummary } from '../types/api.ts';
+import { Board, type BoardMove } from './board.ts';
+import { formatClock, remainingMs, ServerTime, speakClock } from './clock.ts';
+import { applyChannel, colorOf, describeEnd, endGame, fromDetail, fromRoom, type GameModel, type RoomState } from './model.ts';
+import { parseTypedMove } from './typedMove.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const opposite = (c: Color): Color => (c === 'white' ? 'black' : 'white');
+
+export async function playPage(ctx: PageContext & { go: (path: string) => void }): Promise<void> {
+  const id = ctx.params.id.toLowerCase();
+  if (!UUID.test(id)) return noGame(ctx.root);
+  const me = session.user();
+  const time = new ServerTime();
+  const ui = skeleton();
+  ctx.root.append(ui.page);
+
+  let game: GameModel | undefined;
+  let room: Room | undefined;
+  let joining = false;
+  let board: Board | undefined;
+  let channel: Subscription | undefined;
+  let commandId = 0;
+  let confirmResign = false;
+  let announcedPly = -1;
+  let pendingShown = false;
+  let rejoining = false;
+
+  const say = (text: string, urgent = false) => {
+    ui.status.setAttribute('role', urgent ? 'alert' : 'status');
+    setText(ui.status, text);
+  };
+
+  // ---- sources -------------------------------------------------------------------------------
+
+  const startChannel = () => {
+    channel?.close();
+    channel = subscribe(`game:${id}`, {
+      token: session.accessToken,
+      onMessage: (m) => {
+        if (room) return; // the room has the game now
+        if (typeof m.ts === 'number') time.observe(m.ts);
+        if (m.type !== 'state' && !game) return;
+        game = applyChannel(game!, m);
+        update();
+        void maybeJoin();
+      },
+      onError: (code, message) => {
+        if (room) return;
+        if (code === 'GAME_NOT_FOUND') return noGame(ctx.root);
+        say(message, true);
+      },
+      onStatus: (connected) => ui.page.classList.toggle('offline', !connected && !room),
+    });
+  };
+
+  const maybeJoin = async () => {
+    if (!game || room || joining || game.status !== 'active' || !colorOf(game, me?.id)) return;
+    joining = true;
+    try {
+      for (let attempt = 0; attempt < 8 && !ctx.signal.aborted; attempt++) {
+        try {
+          const token = await session.accessToken();
+          const joined = await rooms.joinById(id, { token });
+          if (ctx.signal.aborted) return void joined.leave();
+          return wireRoom(joined);
+        } catch (error) {
+          const code = joinErrorCode(error);
+          if (code === 'GAME_NOT_ACTIVE') return; // it ended meanwhile: the channel says how
+          if (code === 'UNAUTHORIZED') await session.renew();
+          // The room is being opened (just accepted) or moving between nodes: shortly.
+          await new Promise((r) => setTimeout(r, 300 * (attempt + 1)));
+        }
+      }
+      say('Could not join the game. Reload the page to try again.', true);
+    } finally {
+      joining = false;
+    }
+  };
+
+  const wireRoom = (r: Room) => {
+    room = r;
+    if (rejoining) say('Reconnected.');
+    rejoining = false;
+    channel?.close();
+    channel = undefined;
+    let lastTurnStart = 0;
+    r.onStateChange((state: RoomState) => {
+      if (state.turnStartedAt !== lastTurnStart) {
+        lastTurnStart = state.turnStartedAt;
+        time.observe(state.turnStartedAt);
+      }
+      game = fromRoom(game!, state);
+      update();
+    });
+    r.onMessage('game_end', (e: Parameters<typeof endGame>[1]) => {
+      game = endGame(game!, e);
+      update();
+    });
+    r.onMessage('error', (e: { code: string; message: string }) => {
+      say(e.message, true);
+      board?.reset();
+      update(true);
+    });
+    for (const ok of ['move:ok', 'resign:ok', 'offer_draw:ok', 'answer_draw:ok']) r.onMessage(ok, () => {});
+    r.onDrop(() => say('Connection lost: reconnecting…', true));
+    r.onReconnect(() => say('Reconnected.'));
+    r.onLeave((code: number) => {
+      room = undefined;
+      if (ctx.signal.aborted) return;
+      // Moved to another node (4503), or reconnection gave up: follow the game again and rejoin.
+      if (game?.status === 'active') {
+        rejoining = true;
+        say(code === 4503 ? 'The game moved; rejoining…' : 'Connection lost: rejoining…', true);
+      }
+      update();
+      startChannel();
+    });
+  };
+
+  // ---- actions -------------------------------------------------------------------------------
+
+  const send = (type: string, payload: object = {}) => room?.send(type, { ...payload, id: ++commandId });
+
+  const play = (move: BoardMove) => {
+    if (!room) return say('Not connected to the game yet.', true);
+    board?.disable();
+    send('move', move);
+  };
+
+  ui.typed.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!game) return;
+    const parsed = parseTypedMove(game.fen, ui.typedInput.value);
+    if (!parsed.ok) return say(parsed.error, true);
+    if (game.turn !== colorOf(game, me?.id)) return say('It is not your turn.', true);
+    ui.typedInput.value = '';
+    say(`You play ${parsed.san}.`);
+    play(parsed.move);
+  });
+
+  ui.resign.addEventListener('click', () => {
+    if (!confirmResign) {
+      confirmResign = true;
+      setText(ui.resign, 'Confirm resignation');
+      setTimeout(() => {
+        confirmResign = false;
+        setText(ui.resign, 'Resign');
+      }, 4000);
+      return;
+    }
+    confirmResign = false;
+    setText(ui.resign, 'Resign');
+    send('resign');
+  });
+  ui.offerDraw.addEventListener('click', () => send('offer_draw'));
+  ui.acceptDraw.addEventListener('click', () => game?.drawOffer && send('answer_draw', { offer_id: game.drawOffer.id, accept: true }));
+  ui.declineDraw.addEventListener('click', () => game?.drawOffer && send('answer_draw', { offer_id: game.drawOffer.id, accept: false }));
+  ui.flip.addEventListener('click', () => {
+    orientation = opposite(orientation);
+    board?.destroy();
+    board = undefined;
+    update(true);
+  });
+
+  // ---- drawing -------------------------------------------------------------------------------
+
+  let orientation: Color = 'white';
+
+  const update = (force = false) => {
+    if (!game) return;
+    const g = game;
+    const mine = colorOf(g, me?.id);
+    if (!board) {
+      if (mine && !force) orientation = mine;
+      board = new Board(ui.board, { orientation, fen: g.fen, onMove: play });
+    }
+    ui.board.setAttribute('aria-label', `Chessboard${mine ? `, you play ${mine}` : ''}; ${g.turn} to move`);
+    const active = g.status === 'active';
+    board.set(g.fen, g.lastMove, active && room && mine === g.turn ? mine : undefined);
+    if (!active) board.disable();
+
+    setText(ui.title, g.white && g.black ? `${g.white.username} vs ${g.black.username}` : 'Game');
+    const tc = g.timeControl;
+    setText(ui.info, `${formatTimeControl(tc.initial, tc.increment)} · ${tc.rated ? 'rated' : 'casual'} ${tc.category}`);
+    const top = opposite(orientation);
+    drawPlayer(ui.top, g, top);
+    drawPlayer(ui.bottom, g, orientation);
+    drawMoves(ui.moves, g.sans);
+    tick();
+
+    // The opponent's move, for screen readers.
+    if (g.sans.length !== announcedPly) {
+      const ply = g.sans.length;
+      if (announcedPly >= 0 && ply > announcedPly) {
+        const mover: Color = ply % 2 === 1 ? 'white' : 'black';
+        if (mover !== mine) say(`${mover === 'white' ? 'White' : 'Black'} played ${g.sans[ply - 1]}.`);
+      }
+      announcedPly = ply;
+    }
+
+    const playing = active && !!mine && !!room; // moves go through the room
+    ui.controls.hidden = !playing;
+    ui.typed.hidden = !playing;
+    ui.hint.hidden = !(active && g.sans.length < 2);
+    const offer = g.drawOffer;
+    ui.offerDraw.disabled = !!offer;
+    ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
+    setText(ui.offerDraw, offer && offer.offeredBy === me?.id ? 'Draw offered' : 'Offer draw');
+
+    if (g.status === 'pending') void showPending(g);
+    ui.pending.hidden = g.status !== 'pending';
+    ui.end.hidden = active || g.status === 'pending';
+    if (!ui.end.hidden) drawEnd(g);
+  };
+
+  const tick = () => {
+    if (!game) return;
+    const now = time.now();
+    for (const [el, color] of [[ui.top, opposite(orientation)], [ui.bottom, orientation]] as const) {
+      const clock = el.querySelector('.clock')!;
+      const ms = remainingMs(game.clock, color, now);
+      setText(clock, formatClock(ms));
+      clock.setAttribute('aria-label', `${color === 'white' ? 'White' : 'Black'}'s clock: ${speakClock(ms)}`);
+      const running = game.status === 'active' && game.clock.running && game.turn === color;
+      clock.classList.toggle('running', running);
+      clock.classList.toggle('low', ms < 10_000 && game.status === 'active');
+    }
+  };
+  const ticker = setInterval(tick, 100);
+  ctx.cleanup(() => clearInterval(ticker));
+
+  const drawPlayer = (el: HTMLElement, g: GameModel, color: Color) => {
+    const p = g[color];
+    const change = g.ratingChanges && g.status === 'finished' ? g.ratingChanges[color] : undefined;
+    fill(
+      el.querySelector('.who')!,
+      h('span', { class: `piece-dot ${color}`, 'aria-hidden': 'true' }),
+      h('span', { class: 'name' }, p?.username ?? 'waiting…'),
+      p ? h('span', { class: 'rating' }, String(p.rating)) : null,
+      change !== undefined ? h('span', { class: change >= 0 ? 'gain' : 'loss' }, change >= 0 ? `+${change}` : `−${-change}`) : null,
+      p?.connected === false && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
+    );
+  };
+
+  const drawEnd = (g: GameModel) => {
+    const text = describeEnd(g);
+    const changes = g.ratingChanges && g.status === 'finished' && g.white && g.black
+      ? ` · ${g.white.username} ${sign(g.ratingChanges.white)}, ${g.black.username} ${sign(g.ratingChanges.black)}`
+      : '';
+    fill(
+      ui.end,
+      h('p', { class: 'result', role: 'status' }, h('strong', null, g.result ?? ''), ' ', text, changes),
+      h(
+        'p',
+        { class: 'actions' },
+        g.status === 'finished' ? h('a', { class: 'button', href: `/analysis/${g.id}` }, 'Analysis') : null,
+        me ? h('button', { type: 'button', onclick: () => void download(`/games/${g.id}/pgn`, `game-${g.id}.pgn`).catch((e) => say(e.message, true)) }, 'Download PGN') : null,
+        h('a', { class: 'button', href: '/' }, 'Back to the lobby'),
+      ),
+    );
+    board?.disable();
+  };
+
+  const showPending = async (g: GameModel) => {
+    if (pendingShown) return;
+    pendingShown = true;
+    let summary: GameSummary | undefined;
+    try {
+      summary = (await get<GameSummary[]>('/games?status=pending&limit=100')).find((x) => x.id === g.id);
+    } catch {
+      // shown below as waiting
+    }
+    const opponent = summary ? (summary.white_player?.id === me?.id ? summary.black_player : summary.white_player) : undefined;
+    const what = `${formatTimeControl(g.timeControl.initial, g.timeControl.increment)} ${g.timeControl.rated ? 'rated' : 'casual'} ${g.timeControl.category}`;
+    const act = (path: string) => async () => {
+      try {
+        const detail = await post<GameDetail>(`/games/${g.id}/${path}`);
+        if (path === 'accept' && detail?.status === 'active') {
+          game = fromDetail(detail, time.now());
+          update();
+          void maybeJoin();
+        } else ctx.go('/');
+      } catch (e) {
+        say(e instanceof ApiError ? e.message : String(e), true);
+      }
+    };
+    if (summary?.direction === 'incoming') {
+      fill(ui.pending, h('p', null, `${opponent?.username ?? 'Someone'} challenges you to a ${what} game.`),
+        h('p', { class: 'actions' }, h('button', { class: 'primary', type: 'button', onclick: act('accept') }, 'Accept'), h('button', { type: 'button', onclick: act('decline') }, 'Decline')));
+    } else {
+      const waitingFor = opponent ? `Waiting for ${opponent.username} to accept your ${what} challenge…` : `Looking for an opponent: ${what}…`;
+      fill(ui.pending, h('p', null, waitingFor), h('p', null, 'Invite link: ', h('code', null, location.href)),
+        h('p', { class: 'actions' }, h('button', { type: 'button', onclick: act('cancel') }, 'Cancel')));
+    }
+  };
+
+  ctx.cleanup(() => {
+    channel?.close();
+    void room?.leave();
+    board?.destroy();
+  });
+  startChannel();
+}
+
+const sign = (n: number) => (n >= 0 ? `+${n}` : `−${-n}`);

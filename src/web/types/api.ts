@@ -1,0 +1,109 @@
+// The API's objects as the app reads them (README and /docs are the reference; the app is its
+// own client and shares no code with the server, which is the point: the public API suffices).
+
+export type Color = 'white' | 'black';
+export type GameStatus = 'pending' | 'active' | 'finished' | 'abandoned';
+export type TimeControl = 'bullet' | 'blitz' | 'rapid' | 'classical';
+export type RatingChanges = { white: number; black: number };
+
+export type Player = { id: string; username: string; rating: number; avatar_url: string; country?: string | null };
+export type MoveRow = { number: number; white: string; black: string | null; white_time: number; black_time: number | null };
+export type DrawOffer = { id: string; offered_by: string; status: 'pending' | 'accepted' | 'declined' | 'expired'; expires_at: string };
+
+export type GameSummary = {
+  id: string;
+  white_player: Player | null;
+  black_player: Player | null;
+  status: GameStatus;
+  time_control: TimeControl;
+  initial_time: number;
+  increment: number;
+  current_turn: Color;
+  move_count: number;
+  fen: string;
+  white_time_remaining: number;
+  black_time_remaining: number;
+  created_at: string;
+  updated_at: string;
+  result: '1-0' | '0-1' | '1/2-1/2' | null;
+  winner: Color | null;
+  direction?: 'incoming' | 'outgoing';
+};
+
+export type GameDetail = GameSummary & {
+  termination: string | null;
+  rated: boolean;
+  pgn: string;
+  moves: MoveRow[];
+  abort_reason: string | null;
+  rating_changes: RatingChanges | null;
+  draw_offer: DrawOffer | null;
+  expires_at: string | null;
+};
+
+export type PendingGame = { id: string; status: 'pending'; expires_at: string; invite_url: string };
+
+export type Profile = {
+  id: string;
+  username: string;
+  rating: number;
+  ratings: Record<TimeControl, number>;
+  stats: { games: number; wins: number; losses: number; draws: number };
+};
+
+export type Challenge = {
+  id: string;
+  from: { id: string; username: string };
+  to: { id: string; username: string };
+  time_control: TimeControl;
+  initial_time: number;
+  increment: number;
+  rated: boolean;
+  color: 'white' | 'black' | 'random';
+  expires_at: string;
+  direction: 'incoming' | 'outgoing';
+};
+
+export type Seek = {
+  id: string;
+  userId: string;
+  username: string;
+  rating: number;
+  timeControl: TimeControl;
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  color: string;
+  expiresAt: number;
+};
+
+export type AnalysedMove = { san: string; evaluation: number; mate: number | null; best_move: string | null; classification: string };
+export type Analysis = {
+  game_id: string;
+  engine: string;
+  depth: number;
+  accuracy: { white: number | null; black: number | null };
+  mistakes: RatingChanges;
+  blunders: RatingChanges;
+  moves: { move_number: number; white: AnalysedMove | null; black: AnalysedMove | null }[];
+  opening: { name: string; eco: string; moves: string } | null;
+};
+
+export type Friend = {
+  user: { id: string; username: string; avatar_url: string; rating: number };
+  status: 'friends' | 'incoming' | 'outgoing';
+  since: string;
+  online: boolean;
+};
+
+export type Club = {
+  id: string;
+  name: string;
+  description: string | null;
+  open: boolean;
+  owner: { id: string; username: string };
+  member_count: number;
+  created_at: string;
+  role: 'owner' | 'member' | 'invited' | null;
+};
+export type ClubMember = { user: { id: string; username: string }; role: 'owner' | 'member'; joined_at: string };

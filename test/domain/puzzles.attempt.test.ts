@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Chess } from 'chess.js';
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import { DEFAULT_GLICKO } from '../../src/domain/glicko2.ts';
+import { judgeAttempt, rateAttempt } from '../../src/domain/puzzleAttempt.ts';
+import { parsePuzzleRecord, type PuzzleData } from '../../src/domain/puzzles.ts';
+import { BUNDLED_PUZZLES } from '../../src/services/puzzleImport.ts';
+
+const SAMPLE: PuzzleData[] = (parse(readFileSync(BUNDLED_PUZZLES), { columns: true }) as any[])
+  .map(parsePuzzleRecord)
+  .flatMap((p) => (p.ok ? [p.puzzle] : []));
+const puzzle = (id: string) => SAMPLE.find((p) => p.id === id)!;
+const judge = (p: PuzzleData, moves: string[]) => judgeAttempt(p.fen, p.solution, moves);
+/** The solver's moves of the solution: every other one, from the first. */
+const solverMoves = (p: PuzzleData) => p.solution.filter((_, i) => i % 2 === 0);
+
+describe('judging a puzzle attempt', () => {
+  // 002X3: g2a8 c7b8 a8b8, mate in 2. 00Lvv: h5e8 d7d8 d1d8, where e8d8 mates as well.
+  // 001KR: f1f8 mates in one, and so does d1d8.
+  it('is correct when the solver plays the whole solution', () => {
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8b8']), { ok: true, correct: true });
+    assert.deepEqual(judge(puzzle('001KR'), ['f1f8']), { ok: true, correct: true });
+  });
+
+  it('solves every puzzle of the sample with its own solution', () => {
+    for (const p of SAMPLE) assert.deepEqual(judge(p, solverMoves(p)), { ok: true, correct: true }, p.id);
+  });
+
+  it('accepts another move that mates (Lichess: any mate is correct), first or last', () => {
+    assert.deepEqual(judge(puzzle('001KR'), ['d1d8']), { ok: true, correct: true });
+    assert.deepEqual(judge(puzzle('00Lvv'), ['h5e8', 'e8d8']), { ok: true, correct: true });
+  });
+
+  it('is wrong when a legal move leaves the solution without mating, and looks no further', () => {
+    // g2g3 is legal and no mate: wrong, and the illegal move after it is never played.
+    assert.deepEqual(judge(puzzle('002X3'), ['g2g3', 'h1h8']), { ok: true, correct: false });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8a7']), { ok: true, correct: false });
+  });
+
+  it('is wrong when the line stops before the end', () => {
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8']), { ok: true, correct: false });
+  });
+
+  it('refuses an illegal move, naming its place in the list', () => {
+    assert.deepEqual(judge(puzzle('002X3'), ['g2h8']), { ok: false, field: 'moves.0', message: 'g2h8 is not a legal move in the position' });
+    // After g2a8 c7b8 the queen on a8 cannot pass the pawn on a4 to reach a1.
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8a1']), { ok: false, field: 'moves.1', message: 'a8a1 is not a legal move in the position' });
+  });
+
+  it('refuses no moves, and more moves than the solver plays in the solution', () => {
+    for (const moves of [[], ['g2a8', 'a8b8', 'b8a8']]) {
+      const verdict = judge(puzzle('002X3'), moves);
+      assert.ok(!verdict.ok && verdict.field === 'moves', JSON.stringify(verdict));
+    }
+  });
+
+  it('reads promotions strictly, as UCI: a missing piece is illegal, another piece is another move', () => {
+    const fen = '8/4P1k1/8/8/8/8/8/4K3 w - - 0 1';
+    assert.deepEqual(judgeAttempt(fen, ['e7e8q'], ['e7e8q']), { ok: true, correct: true });
+    assert.deepEqual(judgeAttempt(fen, ['e7e8q'], ['e7e8n']), { ok: true, correct: false });
+    assert.equal(judgeAttempt(fen, ['e7e8q'], ['e7e8']).ok, false);
+    assert.equal(judgeAttempt(fen, ['e7e8q'], ['e1e2q']).ok, false);
+  });
+
+  it('never throws, whatever UCI moves it is given', () => {
+    const square = fc.tuple(fc.constantFrom(...'abcdefgh'), fc.constantFrom(...'12345678')).map(([f, r]) => f + r);
+    const uci = fc.tuple(square, square, fc.constantFrom('', 'q', 'r', 'b', 'n')).map(([a, b, p]) => a + b + p);
+    fc.assert(
+      fc.property(fc.constantFrom(...SAMPLE.slice(0, 200)), fc.array(uci, { minLength: 0, maxLength: 4 }), (p, moves) => {
+        const verdict = judge(p, moves);
+        assert.ok(verdict.ok ? typeof verdict.correct === 'boolean' : /^moves(\.\d+)?$/.test(verdict.field));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('accepts as correct exactly the legal first moves that mate, on mate-in-one puzzles', () => {
+    for (const p of SAMPLE.filter((q) => q.themes.includes('mateIn1')).slice(0, 60)) {
+      const chess = new Chess(p.fen);
+      for (const m of chess.moves({ verbose: true })) {
+        chess.move(m);
+        const mates = chess.isCheckmate();
+        chess.undo();
+        assert.deepEqual(judge(p, [m.lan]), { ok: true, correct: mates || m.lan === p.solution[0] }, `${p.id} ${m.lan}`);
+      }
+    }
+  });
+});
+
+describe('rating an attempt', () => {
+  const puzzleRating = { rating: 1500, deviation: 80, volatility: 0.09 };
+
+  it('moves a new solver up and the puzzle down when it is solved, with the change as players see it', () => {
+    const rated = rateAttempt(DEFAULT_GLICKO, puzzleRating, true);
+    assert.ok(rated.user.rating > 1500 && rated.puzzle.rating < 1500);
+    assert.equal(rated.userChange, Math.round(rated.user.rating) - 1500);
+    assert.ok(rated.user.deviation < 500);
+  });
+
+  it('moves a new solver down and the puzzle up when it is failed', () => {
+    const rated = rateAttempt(DEFAULT_GLICKO, puzzleRating, false);
+    assert.ok(rated.user.rating < 1500 && rated.puzzle.rating > 1500);
+    assert.ok(rated.userChange < 0);
+  });
+
+  it('moves an established puzzle less than a new solver', () => {
+    const rated = rateAttempt(DEFAULT_GLICKO, puzzleRating, true);
+    assert.ok(Math.abs(rated.puzzle.rating - 1500) < Math.abs(rated.user.rating - 1500));
+  });
+});

@@ -1,0 +1,88 @@
+import '../../src/polyfills.ts';
+import assert from 'node:assert/strict';
+import { Client, type Room } from '@colyseus/sdk';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { requestJson, type JsonAnswer, type ServiceProcess } from './process.ts';
+import { command } from './rooms.ts';
+
+/** What every node of a test cluster shares: the token key and issuer (tokens work on any node). */
+export const CLUSTER_ENV = { JWT_SECRET: 'cluster-test-secret-'.padEnd(48, 'x'), PUBLIC_URL: 'http://chess.cluster.test', FIRST_MOVE_SECONDS: '600' };
+
+/**
+ * A Redis database for service processes joined into a cluster: the one after REDIS_URL's (the
+ * test process's own service must not join their cluster), flushed. Undefined without REDIS_URL.
+ */
+export async function clusterRedisUrl(): Promise<string | undefined> {
+  if (!process.env.REDIS_URL) return undefined;
+  const url = new URL(process.env.REDIS_URL);
+  url.pathname = `/${(Number(url.pathname.slice(1) || 0) + 1) % 16}`;
+  const redis = new Redis(url.toString());
+  await redis.flushdb();
+  await redis.quit();
+  return url.toString();
+}
+
+/** The node id a service process answers /healthz with: the `host` of the leases it holds. */
+export async function nodeIdOf(node: ServiceProcess): Promise<string> {
+  return (await (await fetch(`${node.base}/healthz`)).json()).data.node;
+}
+
+/** One row of the database, read on a connection of its own (the service's database, not the harness's). */
+export async function queryRow(dbUrl: string, sql: string, params: unknown[] = []): Promise<any> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows[0];
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A REST move retried the way a client honours 503 + Retry-After (here every 100 ms) until it is
+ * answered otherwise; fails after `ms`. Every refusal on the way must be a 503 with Retry-After.
+ */
+export async function moveWhenServed(node: ServiceProcess, gameId: string, uci: string, token: string, ms = 15_000): Promise<JsonAnswer> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const answer = await requestJson(`${node.base}/v1`, 'POST', `/games/${gameId}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, token);
+    if (answer.status !== 503) return answer;
+    assert.equal(answer.headers.get('retry-after'), '1', 'a 503 says when to come back');
+    if (Date.now() > deadline) assert.fail(`the move was still refused with 503 after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A player (re)joining a game by id through `node`, as a client does after losing its socket:
+ * retried while the join is refused for the game being between nodes (503), or its room is not
+ * up yet; fails after `ms`. SDK auto-reconnection is off: the test sees every close.
+ */
+export async function joinWhenServed(node: ServiceProcess, gameId: string, token: string, ms = 15_000): Promise<Room> {
+  const deadline = Date.now() + ms;
+  const sdk = new Client(`ws://127.0.0.1:${node.port}`);
+  for (;;) {
+    try {
+      const room = await sdk.joinById(gameId, { token });
+      room.reconnection.enabled = false;
+      return room;
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      if (code !== 503) throw error;
+      if (Date.now() > deadline) assert.fail(`the join was still refused after ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** A socket move (with a command id) and its answer: `move:ok` or `error`. */
+export function socketMove(room: Room, uci: string) {
+  return command(room, 'move', { from: uci.slice(0, 2), to: uci.slice(2, 4) });
+}
+
+/** Kills a service process at once (no drain: its sessions and sockets just end) and waits for it. */
+export async function kill9(node: ServiceProcess): Promise<void> {
+  node.child.kill('SIGKILL');
+  await node.exited;
+}

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import type { Pool } from '../../src/db/pool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { TournamentActor } from '../../src/services/tournamentActor.ts';
+import { startSweeper } from '../../src/workers/sweeper.ts';
+import { arenaFixture, type ArenaFixture } from '../helpers/arena.ts';
+import { isolatedDatabase } from '../helpers/isolated.ts';
+import { until } from '../helpers/poll.ts';
+
+/**
+ * Two nodes' sweepers over one database, on one manual clock: whichever looks first hosts a due
+ * tournament, and it starts once. (The sweepers tick every 20 ms of real time here, every second
+ * in the service: a tournament starts at the first sweep after its starts_at.)
+ */
+describe('The sweeper hosts tournaments', function () {
+  this.timeout(20_000);
+  let db: { pool: Pool; drop: () => Promise<void> };
+  let arena: ArenaFixture;
+  let stops: Array<() => Promise<void>> = [];
+
+  before(async () => {
+    db = await isolatedDatabase();
+  });
+  after(() => db.drop());
+  beforeEach(async () => {
+    arena = await arenaFixture(db.pool);
+  });
+  afterEach(async () => {
+    for (const stop of stops) await stop();
+    stops = [];
+    await arena.close();
+  });
+
+  const sweepers = (nodes: string[]) => {
+    for (const node of nodes) {
+      stops.push(
+        startSweeper({
+          pool: db.pool,
+          log: createLogger('silent'),
+          clock: arena.clock,
+          openGame: async () => false,
+          openTournament: async (id) => (await arena.open(id, node)) instanceof TournamentActor,
+          intervalMs: 20,
+        }).stop,
+      );
+    }
+  };
+  const row = async (id: string) =>
+    (await db.pool.query('SELECT status, starts_at, started_at, host, host_epoch FROM tournaments WHERE id = $1', [id])).rows[0];
+  const startedEvents = async (id: string) =>
+    (await db.pool.query(`SELECT user_ids FROM outbox WHERE topic = 'tournament.started' AND payload->'tournament'->>'id' = $1`, [id])).rows;
+
+  it('starts a tournament at its starts_at, not a millisecond before, once, on one of two racing nodes', async () => {
+    const id = await arena.tournament({ startsIn: 60_000 });
+    const players = await arena.players(id, [undefined, undefined, undefined]);
+    sweepers(['node-a', 'node-b']);
+    const startsAt = (await row(id)).starts_at.getTime();
+    await arena.clock.advance(startsAt - 1 - arena.clock.now());
+    // Many sweeps of both nodes go by one millisecond early: nothing starts.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await row(id)).status, 'upcoming');
+    await arena.clock.advance(1);
+    const started = await until('started', async () => ((await row(id)).status === 'running' ? row(id) : undefined), { ms: 5000 });
+    assert.equal(started.started_at.getTime(), startsAt, 'started by the first sweep that found it due');
+    assert.ok(['node-a', 'node-b'].includes(started.host));
+    // Both nodes keep sweeping: still one start, one tournament.started for the three players.
+    await new Promise((r) => setTimeout(r, 200));
+    const events = await startedEvents(id);
+    assert.equal(events.length, 1);
+    assert.deepEqual([...events[0].user_ids].sort(), [...players].sort());
+    assert.equal((await row(id)).host_epoch, started.host_epoch, 'nobody took it over');
+  });
+
+  it('hosts a running tournament again when its host stopped renewing the lease', async () => {
+    const id = await arena.tournament();
+    await arena.players(id, [1500, 1500]);
+    const first = await arena.host(id, 'node-dead');
+    let lost = false;
+    first.onLost = () => (lost = true);
+    // The host is gone (no renewal): its lease lapses; a live node's sweeper takes the tournament.
+    await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    sweepers(['node-live']);
+    await until('hosted again', async () => (await row(id)).host === 'node-live', { ms: 5000 });
+    await arena.beat();
+    assert.equal(lost, true, 'the old actor learnt at its next step that it lost the tournament');
+  });
+});
