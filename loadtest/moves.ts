@@ -12,11 +12,11 @@
 import '../src/polyfills.ts';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { Chess } from 'chess.js';
 import { Client, type Room } from '@colyseus/sdk';
 import { createDatabase } from '../test/helpers/database.ts';
 import { startServiceProcess } from '../test/helpers/process.ts';
 import { setupGames } from './setup.ts';
+import { chessJsLoop, randomGame, type Uci } from './lines.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -113,43 +113,6 @@ async function main() {
     await exited;
     await db.drop();
   }
-}
-
-type Uci = { from: string; to: string; promotion?: string };
-
-/** A seeded random game that does not end within `plies` (so every move is a plain move). */
-function randomGame(seed: number, plies: number): Uci[] {
-  for (let attempt = 0; ; attempt++) {
-    let s = seed * 7919 + attempt;
-    const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    const chess = new Chess();
-    const moves: Uci[] = [];
-    while (moves.length < plies && !chess.isGameOver()) {
-      const options = chess.moves({ verbose: true });
-      const m = options[Math.floor(rand() * options.length)];
-      chess.move(m);
-      moves.push({ from: m.from, to: m.to, promotion: m.promotion });
-    }
-    if (moves.length === plies && !chess.isGameOver()) return moves;
-  }
-}
-
-/** The baseline: what the rules alone cost per move, in µs. */
-function chessJsLoop(sequences: Uci[][]): number {
-  let n = 0;
-  const t0 = process.hrtime.bigint();
-  for (let round = 0; round < 3; round++) {
-    for (const seq of sequences) {
-      const chess = new Chess();
-      for (const m of seq) {
-        chess.move(m);
-        chess.isGameOver();
-        chess.fen();
-        n++;
-      }
-    }
-  }
-  return Number(process.hrtime.bigint() - t0) / 1e3 / n;
 }
 
 function sendMove(room: Room, m: Uci): Promise<void> {

@@ -48,6 +48,16 @@ export async function saveResumedClocks(
  * Renews the leases of many games in one statement; returns the ids still owned. `hostedAt`
  * (the renewing node's clock) records that the games were hosted until then.
  */
+/**
+ * A SELECT that locks the games rows named by the uuid array `param`, one after the other in id
+ * order, as the UPDATE that follows would (FOR NO KEY UPDATE: rows that reference a game may still
+ * be inserted). Every statement that changes many games rows locks them this way first (a CTE
+ * `AS MATERIALIZED` joined to its UPDATE): two statements locking as their arrays name them (the
+ * move writer's batch and the lease renewal, under load) would otherwise deadlock.
+ */
+export const lockGamesInOrder = (param: string) =>
+  `SELECT id FROM games WHERE id = ANY(${param}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+
 export async function renewLeases(
   db: Queryable,
   leases: { gameId: string; epoch: number }[],
@@ -56,9 +66,10 @@ export async function renewLeases(
 ): Promise<Set<string>> {
   if (leases.length === 0) return new Set();
   const { rows } = await db.query(
-    `UPDATE games g SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+    `WITH locked AS MATERIALIZED (${lockGamesInOrder('$1')})
+     UPDATE games g SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
             hosted_at = coalesce($4, g.hosted_at)
-       FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch)
+       FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch) JOIN locked ON locked.id = l.id
       WHERE g.id = l.id AND g.host_epoch = l.epoch AND g.status = 'active'
       RETURNING g.id`,
     [leases.map((l) => l.gameId), leases.map((l) => l.epoch), leaseMs, hostedAt],
@@ -73,8 +84,9 @@ export async function renewLeases(
 export async function endLeases(db: Queryable, leases: { gameId: string; epoch: number }[]): Promise<void> {
   if (leases.length === 0) return;
   await db.query(
-    `UPDATE games g SET lease_expires_at = NULL
-       FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch)
+    `WITH locked AS MATERIALIZED (${lockGamesInOrder('$1')})
+     UPDATE games g SET lease_expires_at = NULL
+       FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch) JOIN locked ON locked.id = l.id
       WHERE g.id = l.id AND g.host_epoch = l.epoch AND g.status = 'active'`,
     [leases.map((l) => l.gameId), leases.map((l) => l.epoch)],
   );

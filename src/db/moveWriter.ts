@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { systemClock, type Clock } from '../time.ts';
 import type { MoveRecord } from '../domain/liveGame.ts';
+import { lockGamesInOrder } from './liveGames.ts';
 import type { Pool, PoolClient } from './pool.ts';
 
 /** One accepted move of one game (the decider's record), fenced by the room's lease epoch. */
@@ -17,6 +18,8 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
 // One statement writes a whole batch: the snapshot update is fenced by epoch and by the ply
 // (so a write can never land twice or out of order), and only games whose update landed get
 // their move row, and lapse the pending draw offer of the opponent (the recipient moved).
+// The games' rows are locked first, in id order (LOCK_GAMES_IN_ORDER), as every statement that
+// changes many of them does: in the order of its array each would deadlock with another.
 const BATCH_SQL = `
 WITH i AS (
   SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
@@ -24,13 +27,14 @@ WITH i AS (
                        $14::jsonb[], $15::int[], $16::uuid[], $17::text[])
     AS t(game_id, epoch, ply, san, uci, fen, pgn_suffix, clock_ms, white_ms, black_ms, running,
          turn_started, first_deadline, room_state, event_seq, mover_id, command_key)
+), locked AS MATERIALIZED (${lockGamesInOrder('$1')}
 ), upd AS (
   UPDATE games g SET fen = i.fen, pgn = g.pgn || i.pgn_suffix, move_count = i.ply,
          white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
          turn_started_at = i.turn_started, first_move_deadline = i.first_deadline,
          room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.turn_started, g.hosted_at),
          last_move_at = now(), updated_at = now()
-    FROM i
+    FROM i JOIN locked ON locked.id = i.game_id
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count = i.ply - 1 AND g.status = 'active'
   RETURNING g.id
 ), mv AS (

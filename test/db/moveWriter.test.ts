@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { MoveWriter, MoveWriteTimeout, writeDeadlineMs, type MoveWrite } from '../../src/db/moveWriter.ts';
 import { createPool, STATEMENT_TIMEOUT_MS, type Pool, type PoolClient } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
+import { renewLeases } from '../../src/db/liveGames.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
@@ -161,6 +162,43 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     } finally {
       await lock.release();
       await pool.end();
+    }
+  });
+
+  it('writes a batch beside a lease renewal of the same games named in the other order, without a deadlock', async () => {
+    // Both statements update many games rows. Were each to lock them in the order it names them,
+    // a renewal holding the second game and waiting for the first, while a batch holds the first
+    // and waits for the second, would deadlock (seen under arena load: the batch's games handed
+    // back, their moves refused). Made to happen here: another session holds the first game, so
+    // the batch waits for it before taking anything, and the renewal (named in reverse) can take
+    // the second one meanwhile; then the first is let go.
+    // On a big table both join the games by index, in the order of their arrays (a table of a
+    // few rows would be read whole, in one order for both): give the planner a big one.
+    await db.pool.query(
+      `INSERT INTO games (kind, created_by, white_id, black_id, status, time_control, initial_time, increment, rated,
+                          white_time_ms, black_time_ms, white_rating, black_rating, started_at, pgn)
+       SELECT 'challenge', $1, $1, $2, 'active', 'blitz', 300, 0, true, 300000, 300000, 1500, 1500, now(), 'ballast'
+         FROM generate_series(1, 5000)`,
+      [players.white, players.black],
+    );
+    await db.pool.query('ANALYZE games');
+    try {
+      const [first, second] = (await newGames(2)).sort();
+      const held = await lockGames([first!]);
+      const writer = new MoveWriter(db.pool);
+      const batch = outcome(Promise.all([writer.write(e4(first!)), writer.write(e4(second!))]));
+      await waitersOnLocks(1);
+      const renewal = outcome(renewLeases(db.pool, [second!, first!].map((gameId) => ({ gameId, epoch: 0 })), 15_000));
+      await waitersOnLocks(2);
+      await held.release();
+      const [written, renewed] = await Promise.all([batch, renewal]);
+      assert.deepEqual(written, { value: [true, true] }, JSON.stringify(written));
+      assert.ok('value' in renewed, `renewal failed: ${String((renewed as { error: Error }).error?.message)}`);
+      assert.deepEqual(renewed.value, new Set([first, second]));
+      assert.deepEqual(await movesOf(first!), [{ ply: 1, san: 'e4' }]);
+      assert.deepEqual(await movesOf(second!), [{ ply: 1, san: 'e4' }]);
+    } finally {
+      await db.pool.query(`DELETE FROM games WHERE pgn = 'ballast'`);
     }
   });
 

@@ -1,0 +1,260 @@
+/**
+ * `npm run bench`: how many live blitz games one service process holds at a human pace.
+ *
+ *   npm run bench -- [--start 500] [--step 500] [--max 10000] [--window 30] [--bots 2]
+ *                    [--think-min 1] [--think-max 5] [--p99-limit 50] [--rss-limit-mb 2048]
+ *   npm run bench -- --soak-minutes 30 --games 2000        # memory over time at a fixed load
+ *
+ * The service runs as one child process (`npm start`'s, against DATABASE_URL's server, a fresh
+ * database; without it the embedded one). Bot processes (loadtest/bench/bot.ts) play both seats
+ * of their games through `@colyseus/sdk`: each player thinks 1–5 s a move. The ramp adds games
+ * step by step; after each step settles, one window measures move acknowledgement (send →
+ * `move:ok`), the server's CPU, RSS and event-loop delay, PostgreSQL's CPU and transactions. It
+ * stops at the first window whose ack p99 passes the limit or whose RSS passes the cap (or when
+ * something refuses to grow: the report says what), and prints one JSON report. The baseline,
+ * measured in the same run: a tight chess.js loop over the same kind of moves.
+ */
+import '../src/polyfills.ts';
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createDatabase } from '../test/helpers/database.ts';
+import { startServiceProcess } from '../test/helpers/process.ts';
+import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
+import { postgresCpu, processCpu } from './cpu.ts';
+import { chessJsLoop, randomGame } from './lines.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const o = {
+  start: arg('start', 500),
+  step: arg('step', 500),
+  max: arg('max', 10_000),
+  windowS: arg('window', 30),
+  settleS: arg('settle', 5),
+  bots: arg('bots', 2),
+  thinkMin: arg('think-min', 1),
+  thinkMax: arg('think-max', 5),
+  plies: arg('plies', 120),
+  p99LimitMs: arg('p99-limit', 50),
+  rssLimitMb: arg('rss-limit-mb', 2048),
+  soakMinutes: arg('soak-minutes', 0),
+  soakGames: arg('games', 2000),
+};
+
+type Bot = { child: ChildProcess; next: (type: BotMessage['type']) => Promise<BotMessage> };
+
+function startBot(index: number, base: string): Bot {
+  const child = fork(path.join(import.meta.dirname, 'bench/bot.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      BENCH_BASE: base,
+      BENCH_BOT_INDEX: String(index),
+      BENCH_THINK_MIN: String(o.thinkMin),
+      BENCH_THINK_MAX: String(o.thinkMax),
+      BENCH_PLIES: String(o.plies),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = new Map<string, (m: BotMessage) => void>();
+  child.on('message', (m: BotMessage) => {
+    if (m.type === 'fatal') throw new Error(`bot ${index}: ${m.error}`);
+    waiting.get(m.type)?.(m);
+    waiting.delete(m.type);
+  });
+  return { child, next: (type) => new Promise((resolve) => waiting.set(type, resolve)) };
+}
+
+async function ask<T extends BotMessage['type']>(bot: Bot, m: ParentMessage, answer: T): Promise<Extract<BotMessage, { type: T }>> {
+  const reply = bot.next(answer);
+  bot.child.send(m);
+  return (await reply) as Extract<BotMessage, { type: T }>;
+}
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function percentiles(values: number[]) {
+  if (!values.length) return { p50: null, p95: null, p99: null, max: null };
+  const sorted = Float64Array.from(values).sort();
+  const at = (p: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(2));
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: Number(sorted[sorted.length - 1].toFixed(2)) };
+}
+
+async function main() {
+  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const db = await createDatabase(serverUrl);
+  const stats = new pg.Client({ connectionString: db.url });
+  await stats.connect();
+  const { child: server, base } = await startServiceProcess(db.url, { nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) });
+  const pid = server.pid!;
+  const bots = Array.from({ length: o.bots }, (_, i) => startBot(i, base));
+  const transactions = async () =>
+    Number((await stats.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n);
+  const metrics = async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    return (name: string) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm'))?.[1] ?? NaN);
+  };
+
+  let live = 0;
+  /** Spreads `n` more games over the bots; resolves with what failed. */
+  const grow = async (n: number) => {
+    const share = (i: number) => Math.floor(n / o.bots) + (i < n % o.bots ? 1 : 0);
+    const added = await Promise.all(bots.map((b, i) => ask(b, { type: 'add', games: share(i) }, 'added')));
+    live = added.reduce((s, a) => s + a.games, 0);
+    return { failed: added.reduce((s, a) => s + a.failed, 0), error: added.find((a) => a.error)?.error };
+  };
+  /** One measuring window: everything the bots and the server did in `seconds`. */
+  const measure = async (seconds: number) => {
+    await Promise.all(bots.map((b) => ask(b, { type: 'window' }, 'window')));
+    await metrics(); // resets the event-loop histogram
+    const cpu0 = processCpu(pid);
+    const pg0 = postgresCpu();
+    const tx0 = await transactions();
+    const m0 = await metrics();
+    const t0 = performance.now();
+    await sleep(seconds * 1000);
+    const windows = await Promise.all(bots.map((b) => ask(b, { type: 'window' }, 'window')));
+    const wallS = (performance.now() - t0) / 1000;
+    const m1 = await metrics();
+    const cpuS = processCpu(pid) - cpu0;
+    const pgS = postgresCpu() - pg0;
+    const tx = (await transactions()) - tx0;
+    return summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 });
+  };
+  const summarize = (
+    windows: BotWindow[],
+    s: { wallS: number; cpuS: number; pgS: number; tx: number; m0: (n: string) => number; m1: (n: string) => number },
+  ) => {
+    const acks = windows.flatMap((w) => w.acks);
+    const moves = windows.reduce((n, w) => n + w.moves, 0);
+    const errors: Record<string, number> = {};
+    for (const w of windows) for (const [k, v] of Object.entries(w.errors)) errors[k] = (errors[k] ?? 0) + v;
+    const rss = rssMb(pid);
+    const batches = s.m1('chess_move_batches_total') - s.m0('chess_move_batches_total');
+    const written = s.m1('chess_moves_written_total') - s.m0('chess_moves_written_total');
+    return {
+      games: live,
+      sockets: live * 2,
+      server_live_games: s.m1('chess_live_games'),
+      moves,
+      moves_per_s: Math.round(moves / s.wallS),
+      ack_ms: percentiles(acks),
+      server_cpu_percent: Math.round((s.cpuS / s.wallS) * 100),
+      server_cpu_us_per_move: moves ? Math.round((s.cpuS * 1e6) / moves) : null,
+      postgres_cpu_percent: Math.round((s.pgS / s.wallS) * 100),
+      db_transactions_per_move: moves ? Number((s.tx / moves).toFixed(2)) : null,
+      moves_per_db_batch: batches ? Number((written / batches).toFixed(1)) : null,
+      rss_mb: Math.round(rss),
+      rss_kb_per_game: live ? Math.round((rss * 1024) / live) : null,
+      heap_used_mb: Math.round(s.m1('nodejs_heap_size_used_bytes') / 1048576),
+      event_loop_delay_ms: { p50: ms(s.m1('nodejs_eventloop_lag_p50_seconds')), p99: ms(s.m1('nodejs_eventloop_lag_p99_seconds')), max: ms(s.m1('nodejs_eventloop_lag_max_seconds')) },
+      games_finished: windows.reduce((n, w) => n + w.gamesFinished, 0),
+      errors,
+      bots: windows.map((w) => ({ cpu_percent: Math.round((w.botCpuS / s.wallS) * 100), loop_p99_ms: Number(w.botLoopP99Ms.toFixed(1)) })),
+    };
+  };
+
+  const report: Record<string, unknown> = {
+    benchmark: 'live blitz games at a human pace in one service process',
+    node: process.version,
+    cpus: os.cpus().length,
+    fd_limit: fdLimit(pid),
+    settings: o,
+  };
+  try {
+    if (o.soakMinutes > 0) {
+      report.soak = await soak(grow, measure, pid);
+    } else {
+      report.ramp = await ramp(grow, measure);
+    }
+    const sequences = Array.from({ length: 100 }, (_, i) => randomGame(5000 + i, 60));
+    report.baseline_chessjs_loop_us_per_move = Number(chessJsLoop(sequences).toFixed(1));
+    decorate(report);
+    console.log(JSON.stringify(report, null, 2));
+  } finally {
+    await Promise.all(bots.map((b) => new Promise((r) => (b.child.once('exit', r), b.child.send({ type: 'stop' })))));
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await stats.end();
+    await db.drop();
+  }
+}
+
+type Grow = (n: number) => Promise<{ failed: number; error?: string }>;
+type Measure = (seconds: number) => Promise<Record<string, any>>;
+
+/** Adds games step by step until a window fails a limit, or growing fails. */
+async function ramp(grow: Grow, measure: Measure) {
+  const steps: Record<string, any>[] = [];
+  let stopped = `reached --max ${o.max}`;
+  for (let target = o.start; target <= o.max; target += o.step) {
+    const before = steps.at(-1)?.games ?? 0;
+    const grown = await grow(target - before);
+    await measure(o.settleS);
+    const w = await measure(o.windowS);
+    steps.push({ ...w, setup_failures: grown.failed || undefined });
+    process.stderr.write(`bench: ${w.games} games, ${w.moves_per_s} moves/s, ack p99 ${w.ack_ms.p99} ms, server CPU ${w.server_cpu_percent} %, RSS ${w.rss_mb} MB\n`);
+    if (grown.failed) {
+      stopped = `could not add games at ${target}: ${grown.failed} failed (${grown.error})`;
+      break;
+    }
+    if ((w.ack_ms.p99 ?? 0) > o.p99LimitMs) {
+      stopped = `ack p99 ${w.ack_ms.p99} ms > ${o.p99LimitMs} ms at ${w.games} games`;
+      break;
+    }
+    if (w.rss_mb > o.rssLimitMb) {
+      stopped = `RSS ${w.rss_mb} MB > ${o.rssLimitMb} MB at ${w.games} games`;
+      break;
+    }
+  }
+  const passing = steps.filter((s) => (s.ack_ms.p99 ?? 0) <= o.p99LimitMs && s.rss_mb <= o.rssLimitMb && !s.setup_failures);
+  return { stopped, largest_passing_games: passing.at(-1)?.games ?? 0, steps };
+}
+
+/** A fixed number of games for `--soak-minutes`: RSS and heap per minute, and their trend. */
+async function soak(grow: Grow, measure: Measure, pid: number) {
+  const grown = await grow(o.soakGames);
+  await measure(o.settleS);
+  const samples: Record<string, any>[] = [];
+  for (let minute = 1; minute <= o.soakMinutes; minute++) {
+    const w = await measure(60);
+    samples.push({ minute, games: w.games, moves_per_s: w.moves_per_s, ack_p99_ms: w.ack_ms.p99, rss_mb: w.rss_mb, heap_used_mb: w.heap_used_mb, errors: w.errors });
+    process.stderr.write(`soak: minute ${minute}, RSS ${w.rss_mb} MB, heap ${w.heap_used_mb} MB, ack p99 ${w.ack_ms.p99} ms\n`);
+  }
+  // The trend after the first third (warm-up): least squares, MB per 10 minutes.
+  const tail = samples.slice(Math.floor(samples.length / 3));
+  return { games: o.soakGames, setup_failures: grown.failed, rss_mb_per_10_min: slope(tail, 'rss_mb'), heap_mb_per_10_min: slope(tail, 'heap_used_mb'), samples, pid };
+}
+
+function slope(samples: Record<string, any>[], key: string): number | null {
+  if (samples.length < 2) return null;
+  const xs = samples.map((s) => s.minute as number);
+  const ys = samples.map((s) => s[key] as number);
+  const mx = xs.reduce((a, b) => a + b) / xs.length;
+  const my = ys.reduce((a, b) => a + b) / ys.length;
+  const b = xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+  return Number((b * 10).toFixed(1));
+}
+
+/** The CPU per move against the chess.js loop, for every window. */
+function decorate(report: Record<string, any>): void {
+  const base = report.baseline_chessjs_loop_us_per_move as number;
+  const windows = report.ramp?.steps ?? [];
+  for (const w of windows) if (w.server_cpu_us_per_move) w.ratio_server_cpu_to_chessjs = Number((w.server_cpu_us_per_move / base).toFixed(2));
+}
+
+function fdLimit(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return Number(line?.split(/\s+/)[3]);
+}
+
+const ms = (seconds: number) => (Number.isFinite(seconds) ? Number((seconds * 1000).toFixed(1)) : null);
+
+await main();
+process.exit(0);
