@@ -107,3 +107,26 @@ export type Club = {
   role: 'owner' | 'member' | 'invited' | null;
 };
 export type ClubMember = { user: { id: string; username: string }; role: 'owner' | 'member'; joined_at: string };
+
+export type Puzzle = {
+  id: string;
+  fen: string;
+  last_move: string;
+  color: Color;
+  rating: number;
+  rating_deviation: number;
+  popularity: number;
+  plays: number;
+  themes: string[];
+  opening_tags: string[];
+  game_url: string;
+};
+export type DailyPuzzle = { date: string; puzzle: Puzzle };
+export type AttemptResult = {
+  correct: boolean;
+  solution: string[];
+  first_attempt: boolean;
+  rating_change: number;
+  user_rating: number;
+  puzzle_rating: number;
+};
