@@ -9,6 +9,8 @@ import { friendsPage } from './pages/friends.ts';
 import { gamesPage } from './pages/games.ts';
 import { lobbyPage } from './pages/lobby.ts';
 import { puzzlePage, puzzlesPage } from './pages/puzzles.ts';
+import { tournamentPage } from './pages/tournament.ts';
+import { tournamentsPage } from './pages/tournaments.ts';
 import { playPage } from './play/playPage.ts';
 import type { PageContext, PageDef } from './router.ts';
 
@@ -29,5 +31,7 @@ export function appRoutes(go: Go): PageDef[] {
     { path: '/clubs/:id', title: 'Club', render: withGo(clubPage) },
     { path: '/puzzles', title: 'Puzzles', nav: 'Puzzles', render: withGo(puzzlesPage) },
     { path: '/puzzles/:id', title: 'Puzzle', render: withGo(puzzlePage) },
+    { path: '/tournaments', title: 'Tournaments', nav: 'Tournaments', render: withGo(tournamentsPage) },
+    { path: '/tournaments/:id', title: 'Tournament', render: withGo(tournamentPage) },
   ];
 }

@@ -4,6 +4,7 @@ import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
 import { categoryOf, formatTimeControl } from '../../src/web/timeControl.ts';
+import { arenaTiming, describeArena, formatCountdown, onFire, relativeTime } from '../../src/web/tournaments/format.ts';
 
 // The web app's pure parts (src/web), run here without a browser.
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -165,5 +166,24 @@ describe('web app: a puzzle line', () => {
   it('replays a solution with promotions, and stops at a move it cannot play', () => {
     const plies = replay('8/P7/8/8/7k/2K5/8/8 w - - 0 1', ['a7a8q', 'h4h5', 'zz'], 'white');
     assert.deepEqual(plies.map((p) => [p.san, p.solver]), [['a8=Q', true], ['Kh5', false]]);
+  });
+});
+
+describe('web app: arenas', () => {
+  it('counts down in whole seconds and says how far a time is', () => {
+    assert.deepEqual([0, 999, 9_000, 61_000, 3_723_000, -5].map(formatCountdown), ['0:00', '0:01', '0:09', '1:01', '1:02:03', '0:00']);
+    assert.deepEqual([20_000, 12 * 60_000, 125 * 60_000, 3 * 86_400_000, -4 * 60_000].map(relativeTime), ['in less than a minute', 'in 12 min', 'in 2 h 5 min', 'in 3 days', '4 min ago']);
+  });
+
+  it("tells where an arena is in its life, and who is on fire", () => {
+    const t = { starts_at: '2026-01-01T18:00:00Z', ends_at: '2026-01-01T19:00:00Z' };
+    const at = (iso: string) => Date.parse(iso);
+    assert.equal(arenaTiming({ ...t, status: 'upcoming' }, at('2026-01-01T17:57:30Z')), 'Starts in 2:30');
+    assert.equal(arenaTiming({ ...t, status: 'upcoming' }, at('2026-01-01T18:00:01Z')), 'Starting…');
+    assert.equal(arenaTiming({ ...t, status: 'running' }, at('2026-01-01T18:48:00Z')), 'Ends in 12:00');
+    assert.equal(arenaTiming({ ...t, status: 'running' }, at('2026-01-01T19:00:02Z')), 'Time is up: the last games are being played');
+    assert.equal(arenaTiming({ ...t, status: 'finished' }, at('2026-01-01T19:10:00Z')), 'Finished');
+    assert.deepEqual([0, 1, 2, 5].map((streak) => onFire({ streak })), [false, false, true, true]);
+    assert.equal(describeArena({ initial_time: 180, increment: 2, rated: true, time_control: 'blitz' }), '3+2 rated blitz');
   });
 });
