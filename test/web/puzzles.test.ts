@@ -58,6 +58,10 @@ describe('puzzles in a real Chromium', function () {
 
     const solution = SOLUTIONS.get(puzzle.id)!;
     await playLine(user.page, solution, puzzle.color);
+    // A line of unknown length (no length theme, or `veryLong`) that does not end in mate waits
+    // for the solver to submit it; any other is sent by itself.
+    await user.page.locator(`.puzzle[data-plies="${solution.length}"]`).waitFor();
+    if ((await user.page.$eval('.puzzle', (el) => (el as HTMLElement).dataset.phase)) === 'solving') await user.page.click('button:has-text("Submit my line")');
     await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
 
     const me = (await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data;
@@ -89,6 +93,23 @@ describe('puzzles in a real Chromium', function () {
     await playLine(user.page, ['g2a8', 'c7b8', 'a8b8'], 'white');
     await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
     await user.page.locator('.verdict', { hasText: 'Rated attempt: +' }).waitFor();
+    assertNoProblems(user);
+  });
+
+  it('sends a line of unknown length when the solver submits it, a promotion chosen in the chooser', async () => {
+    // 06fWI (veryLong: four moves or more): a pawn race ending with h8=Q, which does not mate.
+    const account = await apiUser(app.base());
+    const user = await app.open();
+    await logIn(user, account);
+    await user.page.goto('/puzzles/06fWI');
+    await user.page.locator('.prompt', { hasText: 'Play your whole line, then submit it.' }).waitFor();
+    const solution = SOLUTIONS.get('06fWI')!;
+    await playLine(user.page, solution, 'white');
+    await user.page.locator(`.puzzle[data-plies="${solution.length}"][data-phase="solving"]`).waitFor();
+    const sans = sansOf((await requestJson(app.base(), 'GET', '/v1/puzzles/06fWI')).body.data.fen, solution);
+    assert.deepEqual(await user.page.$$eval('.line li', (lis) => lis.map((li) => li.textContent?.split(' ').pop())), sans, 'the line as played, h8=Q last');
+    await user.page.click('button:has-text("Submit my line")');
+    await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
     assertNoProblems(user);
   });
 

@@ -32,6 +32,17 @@ describe('tournaments in a real Chromium', function () {
     await Promise.all([logIn(alice, accounts[0]), logIn(bob, accounts[1]), logIn(carol, accounts[2])]);
     for (const [u, a] of [[alice, accounts[0]], [bob, accounts[1]], [carol, accounts[2]]] as const) u.username = a.username;
 
+    // What reaches Alice's page on the arena's channel.
+    const heard: string[] = [];
+    alice.page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
+      try {
+        const m = JSON.parse(String(payload));
+        if (String(m.channel).startsWith('tournament:')) heard.push(m.type);
+      } catch {
+        // a room's binary frame
+      }
+    }));
+
     // Alice creates an arena that starts now, as short as this service allows; she watches it.
     const name = `Blitz arena ${accounts[0].username.slice(-5)}`;
     await alice.page.click('.site-nav a:has-text("Tournaments")');
@@ -79,6 +90,7 @@ describe('tournaments in a real Chromium', function () {
     await row(black).locator('td.score', { hasText: /^2$/ }).waitFor();
     assert.match((await row(black).textContent()) ?? '', /^1.*2.*1.*1–0–0/);
     assert.match((await row(white).textContent()) ?? '', /^2.*0.*1.*0–0–1/);
+    assert.ok(heard.includes('standings'), `the page follows the arena's channel (heard: ${heard.join(', ')})`);
 
     // Both went back to the arena when the game ended, and on to their next game when paired again.
     await Promise.all([bob.page.waitForURL((u) => GAME_URL.test(u.href) && u.pathname !== first), carol.page.waitForURL((u) => GAME_URL.test(u.href) && u.pathname !== first)]);
