@@ -14,7 +14,10 @@ import type { Entry, WebBundle } from './webBundle.ts';
  * The app's own addresses (src/web/routes.ts has the same table): each answers the shell, and the
  * app's router draws the page. A page of an area that lands later adds its path here and there.
  */
-export const APP_PATHS = ['/', '/login', '/signup', '/games', '/play/:id', '/analysis/:id', '/friends', '/clubs', '/clubs/:id'] as const;
+export const APP_PATHS = [
+  '/', '/login', '/signup', '/games', '/play/:id', '/analysis/:id', '/friends', '/clubs', '/clubs/:id',
+  '/puzzles', '/puzzles/:id', '/tournaments', '/tournaments/:id',
+] as const;
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 

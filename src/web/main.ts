@@ -1,5 +1,6 @@
-// The web app: a page per address (src/web/routes.ts), a navigation bar, and the lobby feed that
-// tells a signed-in user about challenges and games that start, on every page.
+// The web app: a page per address (src/web/routes.ts), a navigation bar, and the lobby feed and
+// the user's channel that tell a signed-in user about challenges and games that start (a seek
+// paired, a challenge accepted, an arena's pairing), on every page.
 
 import './styles/app.css';
 import { post } from './api.ts';
@@ -9,6 +10,7 @@ import { appRoutes, type Go } from './routes.ts';
 import { Router } from './router.ts';
 import { session } from './session.ts';
 import { formatTimeControl } from './timeControl.ts';
+import { userFeed } from './userFeed.ts';
 
 const app = document.getElementById('app')!;
 const nav = h('nav', { class: 'site-nav', 'aria-label': 'Main' });
@@ -59,6 +61,7 @@ function drawNotices(): void {
 session.onChange(() => {
   drawNav();
   void lobbyFeed.connect();
+  userFeed.connect();
   router.refresh();
 });
 router.onChange(() => {
@@ -70,7 +73,12 @@ lobbyFeed.subscribe(drawNotices);
 lobbyFeed.onGameStarted((gameId) => {
   if (location.pathname !== `/play/${gameId}`) go(`/play/${gameId}`);
 });
+// An arena paired the player: to the board at once (the first move has a deadline).
+userFeed.onTournamentPairing((p) => {
+  if (location.pathname !== `/play/${p.game_id}`) go(`/play/${p.game_id}`);
+});
 
 drawNav();
 void lobbyFeed.connect();
+userFeed.connect();
 router.refresh();

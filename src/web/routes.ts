@@ -1,10 +1,6 @@
 // Every page of the app. The server answers each path with the app's shell (APP_PATHS in
-// src/http/web.ts lists the same paths). `nav` puts a page in the navigation bar.
-//
-// Puzzles and tournaments are built on other branches: each adds its page here when it lands,
-// e.g. `{ path: '/puzzles', title: 'Puzzles', nav: 'Puzzles', render: puzzlesPage }` and
-// `{ path: '/tournaments', title: 'Tournaments', nav: 'Tournaments', render: tournamentsPage }`
-// (plus `/tournaments/:id`), and their paths in APP_PATHS.
+// src/http/web.ts lists the same paths). `nav` puts a page in the navigation bar. An area that
+// lands later adds its pages here and their paths in APP_PATHS.
 
 import { analysisPage } from './pages/analysis.ts';
 import { loginPage, signupPage } from './pages/auth.ts';
@@ -12,6 +8,9 @@ import { clubPage, clubsPage } from './pages/clubs.ts';
 import { friendsPage } from './pages/friends.ts';
 import { gamesPage } from './pages/games.ts';
 import { lobbyPage } from './pages/lobby.ts';
+import { puzzlePage, puzzlesPage } from './pages/puzzles.ts';
+import { tournamentPage } from './pages/tournament.ts';
+import { tournamentsPage } from './pages/tournaments.ts';
 import { playPage } from './play/playPage.ts';
 import type { PageContext, PageDef } from './router.ts';
 
@@ -30,5 +29,9 @@ export function appRoutes(go: Go): PageDef[] {
     { path: '/friends', title: 'Friends', nav: 'Friends', auth: true, render: withGo(friendsPage) },
     { path: '/clubs', title: 'Clubs', nav: 'Clubs', render: withGo(clubsPage) },
     { path: '/clubs/:id', title: 'Club', render: withGo(clubPage) },
+    { path: '/puzzles', title: 'Puzzles', nav: 'Puzzles', render: withGo(puzzlesPage) },
+    { path: '/puzzles/:id', title: 'Puzzle', render: withGo(puzzlePage) },
+    { path: '/tournaments', title: 'Tournaments', nav: 'Tournaments', render: withGo(tournamentsPage) },
+    { path: '/tournaments/:id', title: 'Tournament', render: withGo(tournamentPage) },
   ];
 }

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CHROMIUM_PATH, hasChromium, launchChromium } from './browser.ts';
 import { createDatabase } from './database.ts';
 import { postData, startServiceProcess, type ServiceProcess } from './process.ts';
-import { testService } from './service.ts';
+import { TEST_ENV, testService } from './service.ts';
 import { uniqueUsername } from './users.ts';
 
 /**
@@ -67,12 +67,15 @@ export function assertNoProblems(...users: AppUser[]): void {
 /**
  * `npm start`'s process on a database of its own: the default first-move time (a person needs
  * more than the shared test service's 3 s to find a square) and no rate limits (every context
- * comes from 127.0.0.1). Analysis runs at a shallow depth so a finished game is analysed at once.
+ * comes from 127.0.0.1). Analysis runs at a shallow depth so a finished game is analysed at once;
+ * arenas may be as short as the test environment's TOURNAMENT_MIN_MINUTES.
  */
 export async function startWebService(): Promise<{ service: ServiceProcess; stop: () => Promise<void> }> {
   const { db } = await testService();
   const database = await createDatabase(db.serverUrl);
-  const service = await startServiceProcess(database.url, { env: { ANALYSIS_WORKERS: '1', ANALYSIS_DEPTH: '6' } });
+  const service = await startServiceProcess(database.url, {
+    env: { ANALYSIS_WORKERS: '1', ANALYSIS_DEPTH: '6', TOURNAMENT_MIN_MINUTES: TEST_ENV.TOURNAMENT_MIN_MINUTES },
+  });
   return {
     service,
     stop: async () => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/play/clock.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
+import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
 import { categoryOf, formatTimeControl } from '../../src/web/timeControl.ts';
+import { arenaTiming, describeArena, formatCountdown, onFire, relativeTime } from '../../src/web/tournaments/format.ts';
 
 // The web app's pure parts (src/web), run here without a browser.
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -79,5 +82,108 @@ describe('web app: time controls', () => {
       ['bullet', 'bullet', 'bullet', 'blitz', 'blitz', 'blitz', 'rapid', 'rapid', 'rapid', 'rapid', 'classical', 'classical'],
     );
     assert.deepEqual([formatTimeControl(30, 0), formatTimeControl(300, 3), formatTimeControl(90, 1)], ['½+0', '5+3', '1.5+1']);
+  });
+});
+
+describe('web app: a puzzle line', () => {
+  // 002X3 of the bundled sample: White mates in two, 1. Qa8+ Qb8 2. Qxb8#; 1… Qc8 and 1… Qd8 are legal too.
+  const FEN = '6k1/2q2p1p/4pPp1/4P3/p1pP1P2/r1P5/6QP/4B1K1 w - - 0 34';
+  const SOLUTION = ['g2a8', 'c7b8', 'a8b8'];
+  const sq = (uci: string) => ({ from: uci.slice(0, 2), to: uci.slice(2, 4), ...(uci[4] ? { promotion: uci[4] as 'q' } : {}) });
+
+  it("counts the solver's moves as Lichess's length themes say, and says so for every puzzle of the sample that has one", () => {
+    assert.deepEqual(
+      [['mateIn2', 'short'], ['oneMove'], ['short'], ['long', 'fork'], ['mateIn4', 'veryLong'], ['veryLong'], ['mateIn5'], ['fork']].map(solverMoveCount),
+      [2, 1, 2, 3, 4, undefined, undefined, undefined],
+    );
+    const rows = readFileSync('assets/puzzles/lichess_puzzles_sample.csv', 'utf8').trim().split('\n').slice(1).map((r) => r.split(','));
+    let counted = 0;
+    for (const [id, , moves, , , , , themes] of rows) {
+      const n = solverMoveCount(themes.split(' '));
+      if (n === undefined) continue;
+      counted++;
+      assert.equal(n, moves.split(' ').length / 2, id);
+    }
+    assert.ok(counted > 1300, `${counted} puzzles with a length theme`);
+  });
+
+  it('names themes and move numbers as players read them', () => {
+    assert.deepEqual(['mateIn2', 'backRankMate', 'oneMove', 'xRayAttack'].map(themeLabel), ['mate in 2', 'back rank mate', 'one move', 'x ray attack']);
+    assert.deepEqual([0, 1, 2].map((i) => moveNumber(FEN, i)), ['34.', '34…', '35.']);
+    assert.deepEqual([0, 1, 2].map((i) => moveNumber('8/8/8/8/8/8/8/k1K5 b - - 3 20', i)), ['20…', '21.', '21…']);
+  });
+
+  it('asks for the reply the solver expects, and is ready to be judged after as many solver moves as the puzzle has', () => {
+    const line = new PuzzleLine(FEN, 'white', 2);
+    assert.equal(line.toMove, 'solver');
+    assert.ok(line.play(sq('g2a8')));
+    assert.equal(line.toMove, 'reply');
+    assert.equal(line.reply(), undefined, 'three replies: the solver says which');
+    assert.equal(line.readyToJudge(), false);
+    assert.equal(line.canSubmit(), true);
+    assert.equal(line.play(sq('c7c6')), undefined, 'an illegal reply');
+    line.play(sq('c7d8'));
+    assert.equal(line.canSubmit(), false, 'a line ends with a move of the solver');
+    line.play(sq('a8d8'));
+    assert.equal(line.readyToJudge(), true, 'mate');
+    assert.deepEqual(line.solverMoves(), ['g2a8', 'a8d8']);
+    assert.deepEqual(line.plies.map((p) => p.san), ['Qa8+', 'Qd8', 'Qxd8#']);
+  });
+
+  it('plays a reply that has no alternative for the solver; taking back takes both back', () => {
+    // 1. Ra8+ leaves Black one move: Kg7.
+    const line = new PuzzleLine('6k1/5p1p/8/8/8/8/8/R5K1 w - - 0 1', 'white', 3);
+    line.play(sq('a1a8'));
+    assert.deepEqual(line.reply(), { from: 'g8', to: 'g7' });
+    line.play(line.reply()!, true);
+    assert.equal(line.toMove, 'solver');
+    line.takeBack();
+    assert.equal(line.plies.length, 0);
+  });
+
+  it('knows when the line is ready without a length theme: a mate, or the solver submits', () => {
+    const line = new PuzzleLine(FEN, 'white', undefined);
+    line.play(sq('g2a8'));
+    assert.equal(line.readyToJudge(), false);
+    line.play(sq('c7b8'));
+    line.play(sq('a8b8'));
+    assert.equal(line.readyToJudge(), true);
+  });
+
+  it('once the solution is known, plays its replies and is ready as soon as the solver leaves it or completes it', () => {
+    const right = new PuzzleLine(FEN, 'white', 2, SOLUTION);
+    right.play(sq('g2a8'));
+    assert.deepEqual(right.reply(), { from: 'c7', to: 'b8' });
+    right.play(right.reply()!, true);
+    right.play(sq('a8b8'));
+    assert.equal(right.readyToJudge(), true);
+    const wrong = new PuzzleLine(FEN, 'white', 2, SOLUTION);
+    wrong.play(sq('g2g6'));
+    assert.equal(wrong.readyToJudge(), true, 'a move that is not the solution ends the line');
+    assert.equal(wrong.reply(), undefined);
+  });
+
+  it('replays a solution with promotions, and stops at a move it cannot play', () => {
+    const plies = replay('8/P7/8/8/7k/2K5/8/8 w - - 0 1', ['a7a8q', 'h4h5', 'zz'], 'white');
+    assert.deepEqual(plies.map((p) => [p.san, p.solver]), [['a8=Q', true], ['Kh5', false]]);
+  });
+});
+
+describe('web app: arenas', () => {
+  it('counts down in whole seconds and says how far a time is', () => {
+    assert.deepEqual([0, 999, 9_000, 61_000, 3_723_000, -5].map(formatCountdown), ['0:00', '0:01', '0:09', '1:01', '1:02:03', '0:00']);
+    assert.deepEqual([20_000, 12 * 60_000, 125 * 60_000, 3 * 86_400_000, -4 * 60_000].map(relativeTime), ['in less than a minute', 'in 12 min', 'in 2 h 5 min', 'in 3 days', '4 min ago']);
+  });
+
+  it("tells where an arena is in its life, and who is on fire", () => {
+    const t = { starts_at: '2026-01-01T18:00:00Z', ends_at: '2026-01-01T19:00:00Z' };
+    const at = (iso: string) => Date.parse(iso);
+    assert.equal(arenaTiming({ ...t, status: 'upcoming' }, at('2026-01-01T17:57:30Z')), 'Starts in 2:30');
+    assert.equal(arenaTiming({ ...t, status: 'upcoming' }, at('2026-01-01T18:00:01Z')), 'Starting…');
+    assert.equal(arenaTiming({ ...t, status: 'running' }, at('2026-01-01T18:48:00Z')), 'Ends in 12:00');
+    assert.equal(arenaTiming({ ...t, status: 'running' }, at('2026-01-01T19:00:02Z')), 'Time is up: the last games are being played');
+    assert.equal(arenaTiming({ ...t, status: 'finished' }, at('2026-01-01T19:10:00Z')), 'Finished');
+    assert.deepEqual([0, 1, 2, 5].map((streak) => onFire({ streak })), [false, false, true, true]);
+    assert.equal(describeArena({ initial_time: 180, increment: 2, rated: true, time_control: 'blitz' }), '3+2 rated blitz');
   });
 });

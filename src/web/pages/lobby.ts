@@ -10,6 +10,7 @@ import { lobbyFeed } from '../lobbyFeed.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { categoryOf, formatTimeControl, QUICK_PAIRINGS } from '../timeControl.ts';
+import { timeControlFields } from '../timeFields.ts';
 import type { Challenge, GameSummary, PendingGame, Seek } from '../types/api.ts';
 
 type Go = (path: string) => void;
@@ -170,34 +171,20 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
 /** Minutes, increment, rated, colour (and a username for a challenge), with the category shown live. */
 function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions, username?: string) => void, username = ''): HTMLFormElement {
   const id = (name: string) => `${prefix}-${name}`;
-  const minutes = h('input', { id: id('minutes'), name: 'minutes', type: 'number', min: 0, max: 180, step: 'any', value: 5, required: true });
-  const increment = h('input', { id: id('increment'), name: 'increment', type: 'number', min: 0, max: 180, step: 1, value: 3, required: true });
+  const time = timeControlFields(prefix);
   const rated = h('input', { id: id('rated'), name: 'rated', type: 'checkbox', checked: true });
   const color = h('select', { id: id('color'), name: 'color' }, h('option', { value: 'random' }, 'Random'), h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'));
   const user = prefix === 'challenge' ? h('input', { id: id('username'), name: 'username', required: true, autocomplete: 'off', value: username, maxlength: 20 }) : null;
-  const category = h('output', { for: `${id('minutes')} ${id('increment')}`, class: 'category' });
-  const showCategory = () => {
-    const initial = Math.round(Number(minutes.value) * 60);
-    const inc = Number(increment.value);
-    category.textContent = Number.isFinite(initial) && Number.isFinite(inc) ? `= ${categoryOf(initial, inc)} (${initial} s + 40 × ${inc} s)` : '';
-  };
-  minutes.addEventListener('input', showCategory);
-  increment.addEventListener('input', showCategory);
-  showCategory();
   return h('form', {
     class: 'time-form',
     onsubmit: (event: Event) => {
       event.preventDefault();
-      onSubmit(
-        { initial: Math.round(Number(minutes.value) * 60), increment: Number(increment.value), rated: rated.checked, color: color.value as SeekOptions['color'] },
-        user?.value,
-      );
+      const { initial, increment } = time.read();
+      onSubmit({ initial, increment, rated: rated.checked, color: color.value as SeekOptions['color'] }, user?.value);
     },
   },
   user ? h('p', null, h('label', { for: id('username') }, 'Username'), user) : null,
-  h('p', null, h('label', { for: id('minutes') }, 'Minutes'), minutes),
-  h('p', null, h('label', { for: id('increment') }, 'Increment (seconds)'), increment),
-  h('p', null, category),
+  time.nodes,
   h('p', null, h('label', { for: id('color') }, 'Colour'), color),
   h('p', null, h('label', { class: 'inline' }, rated, ' Rated')),
   h('button', { type: 'submit', class: 'primary' }, submitLabel));

@@ -49,6 +49,7 @@ export class Board {
   private board: Chessboard;
   private fen: string;
   private movable?: Color;
+  private destroyed = false;
 
   constructor(
     container: HTMLElement,
@@ -86,6 +87,20 @@ export class Board {
     if (movable) this.board.enableMoveInput((e) => this.input(e), movable === 'white' ? COLOR.white : COLOR.black);
   }
 
+  /**
+   * Resolves once the board has drawn every change asked of it, a move the user just made
+   * included: until then it takes no new move (a click during the move's animation is lost).
+   */
+  async settled(): Promise<void> {
+    const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+    // A move input is queued once the validator (which called onMove) has returned; the board's
+    // bookkeeping after drawing it runs in promise callbacks, done by the task after.
+    await nextTask();
+    if (this.destroyed) return;
+    await this.board.setPosition(this.board.getPosition(), false);
+    await nextTask();
+  }
+
   /** Back to the last position set (a move the server refused). */
   reset(): void {
     void this.board.setPosition(this.fen, false);
@@ -97,6 +112,7 @@ export class Board {
   }
 
   destroy(): void {
+    this.destroyed = true;
     this.board.destroy();
   }
 

@@ -17,6 +17,15 @@ export function drawMoves(list: HTMLElement, sans: string[]): void {
   list.scrollTop = list.scrollHeight;
 }
 
+/** The form that takes a move typed in SAN or UCI (keyboard and screen-reader users play with it). */
+export function typedMoveForm() {
+  const input = h('input', { id: 'typed-move', name: 'move', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', placeholder: 'e4, Nf3, e7e8q', 'aria-describedby': 'typed-help' });
+  const form = h('form', { class: 'typed' },
+    h('label', { for: 'typed-move' }, 'Type a move'), input, h('button', { type: 'submit' }, 'Play'),
+    h('small', { id: 'typed-help' }, 'SAN (Nf3, O-O, e8=Q) or UCI (g1f3, e7e8q).'));
+  return { form, input };
+}
+
 export function skeleton() {
   const clockOf = () => h('span', { class: 'clock', role: 'timer' }, '–:––');
   const playerBar = (cls: string) => h('div', { class: `player ${cls}` }, h('span', { class: 'who' }), clockOf());
@@ -31,10 +40,8 @@ export function skeleton() {
   const declineDraw = h('button', { type: 'button' }, 'Decline');
   const drawOffer = h('div', { class: 'draw-offer', hidden: true }, h('p', null, 'Your opponent offers a draw.'), acceptDraw, ' ', declineDraw);
   const controls = h('div', { class: 'controls', hidden: true }, offerDraw, resign);
-  const typedInput = h('input', { id: 'typed-move', name: 'move', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', placeholder: 'e4, Nf3, e7e8q', 'aria-describedby': 'typed-help' });
-  const typed = h('form', { class: 'typed', hidden: true },
-    h('label', { for: 'typed-move' }, 'Type a move'), typedInput, h('button', { type: 'submit' }, 'Play'),
-    h('small', { id: 'typed-help' }, 'SAN (Nf3, O-O, e8=Q) or UCI (g1f3, e7e8q).'));
+  const { form: typed, input: typedInput } = typedMoveForm();
+  typed.hidden = true;
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const hint = h('p', { class: 'hint', hidden: true }, 'The clocks start after Black’s first move. A player who does not make their first move in time aborts the game.');
   const pending = h('div', { class: 'pending', hidden: true });

@@ -26,6 +26,8 @@ export type GameModel = {
   abortReason?: string | null;
   ratingChanges?: RatingChanges | null;
   timeControl: { initial: number; increment: number; category: TimeControl; rated: boolean };
+  /** The arena that paired the game, if one did. */
+  tournamentId?: string | null;
 };
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -72,6 +74,7 @@ export function fromDetail(g: GameDetail, ts: number): GameModel {
     abortReason: g.abort_reason,
     ratingChanges: g.rating_changes,
     timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated },
+    tournamentId: g.tournament_id ?? null,
   };
 }
 

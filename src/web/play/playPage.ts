@@ -39,6 +39,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   let announcedPly = -1;
   let pendingShown = false;
   let rejoining = false;
+  let sawActive = false;
 
   const say = (text: string, urgent = false) => {
     ui.status.setAttribute('role', urgent ? 'alert' : 'status');
@@ -182,7 +183,9 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   let orientation: Color = 'white';
 
   const update = (force = false) => {
-    if (!game) return;
+    // A room still delivers what was on its way while it is being left (the page was left at
+    // the end of an arena game): nothing is drawn any more.
+    if (!game || ctx.signal.aborted) return;
     const g = game;
     const mine = colorOf(g, me?.id);
     if (!board) {
@@ -221,6 +224,15 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.offerDraw.disabled = !!offer;
     ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
     setText(ui.offerDraw, offer && offer.offeredBy === me?.id ? 'Draw offered' : 'Offer draw');
+
+    // An arena's game that ends here takes its player back to the arena, where the next pairing
+    // finds them (README, "Web app"); a game opened after its end stays on the board.
+    if (active) sawActive = true;
+    else if (sawActive && mine && g.tournamentId && (g.status === 'finished' || g.status === 'abandoned')) {
+      sawActive = false;
+      const back = `/tournaments/${g.tournamentId}`;
+      setTimeout(() => ctx.signal.aborted || ctx.go(back));
+    }
 
     if (g.status === 'pending') void showPending(g);
     ui.pending.hidden = g.status !== 'pending';
@@ -268,6 +280,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       h(
         'p',
         { class: 'actions' },
+        g.tournamentId ? h('a', { class: 'button primary', href: `/tournaments/${g.tournamentId}` }, 'Back to the tournament') : null,
         g.status === 'finished' ? h('a', { class: 'button', href: `/analysis/${g.id}` }, 'Analysis') : null,
         me ? h('button', { type: 'button', onclick: () => void download(`/games/${g.id}/pgn`, `game-${g.id}.pgn`).catch((e) => say(e.message, true)) }, 'Download PGN') : null,
         h('a', { class: 'button', href: '/' }, 'Back to the lobby'),

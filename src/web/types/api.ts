@@ -27,6 +27,7 @@ export type GameSummary = {
   updated_at: string;
   result: '1-0' | '0-1' | '1/2-1/2' | null;
   winner: Color | null;
+  tournament_id?: string | null;
   direction?: 'incoming' | 'outgoing';
 };
 
@@ -107,3 +108,57 @@ export type Club = {
   role: 'owner' | 'member' | 'invited' | null;
 };
 export type ClubMember = { user: { id: string; username: string }; role: 'owner' | 'member'; joined_at: string };
+
+export type Puzzle = {
+  id: string;
+  fen: string;
+  last_move: string;
+  color: Color;
+  rating: number;
+  rating_deviation: number;
+  popularity: number;
+  plays: number;
+  themes: string[];
+  opening_tags: string[];
+  game_url: string;
+};
+export type DailyPuzzle = { date: string; puzzle: Puzzle };
+export type AttemptResult = {
+  correct: boolean;
+  solution: string[];
+  first_attempt: boolean;
+  rating_change: number;
+  user_rating: number;
+  puzzle_rating: number;
+};
+
+export type TournamentStatus = 'upcoming' | 'running' | 'finished';
+export type Standing = {
+  rank: number;
+  user: { id: string; username: string };
+  score: number;
+  games: number;
+  wins: number;
+  draws: number;
+  losses: number;
+  streak: number;
+  performance: number | null;
+  withdrawn: boolean;
+};
+export type TournamentSummary = {
+  id: string;
+  name: string;
+  creator: { id: string; username: string };
+  time_control: TimeControl;
+  initial_time: number;
+  increment: number;
+  rated: boolean;
+  starts_at: string;
+  ends_at: string;
+  status: TournamentStatus;
+  player_count: number;
+  max_players: number | null;
+  joined: boolean;
+  standings_total: number;
+};
+export type Tournament = TournamentSummary & { standings: Standing[] };
