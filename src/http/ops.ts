@@ -34,8 +34,15 @@ export function createMetrics() {
 /** Live games of this process and the group-commit writer's work (batch size = moves / batches). */
 export function registerGameMetrics(
   registry: Registry,
-  games: { size: number; writer: { stats: Record<WriterStat, number> } },
+  games: { size: number; writer: { stats: Record<WriterStat, number>; onBatch: (ms: number, moves: number) => void } },
 ): void {
+  const batchSeconds = new Histogram({
+    name: 'chess_move_batch_seconds',
+    help: 'Group-commit batch statements, from the batch leaving the queue to its answer (a move waits for this before its ack)',
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 5],
+    registers: [registry],
+  });
+  games.writer.onBatch = (ms) => batchSeconds.observe(ms / 1000);
   new Gauge({ name: 'chess_live_games', help: 'Live games hosted by this process', registers: [registry], collect() {
     this.set(games.size);
   } });

@@ -117,6 +117,26 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     assert.deepEqual({ badRows: writer.stats.badRows, failedBatches: writer.stats.failedBatches }, { badRows: 1, failedBatches: 0 });
   });
 
+
+  it('writes batch after batch through one prepared statement per connection, and times each batch', async () => {
+    const pool = createPool((db.pool.options as { connectionString: string }).connectionString, 1);
+    const writer = new MoveWriter(pool);
+    const timed: { ms: number; moves: number }[] = [];
+    writer.onBatch = (ms, moves) => timed.push({ ms, moves });
+    try {
+      const games = await newGames(3);
+      assert.deepEqual(await Promise.all(games.map((id) => writer.write(e4(id)))), [true, true, true]);
+      assert.deepEqual(await Promise.all(games.map((id) => writer.write(e5(id)))), [true, true, true]);
+      for (const id of games) assert.deepEqual(await movesOf(id), [{ ply: 1, san: 'e4' }, { ply: 2, san: 'e5' }]);
+      assert.deepEqual(timed.map((t) => t.moves), [3, 3]);
+      for (const t of timed) assert.ok(t.ms > 0 && t.ms < 5000, `a batch took ${t.ms} ms`);
+      // The pool's one connection: the batch statement was prepared there once, by name.
+      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name = 'move-batch'");
+      assert.equal(rows.length, 1);
+    } finally {
+      await pool.end();
+    }
+  });
   it('fails a write blocked by a row lock at the statement timeout, then writes the next batch', async () => {
     const pool = poolWith(200);
     const writer = new MoveWriter(pool, { deadlineMs: 15_000 });

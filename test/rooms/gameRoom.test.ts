@@ -47,7 +47,16 @@ describe('GameRoom over Colyseus', () => {
     assert.equal(s.white.remainingMs, 180_000);
   });
 
+  /** The group-commit writer's moves and timed batches, from /metrics. */
+  const writerMetrics = async () => {
+    const { service } = await testService();
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? NaN);
+    return { moves: value('chess_moves_written_total'), timed: value('chess_move_batch_seconds_count') };
+  };
+
   it('acknowledges a move with the REST shape and syncs it to the opponent', async () => {
+    const before = await writerMetrics();
     const w = await join(white.accessToken);
     const b = await join(black.accessToken);
     const synced = new Promise<void>((resolve) => b.onStateChange((s: any) => s.moves.length === 1 && resolve()));
@@ -58,6 +67,8 @@ describe('GameRoom over Colyseus', () => {
     assert.equal(answer.body.game.move_count, 1);
     await synced;
     assert.equal((b.state as any).lastMove.san, 'e4');
+    const after = await writerMetrics();
+    assert.ok(after.moves - before.moves >= 1 && after.timed - before.timed >= 1, `writer metrics ${JSON.stringify({ before, after })}`);
   });
 
   it('answers a move out of turn with NOT_YOUR_TURN and an illegal one with INVALID_MOVE', async () => {
