@@ -12,11 +12,13 @@
  * `move:ok`), the server's CPU, RSS and event-loop delay, PostgreSQL's CPU and transactions. It
  * stops at the first window whose ack p99 passes the limit or whose RSS passes the cap (or when
  * something refuses to grow: the report says what), and prints one JSON report. The baseline,
- * measured in the same run: a tight chess.js loop over the same kind of moves.
+ * measured in the same run before the service starts: a tight chess.js loop over the same kind
+ * of moves. BENCH_SERVER_NODE_ARGS passes flags to the service's Node (e.g. `--trace-gc`),
+ * BENCH_SERVER_LOG=file keeps its stdout.
  */
 import '../src/polyfills.ts';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -88,17 +90,29 @@ function percentiles(values: number[]) {
 
 async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  // The baseline first, on a quiet machine: measured beside the bots it would look slower.
+  const sequences = Array.from({ length: 100 }, (_, i) => randomGame(5000 + i, 60));
+  const baseline = Number(chessJsLoop(sequences).toFixed(1));
   const db = await createDatabase(serverUrl);
   const stats = new pg.Client({ connectionString: db.url });
   await stats.connect();
-  const { child: server, base } = await startServiceProcess(db.url, { nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) });
+  // BENCH_SERVER_LOG=file keeps the server's stdout (its log, or --trace-gc's lines) in a file.
+  const log = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : undefined;
+  const { child: server, base } = await startServiceProcess(db.url, {
+    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    onStdoutLine: log && ((line) => log.write(`${line}\n`)),
+  });
   const pid = server.pid!;
   const bots = Array.from({ length: o.bots }, (_, i) => startBot(i, base));
   const transactions = async () =>
     Number((await stats.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n);
   const metrics = async () => {
     const text = await (await fetch(`${base}/metrics`)).text();
-    return (name: string) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm'))?.[1] ?? NaN);
+    const value = (name: string) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm'))?.[1] ?? NaN);
+    /** A histogram's cumulative bucket counts, by upper bound in seconds. */
+    value.buckets = (name: string) =>
+      [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm'))].map((m) => ({ le: Number(m[1]), n: Number(m[2]) }));
+    return value;
   };
 
   let live = 0;
@@ -129,7 +143,7 @@ async function main() {
   };
   const summarize = (
     windows: BotWindow[],
-    s: { wallS: number; cpuS: number; pgS: number; tx: number; m0: (n: string) => number; m1: (n: string) => number },
+    s: { wallS: number; cpuS: number; pgS: number; tx: number; m0: Metrics; m1: Metrics },
   ) => {
     const acks = windows.flatMap((w) => w.acks);
     const moves = windows.reduce((n, w) => n + w.moves, 0);
@@ -150,6 +164,7 @@ async function main() {
       postgres_cpu_percent: Math.round((s.pgS / s.wallS) * 100),
       db_transactions_per_move: moves ? Number((s.tx / moves).toFixed(2)) : null,
       moves_per_db_batch: batches ? Number((written / batches).toFixed(1)) : null,
+      db_batch_ms: bucketQuantiles(s.m0.buckets('chess_move_batch_seconds'), s.m1.buckets('chess_move_batch_seconds')),
       rss_mb: Math.round(rss),
       rss_kb_per_game: live ? Math.round((rss * 1024) / live) : null,
       heap_used_mb: Math.round(s.m1('nodejs_heap_size_used_bytes') / 1048576),
@@ -173,8 +188,7 @@ async function main() {
     } else {
       report.ramp = await ramp(grow, measure);
     }
-    const sequences = Array.from({ length: 100 }, (_, i) => randomGame(5000 + i, 60));
-    report.baseline_chessjs_loop_us_per_move = Number(chessJsLoop(sequences).toFixed(1));
+    report.baseline_chessjs_loop_us_per_move = baseline;
     decorate(report);
     console.log(JSON.stringify(report, null, 2));
   } finally {
@@ -184,6 +198,23 @@ async function main() {
     await stats.end();
     await db.drop();
   }
+}
+
+type Metrics = ((name: string) => number) & { buckets: (name: string) => { le: number; n: number }[] };
+
+/**
+ * p50/p99 of what a histogram counted between two scrapes, as the upper bounds of the buckets
+ * they fall in (ms): "≤ 10" means between the previous bound and 10.
+ */
+function bucketQuantiles(before: { le: number; n: number }[], after: { le: number; n: number }[]) {
+  const counts = after.map((b, i) => ({ le: b.le, n: b.n - (before[i]?.n ?? 0) }));
+  const total = counts.at(-1)?.n ?? 0;
+  if (!total) return null;
+  const at = (p: number) => {
+    const le = counts.find((b) => b.n >= p * total)!.le;
+    return Number.isFinite(le) ? `≤ ${le * 1000}` : `> ${counts.at(-2)!.le * 1000}`;
+  };
+  return { batches: total, p50: at(0.5), p99: at(0.99) };
 }
 
 type Grow = (n: number) => Promise<{ failed: number; error?: string }>;

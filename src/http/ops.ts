@@ -34,8 +34,19 @@ export function createMetrics() {
 /** Live games of this process and the group-commit writer's work (batch size = moves / batches). */
 export function registerGameMetrics(
   registry: Registry,
-  games: { size: number; writer: { stats: Record<WriterStat, number>; onBatch: (ms: number, moves: number) => void } },
+  games: {
+    size: number;
+    writer: { stats: Record<WriterStat, number>; onBatch: (ms: number, moves: number) => void };
+    onRenewal: (ms: number, games: number) => void;
+  },
 ): void {
+  const renewalSeconds = new Histogram({
+    name: 'chess_lease_renewal_seconds',
+    help: "A round renewing every lease of this process's games (in chunks, one statement after another)",
+    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 5],
+    registers: [registry],
+  });
+  games.onRenewal = (ms) => renewalSeconds.observe(ms / 1000);
   const batchSeconds = new Histogram({
     name: 'chess_move_batch_seconds',
     help: 'Group-commit batch statements, from the batch leaving the queue to its answer (a move waits for this before its ack)',

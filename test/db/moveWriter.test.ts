@@ -4,7 +4,7 @@ import { createPool, STATEMENT_TIMEOUT_MS, type Pool, type PoolClient } from '..
 import { createLogger } from '../../src/logger.ts';
 import { renewLeases } from '../../src/db/liveGames.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
-import { LiveGameHost } from '../../src/services/liveGameHost.ts';
+import { LiveGameHost, RENEW_CHUNK } from '../../src/services/liveGameHost.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { insertActiveGame, insertUser } from '../helpers/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -233,6 +233,47 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     // Once the first is durable the game's next write is welcome.
     assert.equal(await writer.write(e5(gameId!)), true);
     assert.deepEqual(await movesOf(gameId!), [{ ply: 1, san: 'e4' }, { ply: 2, san: 'e5' }]);
+  });
+
+  it('renews leases a chunk at a time, so a move batch never waits for every game of the node', async () => {
+    const { config } = await testService();
+    const host = new LiveGameHost(db.pool, { ...config, gameLeaseMs: 15_000 }, createLogger('silent'), 'A');
+    const rounds: { games: number }[] = [];
+    host.onRenewal = (_ms, games) => rounds.push({ games });
+    const ids = await newGames(RENEW_CHUNK * 2 + 5);
+    const live: LiveGame[] = [];
+    const lost: string[] = [];
+    try {
+      for (const id of ids) {
+        const game = await openLiveGame(host, id);
+        game.onLost = () => (lost.push(id), host.unregister(game));
+        host.register(game);
+        live.push(game);
+      }
+      const leaseOf = async (id: string) =>
+        ((await db.pool.query('SELECT lease_expires_at FROM games WHERE id = $1', [id])).rows[0].lease_expires_at as Date).getTime();
+      const [first, last] = [ids[0]!, ids.at(-1)!];
+      const before = { first: await leaseOf(first), last: await leaseOf(last) };
+      // Another node takes a game of the last chunk (a higher epoch): it is told, the rest renewed.
+      const taken = ids.at(-2)!;
+      await db.pool.query('UPDATE games SET host_epoch = host_epoch + 1 WHERE id = $1', [taken]);
+      // The last game's row is locked elsewhere: the renewal waits there, with the first chunks committed.
+      const lock = await lockGames([last]);
+      const renewal = host.renewAll();
+      try {
+        await waitersOnLocks(1);
+        assert.ok((await leaseOf(first)) > before.first, 'the first chunk committed while a later one waits');
+      } finally {
+        await lock.release();
+      }
+      await renewal;
+      assert.ok((await leaseOf(last)) > before.last, 'the last chunk renewed once the lock went');
+      assert.deepEqual(lost, [taken]);
+      assert.deepEqual(rounds, [{ games: ids.length }]);
+    } finally {
+      host.close();
+      for (const game of live) await game.close(false);
+    }
   });
 
   it('stops renewing the lease of a game whose write is stuck past the deadline, and tells it', async () => {
