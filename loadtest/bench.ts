@@ -165,6 +165,7 @@ async function main() {
       db_transactions_per_move: moves ? Number((s.tx / moves).toFixed(2)) : null,
       moves_per_db_batch: batches ? Number((written / batches).toFixed(1)) : null,
       db_batch_ms: bucketQuantiles(s.m0.buckets('chess_move_batch_seconds'), s.m1.buckets('chess_move_batch_seconds')),
+      lease_renewal_ms: bucketQuantiles(s.m0.buckets('chess_lease_renewal_seconds'), s.m1.buckets('chess_lease_renewal_seconds')),
       rss_mb: Math.round(rss),
       rss_kb_per_game: live ? Math.round((rss * 1024) / live) : null,
       heap_used_mb: Math.round(s.m1('nodejs_heap_size_used_bytes') / 1048576),
@@ -214,7 +215,7 @@ function bucketQuantiles(before: { le: number; n: number }[], after: { le: numbe
     const le = counts.find((b) => b.n >= p * total)!.le;
     return Number.isFinite(le) ? `≤ ${le * 1000}` : `> ${counts.at(-2)!.le * 1000}`;
   };
-  return { batches: total, p50: at(0.5), p99: at(0.99) };
+  return { count: total, p50: at(0.5), p99: at(0.99) };
 }
 
 type Grow = (n: number) => Promise<{ failed: number; error?: string }>;

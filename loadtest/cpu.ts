@@ -8,14 +8,20 @@ export function processCpu(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
-/** CPU seconds of every postgres process on the machine (the database's share of the work). */
+/**
+ * CPU seconds of every postgres process on the machine (the database's share of the work),
+ * counting those that have exited too: the postmaster's children's time (cutime + cstime) holds
+ * every backend and worker it has reaped, so a connection closed or an autovacuum worker gone
+ * between two readings does not take its CPU out of the difference.
+ */
 export function postgresCpu(): number {
   let total = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
-      total += processCpu(Number(pid));
+      const fields = stat.split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / CLK_TCK;
     } catch {
       /* the process went away */
     }

@@ -21,8 +21,8 @@ type Player = { id: string; token: string };
 type Game = {
   pair: { white: Player; black: Player };
   id: string;
-  white: Room;
-  black: Room;
+  white?: Room;
+  black?: Room;
   line: string[];
   ply: number;
   timer?: NodeJS.Timeout;
@@ -131,7 +131,7 @@ function schedule(game: Game): void {
 
 async function play(game: Game): Promise<void> {
   if (game.stopped) return;
-  const room = game.ply % 2 === 0 ? game.white : game.black;
+  const room = (game.ply % 2 === 0 ? game.white : game.black)!; // both seats are joined before the first move
   if (game.ply >= game.line.length) return void finish(game, room);
   const uci = game.line[game.ply];
   const sent = performance.now();
@@ -169,7 +169,8 @@ async function retire(game: Game): Promise<void> {
   game.stopped = true;
   clearTimeout(game.timer);
   games.delete(game);
-  await Promise.all([game.white.leave(), game.black.leave()]).catch(() => {});
+  // A seat closed while the other was still joining: only the joined rooms are left.
+  await Promise.all([game.white?.leave(), game.black?.leave()]).catch(() => {});
 }
 
 let commandSeq = 0;
