@@ -115,12 +115,10 @@ async function main() {
     return value;
   };
 
-  let live = 0;
   /** Spreads `n` more games over the bots; resolves with what failed. */
   const grow = async (n: number) => {
     const share = (i: number) => Math.floor(n / o.bots) + (i < n % o.bots ? 1 : 0);
     const added = await Promise.all(bots.map((b, i) => ask(b, { type: 'add', games: share(i) }, 'added')));
-    live = added.reduce((s, a) => s + a.games, 0);
     return { failed: added.reduce((s, a) => s + a.failed, 0), error: added.find((a) => a.error)?.error };
   };
   /** One measuring window: everything the bots and the server did in `seconds`. */
@@ -152,9 +150,11 @@ async function main() {
     const rss = rssMb(pid);
     const batches = s.m1('chess_move_batches_total') - s.m0('chess_move_batches_total');
     const written = s.m1('chess_moves_written_total') - s.m0('chess_moves_written_total');
+    // Games still playing at the window's end (the service may have given some up meanwhile).
+    const playing = windows.reduce((n, w) => n + w.liveGames, 0);
     return {
-      games: live,
-      sockets: live * 2,
+      games: playing,
+      sockets: playing * 2,
       server_live_games: s.m1('chess_live_games'),
       moves,
       moves_per_s: Math.round(moves / s.wallS),
@@ -167,7 +167,7 @@ async function main() {
       db_batch_ms: bucketQuantiles(s.m0.buckets('chess_move_batch_seconds'), s.m1.buckets('chess_move_batch_seconds')),
       lease_renewal_ms: bucketQuantiles(s.m0.buckets('chess_lease_renewal_seconds'), s.m1.buckets('chess_lease_renewal_seconds')),
       rss_mb: Math.round(rss),
-      rss_kb_per_game: live ? Math.round((rss * 1024) / live) : null,
+      rss_kb_per_game: playing ? Math.round((rss * 1024) / playing) : null,
       heap_used_mb: Math.round(s.m1('nodejs_heap_size_used_bytes') / 1048576),
       event_loop_delay_ms: { p50: ms(s.m1('nodejs_eventloop_lag_p50_seconds')), p99: ms(s.m1('nodejs_eventloop_lag_p99_seconds')), max: ms(s.m1('nodejs_eventloop_lag_max_seconds')) },
       games_finished: windows.reduce((n, w) => n + w.gamesFinished, 0),
@@ -234,6 +234,11 @@ async function ramp(grow: Grow, measure: Measure) {
     process.stderr.write(`bench: ${w.games} games, ${w.moves_per_s} moves/s, ack p99 ${w.ack_ms.p99} ms, server CPU ${w.server_cpu_percent} %, RSS ${w.rss_mb} MB\n`);
     if (grown.failed) {
       stopped = `could not add games at ${target}: ${grown.failed} failed (${grown.error})`;
+      break;
+    }
+    if (w.games < target) {
+      // Games the service gave up (a move write past its deadline) or that could not go on.
+      stopped = `games lost: ${w.games} of ${target} still playing (${JSON.stringify(w.errors)})`;
       break;
     }
     if ((w.ack_ms.p99 ?? 0) > o.p99LimitMs) {
