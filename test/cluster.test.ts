@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createDatabase } from './helpers/database.ts';
+import { clusterRedisUrl } from './helpers/cluster.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { testService } from './helpers/service.ts';
 import { WsClient } from './helpers/ws.ts';
@@ -13,25 +13,19 @@ import { WsClient } from './helpers/ws.ts';
  */
 describe('Two nodes, one service (REDIS_URL)', function () {
   this.timeout(60_000);
-  const redisUrl = process.env.REDIS_URL;
   let nodes: ServiceProcess[] = [];
   let db: { url: string; drop: () => Promise<void> };
 
   before(async function () {
+    const redisUrl = await clusterRedisUrl();
     if (!redisUrl) {
       console.warn('    SKIPPED: REDIS_URL is not set, so the two-node tests did not run');
       return this.skip();
     }
-    // A Redis database of their own: the test process's service must not join their cluster.
-    const url = new URL(redisUrl);
-    url.pathname = `/${(Number(url.pathname.slice(1) || 0) + 1) % 16}`;
-    const redis = new Redis(url.toString());
-    await redis.flushdb();
-    await redis.quit();
     const { db: harness } = await testService();
     db = await createDatabase(harness.serverUrl);
     // Every node signs and checks tokens with the same key and issuer (JWT_SECRET, PUBLIC_URL).
-    const env = { REDIS_URL: url.toString(), GAME_LEASE_SECONDS: '2', FIRST_MOVE_SECONDS: '60', JWT_SECRET: 'cluster-test-secret-'.padEnd(48, 'x'), PUBLIC_URL: 'http://chess.cluster.test' };
+    const env = { REDIS_URL: redisUrl, GAME_LEASE_SECONDS: '2', FIRST_MOVE_SECONDS: '60', JWT_SECRET: 'cluster-test-secret-'.padEnd(48, 'x'), PUBLIC_URL: 'http://chess.cluster.test' };
     // The first node migrates; the second boots against the migrated database.
     nodes = [await startServiceProcess(db.url, { env })];
     nodes.push(await startServiceProcess(db.url, { env }));

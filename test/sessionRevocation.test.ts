@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { hashToken, randomToken } from '../src/auth/tokens.ts';
 import { createDatabase } from './helpers/database.ts';
+import { clusterRedisUrl } from './helpers/cluster.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { testService } from './helpers/service.ts';
 
@@ -15,27 +15,21 @@ import { testService } from './helpers/service.ts';
  */
 describe('Session revocation across two nodes (REDIS_URL)', function () {
   this.timeout(60_000);
-  const redisUrl = process.env.REDIS_URL;
   let nodes: ServiceProcess[] = [];
   let db: { url: string; drop: () => Promise<void> };
   let sql: pg.Pool;
 
   before(async function () {
+    const redisUrl = await clusterRedisUrl();
     if (!redisUrl) {
       console.warn('    SKIPPED: REDIS_URL is not set, so the two-node revocation tests did not run');
       return this.skip();
     }
-    // The next Redis database, as the cluster test uses: the test process's service must not join.
-    const url = new URL(redisUrl);
-    url.pathname = `/${(Number(url.pathname.slice(1) || 0) + 1) % 16}`;
-    const redis = new Redis(url.toString());
-    await redis.flushdb();
-    await redis.quit();
     const { db: harness } = await testService();
     db = await createDatabase(harness.serverUrl);
     sql = new pg.Pool({ connectionString: db.url, max: 2 });
     const env = {
-      REDIS_URL: url.toString(),
+      REDIS_URL: redisUrl,
       SESSION_CACHE_SECONDS: '300',
       JWT_SECRET: 'revocation-test-secret-'.padEnd(48, 'x'),
       PUBLIC_URL: 'http://chess.revocation.test',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { recompute } from '../src/domain/arena.ts';
 import { createDatabase } from './helpers/database.ts';
+import { clusterRedisUrl } from './helpers/cluster.ts';
 import { until } from './helpers/poll.ts';
 import { postData, requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { WebhookReceiver } from './helpers/receiver.ts';
@@ -16,7 +16,6 @@ import { testService } from './helpers/service.ts';
  */
 describe('An arena survives the death of its host node (REDIS_URL)', function () {
   this.timeout(120_000);
-  const redisUrl = process.env.REDIS_URL;
   let nodes: ServiceProcess[] = [];
   let db: { url: string; drop: () => Promise<void> };
   let client: pg.Client;
@@ -24,20 +23,15 @@ describe('An arena survives the death of its host node (REDIS_URL)', function ()
   let hook: string;
 
   before(async function () {
+    const redisUrl = await clusterRedisUrl();
     if (!redisUrl) {
       console.warn('    SKIPPED: REDIS_URL is not set, so the arena crash test did not run');
       return this.skip();
     }
-    // A Redis database of their own: the test process's service must not join their cluster.
-    const url = new URL(redisUrl);
-    url.pathname = `/${(Number(url.pathname.slice(1) || 0) + 1) % 16}`;
-    const redis = new Redis(url.toString());
-    await redis.flushdb();
-    await redis.quit();
     const { db: harness } = await testService();
     db = await createDatabase(harness.serverUrl);
     const env = {
-      REDIS_URL: url.toString(),
+      REDIS_URL: redisUrl,
       GAME_LEASE_SECONDS: '2',
       FIRST_MOVE_SECONDS: '60',
       TOURNAMENT_MIN_MINUTES: '1',

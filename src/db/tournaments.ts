@@ -89,18 +89,10 @@ const TOURNAMENT_VIEW = `
     FROM tournaments t
     JOIN users c ON c.id = t.creator_id`;
 
-export type NewTournament = {
-  name: string;
-  creatorId: string;
-  timeControl: TimeControl;
-  initialTime: number;
-  increment: number;
-  rated: boolean;
-  startsAt: Date;
-  endsAt: Date;
-  maxPlayers: number | null;
-  createdAt: Date;
-};
+export type NewTournament = Pick<
+  TournamentRecord,
+  'name' | 'creatorId' | 'timeControl' | 'initialTime' | 'increment' | 'rated' | 'startsAt' | 'endsAt' | 'maxPlayers' | 'createdAt'
+>;
 
 export async function insertTournament(db: Queryable, t: NewTournament): Promise<string> {
   const { rows } = await db.query(
