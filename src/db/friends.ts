@@ -102,8 +102,19 @@ export async function listFriends(
   };
 }
 
-/** Marks users as seen now (presence: an authenticated request or a live socket). */
+/**
+ * Marks users as seen now (presence: an authenticated request or a live socket). A user whose row
+ * another transaction holds (a game finishing, which updates both players' rows) is skipped, not
+ * waited for: the next minute's write marks them. Waiting, a write of many users deadlocked with
+ * such a transaction (each held a row the other wanted).
+ */
 export async function markSeen(db: Queryable, userIds: string[], at: Date): Promise<void> {
   if (userIds.length === 0) return;
-  await db.query('UPDATE users SET last_seen_at = $2 WHERE id = ANY($1::uuid[]) AND (last_seen_at IS NULL OR last_seen_at < $2)', [userIds, at]);
+  await db.query(
+    `UPDATE users u SET last_seen_at = $2
+       FROM (SELECT id FROM users WHERE id = ANY($1::uuid[]) AND (last_seen_at IS NULL OR last_seen_at < $2)
+               FOR UPDATE SKIP LOCKED) free
+      WHERE u.id = free.id`,
+    [userIds, at],
+  );
 }

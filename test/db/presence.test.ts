@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { markSeen } from '../../src/db/friends.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import { insertUser } from '../helpers/fixtures.ts';
+import { isolatedDatabase } from '../helpers/isolated.ts';
+
+let db: { pool: Pool; drop: () => Promise<void> };
+
+const lastSeen = async (id: string) =>
+  ((await db.pool.query('SELECT last_seen_at FROM users WHERE id = $1', [id])).rows[0].last_seen_at as Date | null)?.getTime() ?? null;
+
+describe('presence writes (users.last_seen_at) against PostgreSQL', () => {
+  before(async () => {
+    db = await isolatedDatabase();
+  });
+  after(() => db.drop());
+
+  it("skips a user whose row another transaction holds instead of waiting for it (it deadlocked with a game's finish)", async () => {
+    const [busy, free] = [await insertUser(db.pool), await insertUser(db.pool)];
+    // A game finishing holds its players' rows until it commits.
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('UPDATE users SET games_played = games_played + 1 WHERE id = $1', [busy]);
+      const at = new Date(Date.now() - 1000);
+      // Waiting for the row would last until the statement timeout and fail.
+      await markSeen(db.pool, [busy, free], at);
+      assert.equal(await lastSeen(free), at.getTime());
+      assert.equal(await lastSeen(busy), null);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    const later = new Date();
+    await markSeen(db.pool, [busy, free], later);
+    assert.deepEqual([await lastSeen(busy), await lastSeen(free)], [later.getTime(), later.getTime()]);
+  });
+
+  it('never moves last_seen_at back', async () => {
+    const id = await insertUser(db.pool);
+    const now = new Date();
+    await markSeen(db.pool, [id], now);
+    await markSeen(db.pool, [id], new Date(now.getTime() - 60_000));
+    assert.equal(await lastSeen(id), now.getTime());
+  });
+});
