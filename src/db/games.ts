@@ -37,6 +37,7 @@ export type GameRecord = {
   leaseExpiresAt: Date | null;
   expiresAt: Date | null;
   createdAt: Date;
+  /** The last change: the later of the row's updated_at and last_move_at (migration 016). */
   updatedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -71,7 +72,10 @@ function camel(column: string): string {
 export function toGameRecord(row: Record<string, unknown>): GameRecord {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) out[camel(k)] = v;
-  return out as GameRecord;
+  const game = out as GameRecord;
+  // A move writes last_move_at only, so that its update stays heap-only (migration 016).
+  if (game.lastMoveAt && game.updatedAt && game.lastMoveAt > game.updatedAt) game.updatedAt = game.lastMoveAt;
+  return game;
 }
 
 const PLAYER_COLUMNS = (alias: string) =>
@@ -360,14 +364,30 @@ export async function listGames(
   // whichever way they are scanned.
   const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
   const n = where.params.length;
-  const orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
   const params = [...where.params, page.limit, page.offset];
+  const limit = `$${n + 1}`;
+  const offset = `$${n + 2}`;
   // A kept total costs less than a round trip: it comes with the page, on every row.
   const kept = hasKeptTotal(filter) ? `, (${keptTotal(filter, params)}) AS list_total` : '';
   // The page is chosen in the list indexes, which hold every filtered column (migration 015):
   // rows skipped by a filter or an offset are never read from the table, only the page's own.
+  let pageSql = `SELECT g.id FROM games g WHERE ${where.sql} ORDER BY g.${order.field} ${dir}, g.id ${tie} LIMIT ${limit} OFFSET ${offset}`;
+  let orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
+  if (order.field === 'updated_at' && (filter.status === undefined || filter.status === 'active')) {
+    // An active game's last change is its last move, which the row's updated_at does not follow
+    // (migration 016): the active games (a few thousand at most) are ordered by the later of the
+    // two, the others in the index, and the page is taken from both.
+    const changed = 'greatest(g.updated_at, g.last_move_at)';
+    const upTo = `LIMIT ${limit}::int + ${offset}::int`;
+    const active = `SELECT g.id, ${changed} AS t FROM games g WHERE ${where.sql} AND g.status = 'active' ORDER BY t ${dir}, g.id ${tie}`;
+    const others = `SELECT g.id, g.updated_at AS t FROM games g WHERE ${where.sql} AND g.status <> 'active'
+                     ORDER BY g.updated_at ${dir}, g.id ${tie} ${upTo}`;
+    const both = filter.status === 'active' ? active : `(${active} ${upTo}) UNION ALL (${others})`;
+    pageSql = `SELECT id FROM (${both}) listed ORDER BY t ${dir}, id ${tie} LIMIT ${limit} OFFSET ${offset}`;
+    orderBy = `ORDER BY ${changed} ${dir}, g.id ${tie}`;
+  }
   const { rows } = await db.query(
-    `WITH page AS MATERIALIZED (SELECT g.id FROM games g WHERE ${where.sql} ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2})
+    `WITH page AS MATERIALIZED (${pageSql})
      SELECT ${WITH_PLAYERS_COLUMNS}${kept} ${WITH_PLAYERS_FROM} WHERE g.id IN (SELECT id FROM page) ${orderBy}`,
     params,
   );

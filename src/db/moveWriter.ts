@@ -33,7 +33,7 @@ WITH i AS (
          white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
          turn_started_at = i.turn_started, first_move_deadline = i.first_deadline,
          room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.turn_started, g.hosted_at),
-         last_move_at = now(), updated_at = now()
+         last_move_at = now()
     FROM i JOIN locked ON locked.id = i.game_id
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count = i.ply - 1 AND g.status = 'active'
   RETURNING g.id

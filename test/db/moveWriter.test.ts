@@ -137,6 +137,42 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
       await pool.end();
     }
   });
+  it("changes no indexed column of a live game: its moves and lease renewals are heap-only updates", async function () {
+    this.timeout(30_000);
+    // A database of its own, so that every update of `games` counted below is one of this test's.
+    const own = await isolatedDatabase();
+    const pool = createPool((own.pool.options as { connectionString: string }).connectionString, 1);
+    try {
+      const [white, black] = [await insertUser(own.pool), await insertUser(own.pool)];
+      const games = await Promise.all(
+        [1, 2, 3].map(() => insertActiveGame(own.pool, white, black, { firstMoveDeadline: null })),
+      );
+      // The updates are counted by the backend that made them (the pool's one connection) and
+      // reach pg_stat_user_tables when it flushes them, which this forces.
+      const counted = async () => {
+        await pool.query('SELECT pg_stat_force_next_flush()');
+        const { rows } = await pool.query("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'games'");
+        return { updates: Number(rows[0].n_tup_upd), heapOnly: Number(rows[0].n_tup_hot_upd) };
+      };
+      const before = await counted();
+      const writer = new MoveWriter(pool);
+      for (const id of games) assert.equal(await writer.write({ ...e4(id), moverId: white }), true);
+      for (const id of games) assert.equal(await writer.write({ ...e5(id), moverId: black }), true);
+      assert.equal((await renewLeases(pool, games.map((gameId) => ({ gameId, epoch: 0 })), 15_000)).size, 3);
+      const after = await counted();
+      assert.deepEqual(
+        { updates: after.updates - before.updates, heapOnly: after.heapOnly - before.heapOnly },
+        { updates: 9, heapOnly: 9 },
+      );
+      // The read still shows the move as the game's last change.
+      const { rows } = await pool.query('SELECT updated_at, last_move_at FROM games WHERE id = $1', [games[0]]);
+      assert.ok(rows[0].last_move_at > rows[0].updated_at);
+    } finally {
+      await pool.end();
+      await own.drop();
+    }
+  });
+
   it('fails a write blocked by a row lock at the statement timeout, then writes the next batch', async () => {
     const pool = poolWith(200);
     const writer = new MoveWriter(pool, { deadlineMs: 15_000 });

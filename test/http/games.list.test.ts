@@ -152,6 +152,34 @@ describe('GET /games (list)', () => {
     assert.deepEqual(idsOf(await list(`player_id=${p.id}&sort=-updated_at`)), [...updated].reverse());
   });
 
+  it("sorts active games by updated_at as of their last move (a move does not write the row's updated_at)", async function () {
+    this.timeout(20_000);
+    // Three games between players whose names share a tag (a player plays one game at a time).
+    const tag = uniqueUsername('upd').slice(-8);
+    const [w1, b1, w2, b2, w3, b3] = await Promise.all(
+      ['w1', 'b1', 'w2', 'b2', 'w3', 'b3'].map((p) => createUser({ username: `${p}${tag}` })),
+    );
+    // Created in this order; then `finished` ends, and last a move is played in `first`.
+    const first = await createActiveGame(w1, b1);
+    const second = await createActiveGame(w2, b2);
+    const finished = await createActiveGame(w3, b3);
+    assert.equal((await api('POST', `/v1/games/${finished.id}/resign`, as(w3))).status, 200);
+    await playLine(first, ['e2e4']);
+    const byChange = [first.id, finished.id, second.id];
+    assert.deepEqual(idsOf(await list(`search=${tag}&sort=-updated_at`)), byChange);
+    assert.deepEqual(idsOf(await list(`search=${tag}&sort=updated_at&order=asc`)), [...byChange].reverse());
+    assert.deepEqual(idsOf(await list(`search=${tag}&sort=-updated_at&limit=1&page=2`)), [finished.id]);
+    assert.deepEqual(idsOf(await list(`search=${tag}&status=active&sort=-updated_at`)), [first.id, second.id]);
+    assert.deepEqual(idsOf(await list(`search=${tag}&status=finished&sort=-updated_at`)), [finished.id]);
+    assert.deepEqual(idsOf(await list(`player_id=${w1.id}&sort=-updated_at`)), [first.id]);
+    // updated_at itself says so, in the list and in the detail.
+    const listed = (await list(`search=${tag}&sort=-updated_at`)).body.data;
+    assert.ok(Date.parse(listed[0].updated_at) > Date.parse(listed[1].updated_at), JSON.stringify(listed.map((g: any) => g.updated_at)));
+    const detail = (await api('GET', `/v1/games/${first.id}`, as(w1))).body.data;
+    assert.equal(detail.updated_at, listed[0].updated_at);
+    assert.equal(detail.updated_at, detail.last_move_at);
+  });
+
   it('pages with page and limit, reporting total, total_pages, hasNext and hasPrev', async () => {
     const first = await list(`player_id=${p.id}&limit=2`);
     assert.deepEqual(idsOf(first), [ids.active, ids.finished]);
