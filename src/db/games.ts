@@ -359,33 +359,11 @@ export async function listGames(
   page: { limit: number; offset: number },
 ): Promise<{ games: GameWithPlayers[]; total: number }> {
   const where = listWhere(filter);
-  const dir = order.direction === 'asc' ? 'ASC' : 'DESC';
-  // The tie-breaker runs opposite to the time column, matching the (time DESC, id) indexes
-  // whichever way they are scanned.
-  const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
   const n = where.params.length;
   const params = [...where.params, page.limit, page.offset];
-  const limit = `$${n + 1}`;
-  const offset = `$${n + 2}`;
   // A kept total costs less than a round trip: it comes with the page, on every row.
   const kept = hasKeptTotal(filter) ? `, (${keptTotal(filter, params)}) AS list_total` : '';
-  // The page is chosen in the list indexes, which hold every filtered column (migration 015):
-  // rows skipped by a filter or an offset are never read from the table, only the page's own.
-  let pageSql = `SELECT g.id FROM games g WHERE ${where.sql} ORDER BY g.${order.field} ${dir}, g.id ${tie} LIMIT ${limit} OFFSET ${offset}`;
-  let orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
-  if (order.field === 'updated_at' && (filter.status === undefined || filter.status === 'active')) {
-    // An active game's last change is its last move, which the row's updated_at does not follow
-    // (migration 016): the active games (a few thousand at most) are ordered by the later of the
-    // two, the others in the index, and the page is taken from both.
-    const changed = 'greatest(g.updated_at, g.last_move_at)';
-    const upTo = `LIMIT ${limit}::int + ${offset}::int`;
-    const active = `SELECT g.id, ${changed} AS t FROM games g WHERE ${where.sql} AND g.status = 'active' ORDER BY t ${dir}, g.id ${tie}`;
-    const others = `SELECT g.id, g.updated_at AS t FROM games g WHERE ${where.sql} AND g.status <> 'active'
-                     ORDER BY g.updated_at ${dir}, g.id ${tie} ${upTo}`;
-    const both = filter.status === 'active' ? active : `(${active} ${upTo}) UNION ALL (${others})`;
-    pageSql = `SELECT id FROM (${both}) listed ORDER BY t ${dir}, id ${tie} LIMIT ${limit} OFFSET ${offset}`;
-    orderBy = `ORDER BY ${changed} ${dir}, g.id ${tie}`;
-  }
+  const { pageSql, orderBy } = pageQuery(filter, where.sql, order, `$${n + 1}`, `$${n + 2}`);
   const { rows } = await db.query(
     `WITH page AS MATERIALIZED (${pageSql})
      SELECT ${WITH_PLAYERS_COLUMNS}${kept} ${WITH_PLAYERS_FROM} WHERE g.id IN (SELECT id FROM page) ${orderBy}`,
@@ -396,6 +374,41 @@ export async function listGames(
   if (games.length > 0 && games.length < page.limit) return { games, total: page.offset + games.length };
   if (games.length === 0 && page.offset === 0) return { games, total: 0 };
   return { games, total: listTotal ?? (await countGames(db, filter, where)) };
+}
+
+/**
+ * The statement choosing a list's page (ids only) and the order of the page's rows. The page is
+ * chosen in the list indexes, which hold every filtered column (migration 015): rows skipped by a
+ * filter or an offset are never read from the table, only the page's own.
+ */
+function pageQuery(
+  filter: GameListFilter,
+  where: string,
+  order: GameListOrder,
+  limit: string,
+  offset: string,
+): { pageSql: string; orderBy: string } {
+  const dir = order.direction === 'asc' ? 'ASC' : 'DESC';
+  // The tie-breaker runs opposite to the time column, matching the (time DESC, id) indexes
+  // whichever way they are scanned.
+  const tie = order.direction === 'asc' ? 'DESC' : 'ASC';
+  const orderBy = `ORDER BY g.${order.field} ${dir}, g.id ${tie}`;
+  if (order.field === 'created_at' || (filter.status !== undefined && filter.status !== 'active')) {
+    return { pageSql: `SELECT g.id FROM games g WHERE ${where} ${orderBy} LIMIT ${limit} OFFSET ${offset}`, orderBy };
+  }
+  // An active game's last change is its last move, which the row's updated_at does not follow
+  // (migration 016): the active games (a few thousand at most) are ordered by the later of the
+  // two, the others in the index, and the page is taken from both.
+  const changed = 'greatest(g.updated_at, g.last_move_at)';
+  const upTo = `LIMIT ${limit}::int + ${offset}::int`;
+  const active = `SELECT g.id, ${changed} AS t FROM games g WHERE ${where} AND g.status = 'active' ORDER BY t ${dir}, g.id ${tie}`;
+  const others = `SELECT g.id, g.updated_at AS t FROM games g WHERE ${where} AND g.status <> 'active'
+                   ORDER BY g.updated_at ${dir}, g.id ${tie} ${upTo}`;
+  const both = filter.status === 'active' ? active : `(${active} ${upTo}) UNION ALL (${others})`;
+  return {
+    pageSql: `SELECT id FROM (${both}) listed ORDER BY t ${dir}, id ${tie} LIMIT ${limit} OFFSET ${offset}`,
+    orderBy: `ORDER BY ${changed} ${dir}, g.id ${tie}`,
+  };
 }
 
 /**
