@@ -3,7 +3,7 @@
  *
  *   npm run bench -- [--start 500] [--step 500] [--max 10000] [--window 30] [--bots 2]
  *                    [--think-min 1] [--think-max 5] [--p99-limit 50] [--rss-limit-mb 2048]
- *   npm run bench -- --soak-minutes 30 --games 2000        # memory over time at a fixed load
+ *   npm run bench -- --soak-minutes 30 --games 2000        # memory over time at a fixed load (with --trace-gc)
  *
  * The service runs as one child process (`npm start`'s, against DATABASE_URL's server, a fresh
  * database; without it the embedded one). Bot processes (loadtest/bench/bot.ts) play both seats
@@ -81,6 +81,15 @@ async function ask<T extends BotMessage['type']>(bot: Bot, m: ParentMessage, ans
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The heap after each full (mark-compact) collection, from --trace-gc, in the order they came. */
+const fullGcs: { at: number; mb: number }[] = [];
+
+/** `… Mark-Compact 450.1 (480.2) -> 210.3 (470.1) MB, …` (--trace-gc) → 210.3. */
+function afterFullGc(line: string): number | undefined {
+  const m = line.match(/Mark-Compact[^>]*-> ([\d.]+) \(/);
+  return m ? Number(m[1]) : undefined;
+}
+
 function percentiles(values: number[]) {
   if (!values.length) return { p50: null, p95: null, p99: null, max: null };
   const sorted = Float64Array.from(values).sort();
@@ -98,9 +107,20 @@ async function main() {
   await stats.connect();
   // BENCH_SERVER_LOG=file keeps the server's stdout (its log, or --trace-gc's lines) in a file.
   const log = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : undefined;
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // A soak reads the heap left after each full collection from --trace-gc: the live data, where
+  // a sample of the heap at any moment also holds whatever garbage has not been collected yet.
+  if (o.soakMinutes > 0 && !nodeArgs.includes('--trace-gc')) nodeArgs.push('--trace-gc');
   const { child: server, base } = await startServiceProcess(db.url, {
-    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    onStdoutLine: log && ((line) => log.write(`${line}\n`)),
+    nodeArgs,
+    onStdoutLine:
+      log || o.soakMinutes > 0
+        ? (line) => {
+            log?.write(`${line}\n`);
+            const after = afterFullGc(line);
+            if (after !== undefined) fullGcs.push({ at: performance.now(), mb: after });
+          }
+        : undefined,
   });
   const pid = server.pid!;
   const bots = Array.from({ length: o.bots }, (_, i) => startBot(i, base));
@@ -260,13 +280,30 @@ async function soak(grow: Grow, measure: Measure, pid: number) {
   await measure(o.settleS);
   const samples: Record<string, any>[] = [];
   for (let minute = 1; minute <= o.soakMinutes; minute++) {
+    const start = performance.now();
     const w = await measure(60);
-    samples.push({ minute, games: w.games, moves_per_s: w.moves_per_s, ack_p99_ms: w.ack_ms.p99, rss_mb: w.rss_mb, heap_used_mb: w.heap_used_mb, errors: w.errors });
-    process.stderr.write(`soak: minute ${minute}, RSS ${w.rss_mb} MB, heap ${w.heap_used_mb} MB, ack p99 ${w.ack_ms.p99} ms\n`);
+    // The lowest heap a full collection left in this minute (none may have run in it).
+    const afterGc = fullGcs.filter((g) => g.at >= start).map((g) => g.mb);
+    const liveMb = afterGc.length ? Math.round(Math.min(...afterGc)) : null;
+    samples.push({
+      minute, games: w.games, moves_per_s: w.moves_per_s, ack_p99_ms: w.ack_ms.p99, rss_mb: w.rss_mb, heap_used_mb: w.heap_used_mb,
+      heap_after_full_gc_mb: liveMb, errors: w.errors,
+    });
+    process.stderr.write(`soak: minute ${minute}, RSS ${w.rss_mb} MB, heap ${w.heap_used_mb} MB, after full GC ${liveMb ?? '-'} MB, ack p99 ${w.ack_ms.p99} ms\n`);
   }
-  // The trend after the first third (warm-up): least squares, MB per 10 minutes.
+  // The trend after the first third (warm-up: the first games are still growing their move lists
+  // then): least squares, MB per 10 minutes.
   const tail = samples.slice(Math.floor(samples.length / 3));
-  return { games: o.soakGames, setup_failures: grown.failed, rss_mb_per_10_min: slope(tail, 'rss_mb'), heap_mb_per_10_min: slope(tail, 'heap_used_mb'), samples, pid };
+  return {
+    games: o.soakGames,
+    setup_failures: grown.failed,
+    rss_mb_per_10_min: slope(tail, 'rss_mb'),
+    heap_mb_per_10_min: slope(tail, 'heap_used_mb'),
+    heap_after_full_gc_mb_per_10_min: slope(tail.filter((t) => t.heap_after_full_gc_mb !== null), 'heap_after_full_gc_mb'),
+    full_gcs: fullGcs.length,
+    samples,
+    pid,
+  };
 }
 
 function slope(samples: Record<string, any>[], key: string): number | null {
