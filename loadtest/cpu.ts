@@ -2,10 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const CLK_TCK = 100; // Linux USER_HZ
 
+/** The fields of /proc/<pid>/stat after the command name (field 14, utime, is index 11). */
+const statFields = (stat: string) => stat.split(') ')[1].split(' ').map(Number);
+
 /** CPU seconds (user + system) a process has used, from /proc. */
 export function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  const f = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return (f[11] + f[12]) / CLK_TCK;
 }
 
 /**
@@ -20,8 +23,8 @@ export function postgresCpu(): number {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / CLK_TCK;
+      const f = statFields(stat);
+      total += (f[11] + f[12] + f[13] + f[14]) / CLK_TCK;
     } catch {
       /* the process went away */
     }

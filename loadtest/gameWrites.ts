@@ -2,8 +2,8 @@
  * Benchmark: PostgreSQL's CPU for the writes a live game makes, measured on the backend that
  * runs them (its own /proc entry), so nothing else on the machine counts: a move batch of one
  * move (what a human-paced game sends: at a few hundred moves a second a batch carries one or
- * two) and a lease renewal (the host renews its games 100 rows a statement, every third of the
- * lease). Prints one JSON report.
+ * two) and a lease renewal (the host renews its games RENEW_CHUNK rows a statement, every third
+ * of the lease). Prints one JSON report.
  *
  *   npx tsx loadtest/gameWrites.ts [--games 2000] [--plies 10] [--finished 100000]
  *
@@ -12,13 +12,14 @@
  * dropped).
  */
 import '../src/polyfills.ts';
-import { readFileSync } from 'node:fs';
 import { renewLeases } from '../src/db/liveGames.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { MoveWriter, type MoveWrite } from '../src/db/moveWriter.ts';
 import { createPool } from '../src/db/pool.ts';
+import { RENEW_CHUNK } from '../src/services/liveGameHost.ts';
 import { createDatabase } from '../test/helpers/database.ts';
 import { insertUser } from '../test/helpers/fixtures.ts';
+import { processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,13 +28,6 @@ const arg = (name: string, fallback: number) => {
 const GAMES = arg('games', 2000);
 const PLIES = arg('plies', 10);
 const FINISHED = arg('finished', 100_000);
-const RENEW_CHUNK = 100;
-
-/** CPU seconds of one process (user + system), from /proc. */
-const cpuOf = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 
 async function main() {
   const db = await createDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -82,14 +76,14 @@ async function main() {
       moverId: ply % 2 ? white : black,
     });
 
-    const movesStart = { cpu: cpuOf(backend), at: performance.now() };
+    const movesStart = { cpu: processCpu(backend), at: performance.now() };
     for (let ply = 1; ply <= PLIES; ply++) {
       for (const gameId of games) if (!(await writer.write(move(gameId, ply)))) throw new Error(`move ${ply} of ${gameId} did not land`);
     }
     const batches = GAMES * PLIES;
-    const moves = { cpu: cpuOf(backend) - movesStart.cpu, ms: performance.now() - movesStart.at };
+    const moves = { cpu: processCpu(backend) - movesStart.cpu, ms: performance.now() - movesStart.at };
 
-    const renewStart = { cpu: cpuOf(backend), at: performance.now() };
+    const renewStart = { cpu: processCpu(backend), at: performance.now() };
     const ROUNDS = 10;
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < games.length; i += RENEW_CHUNK) {
@@ -97,7 +91,7 @@ async function main() {
         await renewLeases(pool, chunk, 15_000);
       }
     }
-    const renewals = { cpu: cpuOf(backend) - renewStart.cpu, ms: performance.now() - renewStart.at };
+    const renewals = { cpu: processCpu(backend) - renewStart.cpu, ms: performance.now() - renewStart.at };
     const stats = (await setup.query(`SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'games'`)).rows[0];
 
     console.log(
