@@ -64,7 +64,8 @@ async function main() {
       san: ply % 2 ? 'Nf3' : 'Nf6',
       uci: ply % 2 ? 'g1f3' : 'g8f6',
       fen: 'rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2',
-      pgnSuffix: ply % 2 ? ` ${(ply + 1) / 2}. Nf3` : ' Nf6',
+      pgn: '1. Nf3 Nf6',
+      playedAt: new Date(),
       clockMs: 298_000,
       whiteMs: 298_000,
       blackMs: 299_000,
@@ -74,6 +75,7 @@ async function main() {
       roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
       eventSeq: ply,
       moverId: ply % 2 ? white : black,
+      lapsesOffer: false,
     });
 
     const movesStart = { cpu: processCpu(backend), at: performance.now() };

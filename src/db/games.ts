@@ -1,4 +1,5 @@
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
+import { foldActiveTails, foldTail, LAST_CHANGE_SQL, parseTail, TAIL_MOVE_JSON } from './liveTail.ts';
 import type { Queryable } from './pool.ts';
 
 /** A games row as plain data (times in ms, dates as Date). */
@@ -115,8 +116,15 @@ const WITH_PLAYERS_COLUMNS = `g.*, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')
 const WITH_PLAYERS_FROM = `FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id`;
 
 export async function findGame(db: Queryable, id: string): Promise<GameRecord | undefined> {
-  const { rows } = await db.query('SELECT * FROM games WHERE id = $1', [id]);
-  return rows[0] ? toGameRecord(rows[0]) : undefined;
+  const { rows } = await db.query(
+    `SELECT g.*, (SELECT json_agg(${TAIL_MOVE_JSON('m')} ORDER BY m.ply) FROM game_moves m
+                   WHERE g.status = 'active' AND m.game_id = g.id AND m.ply > g.move_count) AS live_tail
+       FROM games g WHERE g.id = $1`,
+    [id],
+  );
+  if (!rows[0]) return undefined;
+  const { live_tail, ...row } = rows[0];
+  return foldTail(toGameRecord(row), parseTail(live_tail));
 }
 
 export type NewGame = {
@@ -229,6 +237,8 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
     text: `SELECT ${GAME_COLUMNS}, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')},
             (SELECT json_agg(json_build_array(m.ply, m.san, m.uci, m.clock_ms, m.created_at) ORDER BY m.ply)
                FROM game_moves m WHERE m.game_id = g.id) AS detail_moves,
+            (SELECT json_agg(${TAIL_MOVE_JSON('m')} ORDER BY m.ply) FROM game_moves m
+              WHERE g.status = 'active' AND m.game_id = g.id AND m.ply > g.move_count) AS live_tail,
             d.id AS offer_id, d.offered_by AS offer_offered_by, d.ply AS offer_ply, d.status AS offer_status,
             d.created_at AS offer_created_at, d.expires_at AS offer_expires_at
        FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id
@@ -238,7 +248,7 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
   });
   const row = rows[0];
   if (!row) return undefined;
-  const { detail_moves, offer_id, offer_offered_by, offer_ply, offer_status, offer_created_at, offer_expires_at, ...game } = row;
+  const { detail_moves, live_tail, offer_id, offer_offered_by, offer_ply, offer_status, offer_created_at, offer_expires_at, ...game } = row;
   const moves = ((detail_moves ?? []) as [number, string, string, number, string][]).map(([ply, san, uci, clockMs, createdAt]) => ({
     ply,
     san,
@@ -249,7 +259,7 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
   const drawOffer: DrawOfferRecord | undefined = offer_id
     ? { id: offer_id, gameId: id, offeredBy: offer_offered_by, ply: offer_ply, status: offer_status, createdAt: offer_created_at, expiresAt: offer_expires_at }
     : undefined;
-  return { game: withPlayers(game), moves, drawOffer };
+  return { game: foldTail(withPlayers(game), parseTail(live_tail)), moves, drawOffer };
 }
 
 /** Current rating of each user in a category, rounded; a user without a row has the default (1500). */
@@ -370,7 +380,7 @@ export async function listGames(
     params,
   );
   const listTotal = rows[0]?.list_total as number | undefined;
-  const games = rows.map(({ list_total: _total, ...row }) => withPlayers(row));
+  const games = await foldActiveTails(db, rows.map(({ list_total: _total, ...row }) => withPlayers(row)));
   if (games.length > 0 && games.length < page.limit) return { games, total: page.offset + games.length };
   if (games.length === 0 && page.offset === 0) return { games, total: 0 };
   return { games, total: listTotal ?? (await countGames(db, filter, where)) };
@@ -397,9 +407,10 @@ function pageQuery(
     return { pageSql: `SELECT g.id FROM games g WHERE ${where} ${orderBy} LIMIT ${limit} OFFSET ${offset}`, orderBy };
   }
   // An active game's last change is its last move, which the row's updated_at does not follow
-  // (migration 016): the active games (a few thousand at most) are ordered by the later of the
-  // two, the others in the index, and the page is taken from both.
-  const changed = 'greatest(g.updated_at, g.last_move_at)';
+  // (migrations 016 and 017: a move writes last_move_at, or only its own row): the active games
+  // (a few thousand at most) are ordered by the latest of these, the others in the index, and the
+  // page is taken from both.
+  const changed = LAST_CHANGE_SQL;
   const upTo = `LIMIT ${limit}::int + ${offset}::int`;
   const active = `SELECT g.id, ${changed} AS t FROM games g WHERE ${where} AND g.status = 'active' ORDER BY t ${dir}, g.id ${tie}`;
   const others = `SELECT g.id, g.updated_at AS t FROM games g WHERE ${where} AND g.status <> 'active'

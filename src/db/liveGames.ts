@@ -2,6 +2,7 @@ import { DEFAULT_GLICKO, rateGame, type Glicko } from '../domain/glicko2.ts';
 import type { Ending } from '../domain/game.ts';
 import { enqueueAnalysis } from './analysis.ts';
 import { toGameRecord, type DrawOfferRecord, type GameRecord } from './games.ts';
+import type { TailMove } from './liveTail.ts';
 import type { MoveWrite } from './moveWriter.ts';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
 
@@ -109,12 +110,25 @@ export async function releaseLease(
   );
 }
 
-export async function loadMoveUcis(
-  db: Queryable,
-  gameId: string,
-): Promise<{ uci: string; clockMs: number; commandKey: string | null }[]> {
-  const { rows } = await db.query('SELECT uci, clock_ms, command_key FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
-  return rows.map((r) => ({ uci: r.uci, clockMs: r.clock_ms, commandKey: r.command_key }));
+/** Every move of a game, for rebuilding it: its UCI and command key, and what a snapshot fold needs. */
+export async function loadMoves(db: Queryable, gameId: string): Promise<(TailMove & { uci: string; commandKey: string | null })[]> {
+  const { rows } = await db.query(
+    `SELECT ply, san, uci, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at
+       FROM game_moves WHERE game_id = $1 ORDER BY ply`,
+    [gameId],
+  );
+  return rows.map((r) => ({
+    ply: r.ply,
+    san: r.san,
+    uci: r.uci,
+    commandKey: r.command_key,
+    fen: r.fen,
+    whiteMs: r.white_ms,
+    blackMs: r.black_ms,
+    eventSeq: r.event_seq,
+    playedAt: r.played_at,
+    createdAt: r.created_at,
+  }));
 }
 
 export type FinishInput = {
@@ -130,17 +144,22 @@ export type FinishInput = {
   whiteMs: number;
   blackMs: number;
   eventSeq: number;
+  /** The game as it ends (with the final move): the row's snapshot, which lean moves left behind. */
+  position: { fen: string; pgn: string; moveCount: number };
   /** The host's clock at the end (the analysis job is due from then). */
   now: number;
 };
 
 export type FinishResult = { ratingChanges: { white: number; black: number } } | { fenced: true };
 
-const SINGLE_MOVE_SQL = `
-WITH upd AS (
-  UPDATE games SET fen = $5, pgn = pgn || $6, move_count = $3, last_move_at = now()
-   WHERE id = $1 AND host_epoch = $2 AND move_count = $3 - 1 AND status = 'active' RETURNING id)
-INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key) SELECT $1, $3, $4, $7, $8, $9 FROM upd RETURNING ply`;
+// The final move's row, while the game is still active at the room's epoch (the row lock the
+// finishing UPDATE then takes is already held: FOR NO KEY UPDATE here). The snapshot columns are
+// written by the finishing UPDATE.
+const FINAL_MOVE_SQL = `
+INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at)
+SELECT g.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 FROM games g
+ WHERE g.id = $1 AND g.host_epoch = $2 AND g.status = 'active' FOR NO KEY UPDATE
+ON CONFLICT (game_id, ply) DO NOTHING RETURNING ply`;
 
 /**
  * Ends a live game in one transaction: the final move (if any), the result, both players'
@@ -151,8 +170,8 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
   return withTransaction(pool, async (tx) => {
     if (f.finalMove) {
       const m = f.finalMove;
-      const { rowCount } = await tx.query(SINGLE_MOVE_SQL, [
-        m.gameId, m.epoch, m.ply, m.san, m.fen, m.pgnSuffix, m.uci, m.clockMs, m.commandKey ?? null,
+      const { rowCount } = await tx.query(FINAL_MOVE_SQL, [
+        m.gameId, m.epoch, m.ply, m.san, m.uci, m.clockMs, m.commandKey ?? null, m.fen, m.whiteMs, m.blackMs, m.eventSeq, m.playedAt,
       ]);
       if (rowCount !== 1) return { fenced: true };
     }
@@ -161,11 +180,13 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
       `UPDATE games SET status = $3, result = $4, winner = $5, termination = $6, abort_reason = $7,
               white_time_ms = $8, black_time_ms = $9, clock_running = false, turn_started_at = NULL,
               first_move_deadline = NULL, event_seq = $10, finished_at = now(), updated_at = now(),
-              lease_expires_at = NULL, host = NULL
+              lease_expires_at = NULL, host = NULL, fen = $11, pgn = $12, move_count = $13,
+              last_move_at = CASE WHEN $14 THEN now() ELSE last_move_at END
         WHERE id = $1 AND host_epoch = $2 AND status = 'active'
         RETURNING *`,
       [f.gameId, f.epoch, status, f.ending?.result ?? null, f.ending?.winner ?? null, f.ending?.termination ?? null,
-       f.abortReason ?? null, f.whiteMs, f.blackMs, f.eventSeq],
+       f.abortReason ?? null, f.whiteMs, f.blackMs, f.eventSeq, f.position.fen, f.position.pgn, f.position.moveCount,
+       f.finalMove !== undefined],
     );
     if (!rows[0]) return { fenced: true };
     const game = toGameRecord(rows[0]);

@@ -15,37 +15,68 @@ export type MoveWrite = MoveRecord & {
 
 type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (e: unknown) => void };
 
-// One statement writes a whole batch: the snapshot update is fenced by epoch and by the ply
-// (so a write can never land twice or out of order), and only games whose update landed get
-// their move row, and lapse the pending draw offer of the opponent (the recipient moved).
-// The games' rows are locked first, in id order (LOCK_GAMES_IN_ORDER), as every statement that
-// changes many of them does: in the order of its array each would deadlock with another.
-const BATCH_SQL = `
-WITH i AS (
-  SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-                       $8::int[], $9::int[], $10::int[], $11::bool[], $12::timestamptz[], $13::timestamptz[],
-                       $14::jsonb[], $15::int[], $16::uuid[], $17::text[])
-    AS t(game_id, epoch, ply, san, uci, fen, pgn_suffix, clock_ms, white_ms, black_ms, running,
-         turn_started, first_deadline, room_state, event_seq, mover_id, command_key)
+/**
+ * The game row's snapshot is rewritten by the first two plies (the clocks start and the
+ * first-move deadlines change there), by every SNAPSHOT_EVERY-th ply, and by a move that lapses a
+ * draw offer; every other move is appended alone (LEAN_SQL). Reads of an active game fold the
+ * moves after the snapshot into it (src/db/liveTail.ts), so the snapshot's lag costs a read at
+ * most SNAPSHOT_EVERY − 1 small rows.
+ */
+export const SNAPSHOT_EVERY = 10;
+export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer'>) =>
+  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer;
+
+// The move rows of a batch, from the writes' arrays (the same parameters in both statements).
+const MOVE_ROWS = `SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[],
+                       $7::int[], $8::int[], $9::int[], $10::timestamptz[], $11::int[], $12::text[])
+    AS t(game_id, epoch, ply, san, uci, fen, clock_ms, white_ms, black_ms, played_at, event_seq, command_key)`;
+
+// A lean batch: the move rows alone, each landing only while its game is active and held at the
+// room's epoch. FOR SHARE holds each game's row until the commit, so a takeover (an UPDATE of
+// host_epoch) either waits for this write and then finds its move, or goes first and fences it
+// out; the rows are locked in id order, as every statement that locks many games does
+// (lockGamesInOrder). A ply already written (only a split brain could do that) lands nothing.
+const LEAN_SQL = `
+WITH i AS (${MOVE_ROWS})
+INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at)
+SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at
+  FROM (SELECT g.id FROM games g JOIN i ON g.id = i.game_id AND g.host_epoch = i.epoch
+         WHERE g.status = 'active' ORDER BY g.id FOR SHARE OF g) held
+  JOIN i ON i.game_id = held.id
+ON CONFLICT (game_id, ply) DO NOTHING
+RETURNING game_id`;
+
+// A snapshot batch: the move rows, and the games rows rewritten as the moves leave them. The
+// update is fenced by epoch and by the ply (a snapshot never goes back); only games whose update
+// landed get their move row, and lapse the pending draw offer of the opponent (the recipient
+// moved). The games' rows are locked first, in id order (LOCK_GAMES_IN_ORDER).
+const SNAPSHOT_SQL = `
+WITH i AS (${MOVE_ROWS}
+), x AS (
+  SELECT * FROM unnest($1::uuid[], $13::text[], $14::bool[], $15::timestamptz[], $16::jsonb[], $17::uuid[])
+    AS t(game_id, pgn, running, first_deadline, room_state, mover_id)
 ), locked AS MATERIALIZED (${lockGamesInOrder('$1')}
 ), upd AS (
-  UPDATE games g SET fen = i.fen, pgn = g.pgn || i.pgn_suffix, move_count = i.ply,
-         white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
-         turn_started_at = i.turn_started, first_move_deadline = i.first_deadline,
-         room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.turn_started, g.hosted_at),
+  UPDATE games g SET fen = i.fen, pgn = x.pgn, move_count = i.ply,
+         white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = x.running,
+         turn_started_at = CASE WHEN x.running THEN i.played_at END, first_move_deadline = x.first_deadline,
+         room_state = x.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.played_at, g.hosted_at),
          last_move_at = now()
-    FROM i JOIN locked ON locked.id = i.game_id
-   WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count = i.ply - 1 AND g.status = 'active'
+    FROM i JOIN x ON x.game_id = i.game_id JOIN locked ON locked.id = i.game_id
+   WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count < i.ply AND g.status = 'active'
   RETURNING g.id
 ), mv AS (
-  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key)
-  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key FROM i JOIN upd ON upd.id = i.game_id
+  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at)
+  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at
+    FROM i JOIN upd ON upd.id = i.game_id
+  ON CONFLICT (game_id, ply) DO NOTHING
+  RETURNING game_id
 ), lapse AS (
   UPDATE draw_offers d SET status = 'expired', answered_at = now()
-    FROM i JOIN upd ON upd.id = i.game_id
-   WHERE d.game_id = i.game_id AND d.status = 'pending' AND d.offered_by <> i.mover_id
+    FROM x JOIN mv ON mv.game_id = x.game_id
+   WHERE d.game_id = x.game_id AND d.status = 'pending' AND d.offered_by <> x.mover_id
 )
-SELECT id FROM upd`;
+SELECT game_id FROM mv`;
 
 /**
  * How long a move write may stay outstanding (queued, then written) before its node gives up on
@@ -201,28 +232,17 @@ export class MoveWriter {
     }
   }
 
+  /** The games whose move landed: the snapshot moves' statement, then the lean ones' (each only if any). */
   private async writeBatch(writes: MoveWrite[], deadlineAt: number): Promise<Set<string>> {
-    const col = <K extends keyof MoveWrite>(k: K) => writes.map((w) => w[k]);
-    const { rows } = await this.query(deadlineAt, { name: 'move-batch', text: BATCH_SQL }, [
-      col('gameId'),
-      col('epoch'),
-      col('ply'),
-      col('san'),
-      col('uci'),
-      col('fen'),
-      col('pgnSuffix'),
-      col('clockMs'),
-      col('whiteMs'),
-      col('blackMs'),
-      col('clockRunning'),
-      col('turnStartedAt'),
-      col('firstMoveDeadline'),
-      writes.map((w) => JSON.stringify(w.roomState)),
-      col('eventSeq'),
-      col('moverId'),
-      writes.map((w) => w.commandKey ?? null),
-    ]);
-    return new Set(rows.map((r) => r.id as string));
+    const snapshots = writes.filter(writesSnapshot);
+    const lean = snapshots.length === 0 ? writes : writes.filter((w) => !writesSnapshot(w));
+    const landed = new Set<string>();
+    for (const [statement, group] of [[SNAPSHOT_STATEMENT, snapshots], [LEAN_STATEMENT, lean]] as const) {
+      if (group.length === 0) continue;
+      const { rows } = await this.query(deadlineAt, statement, statementParams(group, statement === SNAPSHOT_STATEMENT));
+      for (const r of rows) landed.add(r.game_id as string);
+    }
+    return landed;
   }
 
   /**
@@ -269,4 +289,34 @@ export class MoveWriter {
       );
     });
   }
+}
+
+const SNAPSHOT_STATEMENT = { name: 'move-snapshot-batch', text: SNAPSHOT_SQL };
+const LEAN_STATEMENT = { name: 'move-lean-batch', text: LEAN_SQL };
+
+function statementParams(writes: MoveWrite[], snapshot: boolean): unknown[] {
+  const col = <K extends keyof MoveWrite>(k: K) => writes.map((w) => w[k]);
+  const rows = [
+    col('gameId'),
+    col('epoch'),
+    col('ply'),
+    col('san'),
+    col('uci'),
+    col('fen'),
+    col('clockMs'),
+    col('whiteMs'),
+    col('blackMs'),
+    col('playedAt'),
+    col('eventSeq'),
+    writes.map((w) => w.commandKey ?? null),
+  ];
+  if (!snapshot) return rows;
+  return [
+    ...rows,
+    col('pgn'),
+    col('clockRunning'),
+    col('firstMoveDeadline'),
+    writes.map((w) => JSON.stringify(w.roomState)),
+    col('moverId'),
+  ];
 }

@@ -36,10 +36,20 @@ export async function initCluster(bin: PostgresBinaries, dataDir: string, passwo
 
 export type RunningPostgres = { stop: () => Promise<void> };
 
-/** Starts the server and resolves once it accepts connections; it listens on 127.0.0.1:`port` only. */
-export function startCluster(bin: PostgresBinaries, dataDir: string, port: number, owner: Owner | undefined, log: Logger): Promise<RunningPostgres> {
+/**
+ * Starts the server and resolves once it accepts connections; it listens on 127.0.0.1:`port` and,
+ * when `socketDir` is given, on a Unix socket there (`.s.PGSQL.<port>`).
+ */
+export function startCluster(
+  bin: PostgresBinaries,
+  dataDir: string,
+  port: number,
+  owner: Owner | undefined,
+  log: Logger,
+  socketDir?: string,
+): Promise<RunningPostgres> {
   const locale = bestLocale();
-  const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`];
   const child = spawn(bin.postgres, args, { ...owner, env: { ...process.env, LC_MESSAGES: locale }, stdio: ['ignore', 'ignore', 'pipe'] });
   // Should this process end without stopping it (a crash), the server goes with it.
   const onExit = () => void child.kill('SIGINT');

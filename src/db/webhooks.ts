@@ -165,7 +165,8 @@ export async function openMoveFeed(tx: Queryable, gameId: string, playerIds: str
 export async function openMoveFeedsOf(tx: Queryable, userId: string): Promise<void> {
   await tx.query(
     `INSERT INTO webhook_move_feeds (game_id, next_ply)
-     SELECT id, move_count + 1 FROM games WHERE status = 'active' AND (white_id = $1 OR black_id = $1)
+     SELECT g.id, greatest(g.move_count, (SELECT max(m.ply) FROM game_moves m WHERE m.game_id = g.id)) + 1
+       FROM games g WHERE g.status = 'active' AND (g.white_id = $1 OR g.black_id = $1)
      ON CONFLICT (game_id) DO NOTHING`,
     [userId],
   );
@@ -179,7 +180,9 @@ const FEED_COLUMNS = 'f.game_id, f.next_ply, g.white_id, g.black_id, g.initial_t
 export async function claimMoveFeeds(tx: Queryable, limit: number): Promise<MoveFeed[]> {
   const { rows } = await tx.query(
     `SELECT ${FEED_COLUMNS} FROM webhook_move_feeds f JOIN games g ON g.id = f.game_id
-      WHERE g.move_count >= f.next_ply OR g.status <> 'active'
+      WHERE g.status <> 'active' OR g.move_count >= f.next_ply
+         -- a move appended after the row's snapshot (migration 017)
+         OR EXISTS (SELECT 1 FROM game_moves m WHERE m.game_id = f.game_id AND m.ply = f.next_ply)
       LIMIT $1 FOR UPDATE OF f SKIP LOCKED`,
     [limit],
   );

@@ -64,7 +64,10 @@ export type MoveRecord = {
   san: string;
   uci: string;
   fen: string;
-  pgnSuffix: string;
+  /** The whole movetext after the move. */
+  pgn: string;
+  /** When the move was made (the next turn starts then). */
+  playedAt: Date;
   /** The mover's clock right after the move (ms). */
   clockMs: number;
   whiteMs: number;
@@ -75,6 +78,8 @@ export type MoveRecord = {
   roomState: { whiteQuotaMs: number; blackQuotaMs: number };
   eventSeq: number;
   moverId: string;
+  /** The move lapses the opponent's pending draw offer (its write closes the offer too). */
+  lapsesOffer: boolean;
 };
 
 export type Write =
@@ -176,16 +181,16 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, now: number)
   };
   const reply = (after: LiveGameState) => ok(moveReply(after, tried.move, tried.position, now));
 
+  // The recipient of a pending offer declines it by moving; the offerer's own move keeps it.
+  const pending = pendingOffer(s);
+  const lapses = pending !== undefined && pending.offeredBy !== c.userId;
   const record = (eventSeq: number) =>
-    moveRecord(tried, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq);
+    moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses);
   if (tried.ending) {
     // The mating (or drawing) move is written in the transaction that ends the game.
     return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
   }
-  // The recipient of a pending offer declines it by moving; the offerer's own move keeps it.
-  const pending = pendingOffer(s);
-  const lapsed: DomainEvent[] =
-    pending && pending.offeredBy !== c.userId ? [{ type: 'offer_closed', at: now, offerId: pending.id, status: 'expired' }] : [];
+  const lapsed: DomainEvent[] = lapses ? [{ type: 'offer_closed', at: now, offerId: pending.id, status: 'expired' }] : [];
   const events = [...lapsed, moved];
   return { write: { kind: 'move', move: record(s.eventSeq + events.length) }, events, reply };
 }
@@ -293,6 +298,7 @@ type TriedMove = Extract<ReturnType<ChessGame['tryMove']>, { ok: true }>;
 
 function moveRecord(
   tried: TriedMove,
+  movetextBefore: string,
   ply: number,
   clock: ChessClock,
   clockMs: number,
@@ -300,6 +306,7 @@ function moveRecord(
   firstMoveDeadline: number | null,
   moverId: string,
   eventSeq: number,
+  lapsesOffer: boolean,
 ): MoveRecord {
   const snap = clock.snapshot();
   return {
@@ -307,7 +314,8 @@ function moveRecord(
     san: tried.move.san,
     uci: tried.uci,
     fen: tried.fen,
-    pgnSuffix: tried.pgnSuffix,
+    pgn: movetextBefore + tried.pgnSuffix,
+    playedAt: new Date(now),
     clockMs,
     whiteMs: snap.whiteMs,
     blackMs: snap.blackMs,
@@ -317,6 +325,7 @@ function moveRecord(
     roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
     eventSeq,
     moverId,
+    lapsesOffer,
   };
 }
 

@@ -95,3 +95,12 @@ export function formatPgn(input: PgnInput): string {
   const body = wrap([...movetextTokens(input.sanList, input.clocks), input.result]);
   return `${header}\n\n${body}\n`;
 }
+
+/**
+ * What ply `ply` (1 = White's first) adds to the movetext of a game from the standard start, as
+ * ChessGame writes it: `1. e4`, ` e5`, ` 2. Nf3`. `afterText` says whether movetext precedes it.
+ */
+export function movetextSuffix(ply: number, san: string, afterText: boolean): string {
+  const space = afterText ? ' ' : '';
+  return ply % 2 === 1 ? `${space}${(ply + 1) / 2}. ${san}` : `${space}${san}`;
+}

@@ -18,6 +18,7 @@ import {
 } from '../domain/liveGame.ts';
 import { fail, ok, type DrawOffer, type NumberedEvent, type RatingChanges, type Reply, type Seat, type Times } from '../domain/liveGameViews.ts';
 import { resumeAfterOutage } from '../domain/outage.ts';
+import { foldTail } from '../db/liveTail.ts';
 import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
@@ -62,16 +63,20 @@ export class LiveGame {
   /** Takes the game's lease and rebuilds it from PostgreSQL. */
   static async open(host: LiveGameHost, gameId: string): Promise<LiveGame | 'not_active' | 'lease_held'> {
     const now = host.clock.now();
-    const record = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
-    if (!record) {
+    const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
+    if (!leased) {
       const current = await host.findGame(gameId);
       return current?.status === 'active' ? 'lease_held' : 'not_active';
     }
     const [moves, seats, offers] = await Promise.all([
-      store.loadMoveUcis(host.pool, gameId),
-      host.seats(record),
+      store.loadMoves(host.pool, gameId),
+      host.seats(leased),
       store.loadDrawOffers(host.pool, gameId),
     ]);
+    // The row's snapshot lags the moves (migration 017): the moves after it say where the game stands.
+    const record = foldTail(leased, moves);
+    const last = moves.at(-1);
+    if (last && last.ply > leased.moveCount && (!record.hostedAt || last.playedAt > record.hostedAt)) record.hostedAt = last.playedAt;
     const game = new ChessGame();
     // Moves made by a keyed command are remembered, so a retry reaching this node after a
     // failover is answered with its move instead of being refused as out of turn.
@@ -286,7 +291,12 @@ export class LiveGame {
           return (await this.host.writer.write({ ...write.move, ...fence, commandKey })) ? {} : this.fenced();
         case 'finish': {
           const finalMove = write.finalMove && { ...write.finalMove, ...fence, commandKey };
-          const result = await store.finishGame(pool, { ...write, ...fence, finalMove, now: this.host.clock.now() });
+          const { game } = this.state;
+          // The game's move is still tentative here: the final move, if any, is not on the board yet.
+          const position = write.finalMove
+            ? { fen: write.finalMove.fen, pgn: write.finalMove.pgn, moveCount: write.finalMove.ply }
+            : { fen: game.fen, pgn: game.movetext, moveCount: game.moveCount };
+          const result = await store.finishGame(pool, { ...write, ...fence, finalMove, position, now: this.host.clock.now() });
           return 'fenced' in result ? this.fenced() : { ratingChanges: result.ratingChanges };
         }
         case 'open_offer':

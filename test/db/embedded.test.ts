@@ -70,6 +70,8 @@ describe('Embedded PostgreSQL (no DATABASE_URL)', function () {
     await a.query(`INSERT INTO kept VALUES ('still here')`);
     const version = await a.query('SHOW server_version_num');
     assert.ok(Number(version.rows[0].server_version_num) >= 150000);
+    // The service's connections come over the cluster's Unix socket (no client address), not TCP.
+    assert.deepEqual((await a.query('SELECT inet_client_addr() AS addr')).rows, [{ addr: null }]);
     await a.end();
     await first.stop();
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { MoveWriter, MoveWriteTimeout, writeDeadlineMs, type MoveWrite } from '../../src/db/moveWriter.ts';
+import { findGame, findGameDetail, listGames } from '../../src/db/games.ts';
+import { MoveWriter, MoveWriteTimeout, SNAPSHOT_EVERY, writeDeadlineMs, type MoveWrite } from '../../src/db/moveWriter.ts';
 import { createPool, STATEMENT_TIMEOUT_MS, type Pool, type PoolClient } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { renewLeases } from '../../src/db/liveGames.ts';
@@ -29,7 +30,8 @@ const e4 = (gameId: string, o: Partial<MoveWrite> = {}): MoveWrite => ({
   san: 'e4',
   uci: 'e2e4',
   fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1',
-  pgnSuffix: '1. e4',
+  pgn: '1. e4',
+  playedAt: new Date(),
   clockMs: 300_000,
   whiteMs: 300_000,
   blackMs: 300_000,
@@ -39,11 +41,38 @@ const e4 = (gameId: string, o: Partial<MoveWrite> = {}): MoveWrite => ({
   roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
   eventSeq: 1,
   moverId: players.white,
+  lapsesOffer: false,
   ...o,
 });
 
 const e5 = (gameId: string): MoveWrite =>
-  e4(gameId, { ply: 2, san: 'e5', uci: 'e7e5', pgnSuffix: ' e5', eventSeq: 2, moverId: players.black });
+  e4(gameId, { ply: 2, san: 'e5', uci: 'e7e5', pgn: '1. e4 e5', eventSeq: 2, moverId: players.black });
+
+/** White's 2. Nf3 after 1. e4 e5, with the clocks running (White 299 s, Black 298 s). */
+const nf3 = (gameId: string): MoveWrite =>
+  e4(gameId, {
+    ply: 3, san: 'Nf3', uci: 'g1f3', pgn: '1. e4 e5 2. Nf3', eventSeq: 3, clockRunning: true,
+    fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2',
+    clockMs: 299_000, whiteMs: 299_000, blackMs: 298_000, playedAt: new Date(Date.now() + 1000),
+  });
+
+/** Ply `ply` of knights going out and back (1. Nf3 Nf6 2. Ng1 Ng8 …): any number of plies. */
+const knightDance = (gameId: string, ply: number): MoveWrite => {
+  const white = ply % 2 === 1;
+  const out = Math.floor((ply - 1) / 2) % 2 === 0;
+  const uci = white ? (out ? 'g1f3' : 'f3g1') : out ? 'g8f6' : 'f6g8';
+  return e4(gameId, {
+    ply, uci, san: `N${uci.slice(2)}`, pgn: `ply ${ply}`, eventSeq: ply, clockRunning: ply >= 2,
+    moverId: white ? players.white : players.black,
+  });
+};
+
+/** The pool's writer for one test. */
+const writer = () => new MoveWriter(db.pool);
+
+/** The games row as stored (its snapshot), with its row version. */
+const gameRow = async (gameId: string) =>
+  (await db.pool.query('SELECT ctid::text, move_count, fen, pgn, event_seq, last_move_at FROM games WHERE id = $1', [gameId])).rows[0];
 
 const movesOf = async (gameId: string) =>
   (await db.pool.query('SELECT ply, san FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId])).rows;
@@ -131,12 +160,82 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
       assert.deepEqual(timed.map((t) => t.moves), [3, 3]);
       for (const t of timed) assert.ok(t.ms > 0 && t.ms < 5000, `a batch took ${t.ms} ms`);
       // The pool's one connection: the batch statement was prepared there once, by name.
-      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name = 'move-batch'");
+      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name = 'move-snapshot-batch'");
       assert.equal(rows.length, 1);
     } finally {
       await pool.end();
     }
   });
+  it('appends a move after the second ply to game_moves alone, and every read folds it into the game', async () => {
+    const [id] = await newGames(1);
+    assert.equal(await writer().write(e4(id!)), true);
+    assert.equal(await writer().write(e5(id!)), true);
+    const before = await gameRow(id!);
+    const third = nf3(id!);
+    assert.equal(await writer().write(third), true);
+    // The games row is untouched: the same row version, the snapshot of ply 2.
+    const after = await gameRow(id!);
+    assert.deepEqual(after, before);
+    assert.equal(after.move_count, 2);
+    assert.deepEqual(await movesOf(id!), [{ ply: 1, san: 'e4' }, { ply: 2, san: 'e5' }, { ply: 3, san: 'Nf3' }]);
+    const expected = { fen: third.fen, pgn: '1. e4 e5 2. Nf3', moveCount: 3, whiteTimeMs: 299_000, blackTimeMs: 298_000, eventSeq: 3 };
+    const game = (await findGame(db.pool, id!))!;
+    const detail = (await findGameDetail(db.pool, id!))!.game;
+    const listed = (await listGames(db.pool, { viewerId: players.white, status: 'active' }, { field: 'updated_at', direction: 'desc' }, { limit: 100, offset: 0 }))
+      .games.find((g) => g.id === id)!;
+    for (const g of [game, detail, listed]) {
+      assert.deepEqual(
+        { fen: g.fen, pgn: g.pgn, moveCount: g.moveCount, whiteTimeMs: g.whiteTimeMs, blackTimeMs: g.blackTimeMs, eventSeq: g.eventSeq },
+        expected,
+      );
+      assert.equal(g.turnStartedAt?.getTime(), third.playedAt.getTime());
+      assert.ok(g.lastMoveAt! > before.last_move_at, 'the appended move is the last change');
+    }
+  });
+
+  it('rewrites the snapshot every SNAPSHOT_EVERY plies and when a move lapses a draw offer', async () => {
+    const [id] = await newGames(1);
+    const w = writer();
+    for (let ply = 1; ply <= SNAPSHOT_EVERY; ply++) {
+      assert.equal(await w.write(knightDance(id!, ply)), true);
+      const row = await gameRow(id!);
+      assert.equal(row.move_count, ply <= 2 ? ply : ply === SNAPSHOT_EVERY ? ply : 2, `after ply ${ply}`);
+    }
+    await db.pool.query(`INSERT INTO draw_offers (game_id, offered_by, ply, status, expires_at) VALUES ($1, $2, 10, 'pending', now() + interval '1 minute')`, [
+      id,
+      players.black,
+    ]);
+    // White's ply 11 answers Black's offer by moving.
+    assert.equal(await w.write({ ...knightDance(id!, 11), lapsesOffer: true }), true);
+    assert.equal((await gameRow(id!)).move_count, 11);
+    const { rows } = await db.pool.query('SELECT status FROM draw_offers WHERE game_id = $1', [id]);
+    assert.deepEqual(rows, [{ status: 'expired' }]);
+  });
+
+  it("fences an appended move by the room's epoch, also when a takeover holds the game's row", async () => {
+    const [stale, takenOver] = await newGames(2);
+    for (const id of [stale!, takenOver!]) {
+      assert.equal(await writer().write(e4(id)), true);
+      assert.equal(await writer().write(e5(id)), true);
+    }
+    await db.pool.query('UPDATE games SET host_epoch = host_epoch + 1 WHERE id = $1', [stale]);
+    assert.equal(await writer().write(nf3(stale!)), false, 'a write at an old epoch lands nothing');
+    // Another node takes the game over while the move is on its way: the move waits for the
+    // takeover's row lock, then finds the new epoch and lands nothing.
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('UPDATE games SET host_epoch = host_epoch + 1 WHERE id = $1', [takenOver]);
+      const pending = writer().write(nf3(takenOver!));
+      await waitersOnLocks(1);
+      await client.query('COMMIT');
+      assert.equal(await pending, false);
+    } finally {
+      client.release();
+    }
+    for (const id of [stale!, takenOver!]) assert.deepEqual((await movesOf(id)).length, 2);
+  });
+
   it("changes no indexed column of a live game: its moves and lease renewals are heap-only updates", async function () {
     this.timeout(30_000);
     // A database of its own, so that every update of `games` counted below is one of this test's.

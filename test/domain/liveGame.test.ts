@@ -58,7 +58,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.equal(decision.write?.kind, 'move');
       const write = decision.write as Extract<typeof decision.write, { kind: 'move' }>;
       assert.deepEqual(
-        [write.move.ply, write.move.san, write.move.uci, write.move.pgnSuffix, write.move.eventSeq, write.move.firstMoveDeadline?.getTime()],
+        [write.move.ply, write.move.san, write.move.uci, write.move.pgn, write.move.eventSeq, write.move.firstMoveDeadline?.getTime()],
         [1, 'e4', 'e2e4', '1. e4', 1, T0 + 5 + RULES.firstMoveMs],
       );
       assert.deepEqual(decision.events.map((e) => e.type), ['moved']);

@@ -2,12 +2,29 @@ import '../../src/polyfills.ts';
 import assert from 'node:assert/strict';
 import { Client, type Room } from '@colyseus/sdk';
 import { Redis } from 'ioredis';
+import { findGame } from '../../src/db/games.ts';
 import pg from 'pg';
 import { requestJson, type JsonAnswer, type ServiceProcess } from './process.ts';
 import { command } from './rooms.ts';
 
 /** What every node of a test cluster shares: the token key and issuer (tokens work on any node). */
 export const CLUSTER_ENV = { JWT_SECRET: 'cluster-test-secret-'.padEnd(48, 'x'), PUBLIC_URL: 'http://chess.cluster.test', FIRST_MOVE_SECONDS: '600' };
+
+/**
+ * The game as PostgreSQL holds it and every read shows it: the row's snapshot with the moves
+ * appended after it folded in (migration 017), so a test sees each acknowledged move.
+ */
+export async function storedGame(dbUrl: string, gameId: string): Promise<{ host: string | null; host_epoch: number; move_count: number; pgn: string }> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const g = await findGame(client, gameId);
+    if (!g) throw new Error(`no game ${gameId}`);
+    return { host: g.host, host_epoch: Number(g.hostEpoch), move_count: g.moveCount, pgn: g.pgn };
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * A Redis database for service processes joined into a cluster: the one after REDIS_URL's (the
