@@ -74,6 +74,7 @@ async function main() {
       roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
       eventSeq: ply,
       moverId: ply % 2 ? white : black,
+      movedAt: new Date(),
     });
 
     const movesStart = { cpu: processCpu(backend), at: performance.now() };

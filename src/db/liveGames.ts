@@ -251,14 +251,15 @@ async function recordStats(tx: PoolClient, game: GameRecord, ending: Ending): Pr
 
 export async function insertDrawOffer(
   db: Queryable,
-  o: { gameId: string; epoch: number; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number },
+  o: { gameId: string; epoch: number; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number; at: Date },
 ): Promise<boolean> {
+  // updated_at is the actor's time, as the live game shows it (src/services/liveGameDetail.ts).
   const { rows } = await db.query(
-    `WITH g AS (UPDATE games SET event_seq = $7, updated_at = now()
+    `WITH g AS (UPDATE games SET event_seq = $7, updated_at = $8
                  WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
      INSERT INTO draw_offers (id, game_id, offered_by, ply, status, expires_at)
      SELECT $3, $1, $4, $5, 'pending', $6 FROM g RETURNING id`,
-    [o.gameId, o.epoch, o.offerId, o.offeredBy, o.ply, o.expiresAt, o.eventSeq],
+    [o.gameId, o.epoch, o.offerId, o.offeredBy, o.ply, o.expiresAt, o.eventSeq, o.at],
   );
   return rows.length === 1;
 }
@@ -266,15 +267,15 @@ export async function insertDrawOffer(
 /** pending → declined/expired (accepted goes through finishGame). False when fenced out. */
 export async function closeDrawOffer(
   db: Queryable,
-  o: { gameId: string; epoch: number; offerId: string; status: 'declined' | 'expired' | 'accepted'; eventSeq: number },
+  o: { gameId: string; epoch: number; offerId: string; status: 'declined' | 'expired' | 'accepted'; eventSeq: number; at: Date },
 ): Promise<boolean> {
   const { rows } = await db.query(
-    `WITH g AS (UPDATE games SET event_seq = $5, updated_at = now()
+    `WITH g AS (UPDATE games SET event_seq = $5, updated_at = $6
                  WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
      UPDATE draw_offers SET status = $4, answered_at = now()
        FROM g WHERE draw_offers.id = $3 AND draw_offers.game_id = g.id AND draw_offers.status = 'pending'
      RETURNING draw_offers.id`,
-    [o.gameId, o.epoch, o.offerId, o.status, o.eventSeq],
+    [o.gameId, o.epoch, o.offerId, o.status, o.eventSeq, o.at],
   );
   return rows.length === 1;
 }
@@ -288,10 +289,4 @@ export async function loadDrawOffers(db: Queryable, gameId: string): Promise<Sto
     [gameId],
   );
   return rows.map((r) => ({ id: r.id, offeredBy: r.offered_by, ply: r.ply, expiresAt: r.expires_at, status: r.status }));
-}
-
-/** Usernames by id, for seating a live game's players. */
-export async function findUsernames(db: Queryable, ids: string[]): Promise<Map<string, string>> {
-  const { rows } = await db.query('SELECT id, username FROM users WHERE id = ANY($1::uuid[])', [ids]);
-  return new Map(rows.map((r) => [r.id as string, r.username as string]));
 }

@@ -17,29 +17,31 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
 
 // One statement writes a whole batch: the snapshot update is fenced by epoch and by the ply
 // (so a write can never land twice or out of order), and only games whose update landed get
-// their move row, and lapse the pending draw offer of the opponent (the recipient moved).
+// their move row, and lapse the pending draw offer of the opponent (the recipient moved). The
+// move's time is the actor's (its clock), not PostgreSQL's now(): the live game serves reads of
+// last_move_at from memory (src/services/liveGameDetail.ts) and must show what is stored.
 // The games' rows are locked first, in id order (LOCK_GAMES_IN_ORDER), as every statement that
 // changes many of them does: in the order of its array each would deadlock with another.
 const BATCH_SQL = `
 WITH i AS (
   SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
                        $8::int[], $9::int[], $10::int[], $11::bool[], $12::timestamptz[], $13::timestamptz[],
-                       $14::jsonb[], $15::int[], $16::uuid[], $17::text[])
+                       $14::jsonb[], $15::int[], $16::uuid[], $17::text[], $18::timestamptz[])
     AS t(game_id, epoch, ply, san, uci, fen, pgn_suffix, clock_ms, white_ms, black_ms, running,
-         turn_started, first_deadline, room_state, event_seq, mover_id, command_key)
+         turn_started, first_deadline, room_state, event_seq, mover_id, command_key, moved_at)
 ), locked AS MATERIALIZED (${lockGamesInOrder('$1')}
 ), upd AS (
   UPDATE games g SET fen = i.fen, pgn = g.pgn || i.pgn_suffix, move_count = i.ply,
          white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
          turn_started_at = i.turn_started, first_move_deadline = i.first_deadline,
          room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.turn_started, g.hosted_at),
-         last_move_at = now()
+         last_move_at = i.moved_at
     FROM i JOIN locked ON locked.id = i.game_id
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count = i.ply - 1 AND g.status = 'active'
   RETURNING g.id
 ), mv AS (
-  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key)
-  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key FROM i JOIN upd ON upd.id = i.game_id
+  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, created_at)
+  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.moved_at FROM i JOIN upd ON upd.id = i.game_id
 ), lapse AS (
   UPDATE draw_offers d SET status = 'expired', answered_at = now()
     FROM i JOIN upd ON upd.id = i.game_id
@@ -221,6 +223,7 @@ export class MoveWriter {
       col('eventSeq'),
       col('moverId'),
       writes.map((w) => w.commandKey ?? null),
+      col('movedAt'),
     ]);
     return new Set(rows.map((r) => r.id as string));
   }

@@ -75,6 +75,8 @@ export type MoveRecord = {
   roomState: { whiteQuotaMs: number; blackQuotaMs: number };
   eventSeq: number;
   moverId: string;
+  /** When the game accepted the move (the host's clock): the row's last_move_at, as the live game shows it. */
+  movedAt: Date;
 };
 
 export type Write =
@@ -317,6 +319,7 @@ function moveRecord(
     roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
     eventSeq,
     moverId,
+    movedAt: new Date(now),
   };
 }
 

@@ -39,6 +39,7 @@ const e4 = (gameId: string, o: Partial<MoveWrite> = {}): MoveWrite => ({
   roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
   eventSeq: 1,
   moverId: players.white,
+  movedAt: new Date(),
   ...o,
 });
 
