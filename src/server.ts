@@ -100,7 +100,9 @@ export async function startService(
     const makeLimiter = limiterFactory(redis);
     const limits = createRateLimits(config.rateLimits, makeLimiter, () => clock.now());
     const ctx: AppContext = { config, log, pool, redis, makeLimiter, limits, events, clock };
-    const services = createServices(ctx);
+    // Made before the services: the games service reads the games this process hosts from them.
+    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock);
+    const services = createServices(ctx, liveGames);
     cleanup.unshift(() => services.close());
 
     const routes = buildRoutes(services);
@@ -172,7 +174,6 @@ export async function startService(
       logger: log.child({ component: 'colyseus' }),
     });
 
-    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock);
     GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate, hold: services.presence.hold };
     gameServer.define(GAME_ROOM, GameRoom);
     SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };

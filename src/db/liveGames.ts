@@ -111,9 +111,12 @@ export async function releaseLease(
 }
 
 /** Every move of a game, for rebuilding it: its UCI and command key, and what a snapshot fold needs. */
-export async function loadMoves(db: Queryable, gameId: string): Promise<(TailMove & { uci: string; commandKey: string | null })[]> {
+export async function loadMoves(
+  db: Queryable,
+  gameId: string,
+): Promise<(TailMove & { uci: string; clockMs: number; commandKey: string | null })[]> {
   const { rows } = await db.query(
-    `SELECT ply, san, uci, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at
+    `SELECT ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at
        FROM game_moves WHERE game_id = $1 ORDER BY ply`,
     [gameId],
   );
@@ -121,6 +124,7 @@ export async function loadMoves(db: Queryable, gameId: string): Promise<(TailMov
     ply: r.ply,
     san: r.san,
     uci: r.uci,
+    clockMs: r.clock_ms,
     commandKey: r.command_key,
     fen: r.fen,
     whiteMs: r.white_ms,
@@ -156,8 +160,8 @@ export type FinishResult = { ratingChanges: { white: number; black: number } } |
 // finishing UPDATE then takes is already held: FOR NO KEY UPDATE here). The snapshot columns are
 // written by the finishing UPDATE.
 const FINAL_MOVE_SQL = `
-INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at)
-SELECT g.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 FROM games g
+INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)
+SELECT g.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12 FROM games g
  WHERE g.id = $1 AND g.host_epoch = $2 AND g.status = 'active' FOR NO KEY UPDATE
 ON CONFLICT (game_id, ply) DO NOTHING RETURNING ply`;
 
@@ -181,12 +185,12 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
               white_time_ms = $8, black_time_ms = $9, clock_running = false, turn_started_at = NULL,
               first_move_deadline = NULL, event_seq = $10, finished_at = now(), updated_at = now(),
               lease_expires_at = NULL, host = NULL, fen = $11, pgn = $12, move_count = $13,
-              last_move_at = CASE WHEN $14 THEN now() ELSE last_move_at END
+              last_move_at = coalesce($14::timestamptz, last_move_at)
         WHERE id = $1 AND host_epoch = $2 AND status = 'active'
         RETURNING *`,
       [f.gameId, f.epoch, status, f.ending?.result ?? null, f.ending?.winner ?? null, f.ending?.termination ?? null,
        f.abortReason ?? null, f.whiteMs, f.blackMs, f.eventSeq, f.position.fen, f.position.pgn, f.position.moveCount,
-       f.finalMove !== undefined],
+       f.finalMove?.playedAt ?? null],
     );
     if (!rows[0]) return { fenced: true };
     const game = toGameRecord(rows[0]);
@@ -272,14 +276,15 @@ async function recordStats(tx: PoolClient, game: GameRecord, ending: Ending): Pr
 
 export async function insertDrawOffer(
   db: Queryable,
-  o: { gameId: string; epoch: number; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number },
+  o: { gameId: string; epoch: number; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number; at: Date },
 ): Promise<boolean> {
+  // updated_at is the actor's time, as the live game shows it (src/services/liveGameDetail.ts).
   const { rows } = await db.query(
-    `WITH g AS (UPDATE games SET event_seq = $7, updated_at = now()
+    `WITH g AS (UPDATE games SET event_seq = $7, updated_at = $8
                  WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
      INSERT INTO draw_offers (id, game_id, offered_by, ply, status, expires_at)
      SELECT $3, $1, $4, $5, 'pending', $6 FROM g RETURNING id`,
-    [o.gameId, o.epoch, o.offerId, o.offeredBy, o.ply, o.expiresAt, o.eventSeq],
+    [o.gameId, o.epoch, o.offerId, o.offeredBy, o.ply, o.expiresAt, o.eventSeq, o.at],
   );
   return rows.length === 1;
 }
@@ -287,15 +292,15 @@ export async function insertDrawOffer(
 /** pending → declined/expired (accepted goes through finishGame). False when fenced out. */
 export async function closeDrawOffer(
   db: Queryable,
-  o: { gameId: string; epoch: number; offerId: string; status: 'declined' | 'expired' | 'accepted'; eventSeq: number },
+  o: { gameId: string; epoch: number; offerId: string; status: 'declined' | 'expired' | 'accepted'; eventSeq: number; at: Date },
 ): Promise<boolean> {
   const { rows } = await db.query(
-    `WITH g AS (UPDATE games SET event_seq = $5, updated_at = now()
+    `WITH g AS (UPDATE games SET event_seq = $5, updated_at = $6
                  WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
      UPDATE draw_offers SET status = $4, answered_at = now()
        FROM g WHERE draw_offers.id = $3 AND draw_offers.game_id = g.id AND draw_offers.status = 'pending'
      RETURNING draw_offers.id`,
-    [o.gameId, o.epoch, o.offerId, o.status, o.eventSeq],
+    [o.gameId, o.epoch, o.offerId, o.status, o.eventSeq, o.at],
   );
   return rows.length === 1;
 }
@@ -309,10 +314,4 @@ export async function loadDrawOffers(db: Queryable, gameId: string): Promise<Sto
     [gameId],
   );
   return rows.map((r) => ({ id: r.id, offeredBy: r.offered_by, ply: r.ply, expiresAt: r.expires_at, status: r.status }));
-}
-
-/** Usernames by id, for seating a live game's players. */
-export async function findUsernames(db: Queryable, ids: string[]): Promise<Map<string, string>> {
-  const { rows } = await db.query('SELECT id, username FROM users WHERE id = ANY($1::uuid[])', [ids]);
-  return new Map(rows.map((r) => [r.id as string, r.username as string]));
 }

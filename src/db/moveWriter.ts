@@ -31,6 +31,9 @@ const MOVE_ROWS = `SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4:
                        $7::int[], $8::int[], $9::int[], $10::timestamptz[], $11::int[], $12::text[])
     AS t(game_id, epoch, ply, san, uci, fen, clock_ms, white_ms, black_ms, played_at, event_seq, command_key)`;
 
+// A move's time is the actor's (its clock), not PostgreSQL's now(): the live game serves reads of
+// a game it hosts from memory (src/services/liveGameDetail.ts) and must show what is stored.
+//
 // A lean batch: the move rows alone, each landing only while its game is active and held at the
 // room's epoch. FOR SHARE holds each game's row until the commit, so a takeover (an UPDATE of
 // host_epoch) either waits for this write and then finds its move, or goes first and fences it
@@ -38,8 +41,8 @@ const MOVE_ROWS = `SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4:
 // (lockGamesInOrder). A ply already written (only a split brain could do that) lands nothing.
 const LEAN_SQL = `
 WITH i AS (${MOVE_ROWS})
-INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at)
-SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at
+INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)
+SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at, i.played_at
   FROM (SELECT g.id FROM games g JOIN i ON g.id = i.game_id AND g.host_epoch = i.epoch
          WHERE g.status = 'active' ORDER BY g.id FOR SHARE OF g) held
   JOIN i ON i.game_id = held.id
@@ -61,13 +64,13 @@ WITH i AS (${MOVE_ROWS}
          white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = x.running,
          turn_started_at = CASE WHEN x.running THEN i.played_at END, first_move_deadline = x.first_deadline,
          room_state = x.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.played_at, g.hosted_at),
-         last_move_at = now()
+         last_move_at = i.played_at
     FROM i JOIN x ON x.game_id = i.game_id JOIN locked ON locked.id = i.game_id
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count < i.ply AND g.status = 'active'
   RETURNING g.id
 ), mv AS (
-  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at)
-  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at
+  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)
+  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at, i.played_at
     FROM i JOIN upd ON upd.id = i.game_id
   ON CONFLICT (game_id, ply) DO NOTHING
   RETURNING game_id

@@ -1,4 +1,5 @@
 import type { Queryable } from './pool.ts';
+import type { PlayerRecord } from './games.ts';
 
 /** Rating categories of `user_ratings` (the game time controls). */
 export const RATING_CATEGORIES = ['bullet', 'blitz', 'rapid', 'classical'] as const;
@@ -182,4 +183,10 @@ export async function markEmailVerified(db: Queryable, id: string): Promise<User
     [id],
   );
   return rows[0] && toUser(rows[0]);
+}
+
+/** The players of a game as its views show them, by id (a live game keeps them while it runs). */
+export async function findPlayers(db: Queryable, ids: string[]): Promise<Map<string, PlayerRecord>> {
+  const { rows } = await db.query('SELECT id, username, avatar_url, country FROM users WHERE id = ANY($1::uuid[])', [ids]);
+  return new Map(rows.map((r) => [r.id as string, { id: r.id, username: r.username, avatarUrl: r.avatar_url, country: r.country }]));
 }

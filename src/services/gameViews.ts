@@ -176,7 +176,10 @@ export const inviteUrl = (publicUrl: string, gameId: string) => `${publicUrl}/pl
  * Clocks as of `now` (ms): the stored values are as of the start of the current turn, so the
  * side to move is charged the time since, while its clock runs.
  */
-export function liveClocks(g: GameRecord, now: number): Record<Color, number> {
+export function liveClocks(
+  g: Pick<GameRecord, 'whiteTimeMs' | 'blackTimeMs' | 'status' | 'clockRunning' | 'turnStartedAt' | 'fen'>,
+  now: number,
+): Record<Color, number> {
   const clocks = { white: g.whiteTimeMs, black: g.blackTimeMs };
   if (g.status === 'active' && g.clockRunning && g.turnStartedAt) {
     const turn = sideToMove(g.fen);
@@ -189,7 +192,7 @@ export function liveClocks(g: GameRecord, now: number): Record<Color, number> {
  * Ratings shown for the players: at game start once seated in an active game, the current
  * rating of the category while the game is pending (`current`, by user id).
  */
-function ratingOf(g: GameRecord, color: Color, current: ReadonlyMap<string, number> | undefined): number {
+function ratingOf(g: DetailGame, color: Color, current: ReadonlyMap<string, number> | undefined): number {
   const stored = color === 'white' ? g.whiteRating : g.blackRating;
   const id = color === 'white' ? g.whiteId : g.blackId;
   if (g.status !== 'pending' && stored !== null) return stored;
@@ -214,7 +217,7 @@ function withoutCountry(p: PlayerView | null): ListPlayerView | null {
 }
 
 /** Game moves (by ply) → rows of the move table, White and Black side by side. */
-export function formatMoveRows(moves: readonly MoveRecord[]): MoveRowView[] {
+export function formatMoveRows(moves: readonly DetailMove[]): MoveRowView[] {
   const rows: MoveRowView[] = [];
   for (const m of moves) {
     const index = Math.floor((m.ply - 1) / 2);
@@ -228,7 +231,7 @@ export function formatMoveRows(moves: readonly MoveRecord[]): MoveRowView[] {
   return rows.filter(Boolean);
 }
 
-export function formatDrawOffer(o: DrawOfferRecord): DrawOfferView {
+export function formatDrawOffer(o: DetailDrawOffer): DrawOfferView {
   return { id: o.id, offered_by: o.offeredBy, status: o.status, expires_at: o.expiresAt.toISOString() };
 }
 
@@ -268,10 +271,25 @@ export function formatGameListItem(
   };
 }
 
+/**
+ * What the detail view and the PGN export read of a game: a repository record, or the live game's
+ * own copy (src/services/liveGameDetail.ts), which must be the same for the same game.
+ */
+export type DetailGame = Pick<
+  GameWithPlayers,
+  | 'id' | 'white' | 'black' | 'whiteId' | 'blackId' | 'createdBy' | 'status' | 'result' | 'winner' | 'termination'
+  | 'abortReason' | 'timeControl' | 'initialTime' | 'increment' | 'rated' | 'fen' | 'pgn' | 'moveCount'
+  | 'whiteTimeMs' | 'blackTimeMs' | 'clockRunning' | 'turnStartedAt' | 'whiteRating' | 'blackRating'
+  | 'whiteRatingChange' | 'blackRatingChange' | 'eventSeq' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'startedAt'
+  | 'lastMoveAt' | 'tournamentId'
+>;
+export type DetailMove = Pick<MoveRecord, 'ply' | 'san' | 'clockMs'>;
+export type DetailDrawOffer = Pick<DrawOfferRecord, 'id' | 'offeredBy' | 'status' | 'expiresAt'>;
+
 export type DetailInput = {
-  game: GameWithPlayers;
-  moves: readonly MoveRecord[];
-  drawOffer: DrawOfferRecord | undefined;
+  game: DetailGame;
+  moves: readonly DetailMove[];
+  drawOffer: DetailDrawOffer | undefined;
   /** Current category ratings by user id; used while the game is pending. */
   ratings?: ReadonlyMap<string, number>;
 };
@@ -314,7 +332,7 @@ export function formatPendingGame(g: GameRecord, publicUrl: string): PendingGame
 }
 
 /** PGN's Termination tag: the game's ending, or the standard words for games without one. */
-function pgnTermination(g: GameRecord): string {
+function pgnTermination(g: DetailGame): string {
   if (g.termination) return g.termination;
   return g.status === 'abandoned' ? 'abandoned' : 'unterminated';
 }

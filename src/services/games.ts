@@ -13,6 +13,7 @@ import { cancelOpenSeeksOf, findSeekRedirect } from '../db/seeks.ts';
 import { poolId } from '../domain/pairing.ts';
 import { channels } from '../events.ts';
 import type { CommandInput } from './liveGame.ts';
+import type { LiveGameHost } from './liveGameHost.ts';
 import { assertMaySeek, type SeekResult } from './seekPool.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import { gameStatusChanged } from './gameEvents.ts';
@@ -66,15 +67,16 @@ const notFound = () => new AppError('GAME_NOT_FOUND', 'Game not found');
 /** A viewer who is nobody's opponent (the nil uuid is never a user's id). */
 const NO_VIEWER = '00000000-0000-0000-0000-000000000000';
 
-const isPlayer = (g: GameRecord, userId: string) => g.whiteId === userId || g.blackId === userId;
-const isParticipant = (g: GameRecord, userId: string) => isPlayer(g, userId) || g.createdBy === userId;
+type Seating = Pick<GameRecord, 'whiteId' | 'blackId' | 'createdBy'>;
+const isPlayer = (g: Seating, userId: string) => g.whiteId === userId || g.blackId === userId;
+const isParticipant = (g: Seating, userId: string) => isPlayer(g, userId) || g.createdBy === userId;
 /** The challenged player: seated in a challenge they did not create. */
 const isChallenged = (g: GameRecord, userId: string) => g.kind === 'challenge' && isPlayer(g, userId) && g.createdBy !== userId;
 /** Pending and not past its deadline (the sweeper abandons it within a second of that). */
 const isOpen = (g: GameRecord, now: number) => g.status === 'pending' && (!g.expiresAt || g.expiresAt.getTime() > now);
 
 /** A pending game exists only for its participants (DESIGN 2.8); anyone else is told 404. */
-export function visibleTo<G extends GameRecord>(g: G | undefined, userId: string): G {
+export function visibleTo<G extends Pick<GameRecord, 'status' | 'whiteId' | 'blackId' | 'createdBy'>>(g: G | undefined, userId: string): G {
   if (!g || (g.status === 'pending' && !isParticipant(g, userId))) throw notFound();
   return g;
 }
@@ -93,18 +95,25 @@ async function assertFree(db: Queryable, players: { id: string; self: boolean }[
  * only as far as the order of errors demands (exists → player → active), then judged by the
  * game's room, its only writer.
  */
-export function createGamesService(ctx: AppContext) {
+export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
   const { pool, config, log, clock } = ctx;
   const notify = userNotifier(ctx);
-  const env = () => ({ publicUrl: config.publicUrl, now: clock.now() });
+  const env = (now = clock.now()) => ({ publicUrl: config.publicUrl, now });
 
   async function findVisible(userId: string, id: string): Promise<GameRecord> {
     if (!isUuid(id)) throw notFound();
     return visibleTo(await repo.findGame(pool, id), userId);
   }
 
-  async function loadDetail(userId: string, requestedId: string): Promise<DetailInput> {
+  /** The game's detail as of `now`: from its actor when this process hosts it, else from PostgreSQL. */
+  async function loadDetail(userId: string, requestedId: string, now: number): Promise<DetailInput> {
     if (!isUuid(requestedId)) throw notFound();
+    // The actor is the game's only writer and holds all of it: a read costs no round trip.
+    const hosted = liveGames?.find(requestedId.toLowerCase())?.detail(now);
+    if (hosted) {
+      visibleTo(hosted.game, userId);
+      return hosted;
+    }
     let found = await repo.findGameDetail(pool, requestedId);
     if (!found) {
       // A seek paired with an older one lives on in that one's game; its owner is led there.
@@ -119,13 +128,15 @@ export function createGamesService(ctx: AppContext) {
   }
 
   async function getGame(userId: string, id: string): Promise<GameDetail> {
-    return formatGameDetail(await loadDetail(userId, id), env());
+    const now = clock.now();
+    return formatGameDetail(await loadDetail(userId, id, now), env(now));
   }
 
   /** The game as a stream viewer (anyone, or a player with a token) sees it, with its event number. */
   async function snapshot(viewerId: string | undefined, id: string): Promise<GameSnapshot> {
-    const detail = await loadDetail(viewerId ?? NO_VIEWER, id);
-    return { game: formatGameDetail(detail, env()), v: detail.game.eventSeq };
+    const now = clock.now();
+    const detail = await loadDetail(viewerId ?? NO_VIEWER, id, now);
+    return { game: formatGameDetail(detail, env(now)), v: detail.game.eventSeq };
   }
 
   /** Tells both players' lobbies that their list of pending challenges changed. */
@@ -284,7 +295,7 @@ export function createGamesService(ctx: AppContext) {
   }
 
   async function getPgn(userId: string, id: string): Promise<string> {
-    return formatGamePgn(await loadDetail(userId, id), config.publicUrl);
+    return formatGamePgn(await loadDetail(userId, id, clock.now()), config.publicUrl);
   }
 
   /** The checks REST owes before the room judges: exists (404) → a player (403) → active (409). */

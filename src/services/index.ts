@@ -10,6 +10,7 @@ import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
 import { createGamesService, type GamesService } from './games.ts';
+import type { LiveGameHost } from './liveGameHost.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
 import { createTournaments, type Tournaments } from './tournaments.ts';
 import { userNotifier } from './userEvents.ts';
@@ -40,7 +41,8 @@ export type Services = {
   close: () => Promise<void>;
 };
 
-export function createServices(ctx: AppContext): Services {
+/** `liveGames`: this process's live games, whose reads the games service serves from memory. */
+export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Services {
   const { config, log } = ctx;
   const notify = userNotifier(ctx);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox`, log });
@@ -73,7 +75,7 @@ export function createServices(ctx: AppContext): Services {
     auth: { authenticate, sessionLive: sessions.isLive },
     accounts,
     users: createUsers(ctx),
-    games: createGamesService(ctx),
+    games: createGamesService(ctx, liveGames),
     analysis: createAnalysisService(ctx),
     friends: createFriends(ctx, presence),
     presence,

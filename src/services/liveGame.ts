@@ -21,6 +21,8 @@ import { resumeAfterOutage } from '../domain/outage.ts';
 import { foldTail } from '../db/liveTail.ts';
 import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { DetailInput } from './gameViews.ts';
+import { LiveGameFacts } from './liveGameDetail.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 import { Timers } from './timers.ts';
 
@@ -51,13 +53,18 @@ export class LiveGame {
   private readonly timers: Timers<'clock' | 'offer' | 'tick'>;
   private readonly answered = new Map<string, { fingerprint: string; reply: Promise<LiveReply> }>();
   private lost = false;
+  /** Until when (host clock) this node surely holds the lease: reads from memory stop there. */
+  private leaseUntil: number;
 
   private constructor(
     private readonly host: LiveGameHost,
     readonly state: LiveGameState,
     readonly epoch: number,
+    private readonly facts: LiveGameFacts,
+    leaseUntil: number,
   ) {
     this.timers = new Timers(host.clock);
+    this.leaseUntil = leaseUntil;
   }
 
   /** Takes the game's lease and rebuilds it from PostgreSQL. */
@@ -68,7 +75,7 @@ export class LiveGame {
       const current = await host.findGame(gameId);
       return current?.status === 'active' ? 'lease_held' : 'not_active';
     }
-    const [moves, seats, offers] = await Promise.all([
+    const [moves, { seats, players }, offers] = await Promise.all([
       store.loadMoves(host.pool, gameId),
       host.seats(leased),
       store.loadDrawOffers(host.pool, gameId),
@@ -138,7 +145,9 @@ export class LiveGame {
       offers: offers.map((o) => ({ id: o.id, offeredBy: o.offeredBy, ply: o.ply, expiresAt: o.expiresAt.getTime(), status: o.status })),
       eventSeq: record.eventSeq,
     };
-    const live = new LiveGame(host, state, record.hostEpoch);
+    const facts = LiveGameFacts.fromRecord(record, players, moves.map((m) => m.clockMs));
+    // `now` was read before the lease was taken: the lease runs at least this long.
+    const live = new LiveGame(host, state, record.hostEpoch, facts, now + host.config.gameLeaseMs);
     for (const k of keyed) {
       const mover = k.ply % 2 === 1 ? state.white.id : state.black.id;
       const reply = ok(moveReply(state, k.move, k.position, now));
@@ -189,6 +198,21 @@ export class LiveGame {
 
   times(now = this.host.clock.now()): Times {
     return timesAt(this.state.clock, now);
+  }
+
+  /**
+   * The game's detail as of `now`, from memory, as PostgreSQL would give it; undefined unless
+   * the game is active and surely still this node's (a lease that may have lapsed, or a game
+   * lost, is read from PostgreSQL, where another node may have moved it on).
+   */
+  detail(now = this.host.clock.now()): DetailInput | undefined {
+    if (this.state.status !== 'active' || this.lost || now >= this.leaseUntil) return undefined;
+    return this.facts.detail(this, now);
+  }
+
+  /** The host renewed the lease at `renewedAt` (host clock, before its statement). */
+  leaseRenewed(renewedAt: number): void {
+    this.leaseUntil = Math.max(this.leaseUntil, renewedAt + this.host.config.gameLeaseMs);
   }
 
   // ---- commands ----------------------------------------------------------------------------
@@ -262,12 +286,13 @@ export class LiveGame {
       const now = this.host.clock.now();
       const decision = decide(this.state, command, now);
       if (decision.write) {
-        const written = await this.persist(decision.write, key);
+        const written = await this.persist(decision.write, key, now);
         if (!written) {
           this.state.game.rollback();
           return this.lostReply();
         }
         for (const event of decision.events) this.apply(event, written.ratingChanges);
+        this.facts.written(decision.write, now);
         this.armTimers();
       }
       return decision.reply(this.state) as LiveReply;
@@ -282,7 +307,7 @@ export class LiveGame {
   }
 
   /** Makes a write durable; undefined when it did not land (fenced out, or the database failed). */
-  private async persist(write: Write, commandKey: string | null): Promise<{ ratingChanges?: RatingChanges } | undefined> {
+  private async persist(write: Write, commandKey: string | null, now: number): Promise<{ ratingChanges?: RatingChanges } | undefined> {
     const { pool } = this.host;
     const fence = { gameId: this.id, epoch: this.epoch };
     try {
@@ -300,9 +325,9 @@ export class LiveGame {
           return 'fenced' in result ? this.fenced() : { ratingChanges: result.ratingChanges };
         }
         case 'open_offer':
-          return (await store.insertDrawOffer(pool, { ...write, ...fence })) ? {} : this.fenced();
+          return (await store.insertDrawOffer(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
         case 'close_offer':
-          return (await store.closeDrawOffer(pool, { ...write, ...fence })) ? {} : this.fenced();
+          return (await store.closeDrawOffer(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
       }
     } catch (error) {
       // The in-memory state can no longer be trusted to match PostgreSQL: give the game back.

@@ -1,8 +1,10 @@
 import type { Config } from '../config.ts';
 import { findGame, type GameRecord } from '../db/games.ts';
-import { endLeases, findUsernames, renewLeases } from '../db/liveGames.ts';
+import { endLeases, renewLeases } from '../db/liveGames.ts';
 import { MoveWriter, writeDeadlineMs } from '../db/moveWriter.ts';
 import type { Pool } from '../db/pool.ts';
+import { findPlayers } from '../db/users.ts';
+import type { PlayerRecord } from '../db/games.ts';
 import type { Logger } from '../logger.ts';
 import { systemClock, type Clock } from '../time.ts';
 import type { LiveGame, Seat } from './liveGame.ts';
@@ -72,6 +74,11 @@ export class LiveGameHost {
     return this.games.size;
   }
 
+  /** The game, when this process hosts it (owned or not: ask it). */
+  find(gameId: string): LiveGame | undefined {
+    return this.games.get(gameId);
+  }
+
   /** Called after every renewal round with its duration (ms) and the leases it renewed: the metrics' histogram. */
   onRenewal: (ms: number, games: number) => void = () => {};
 
@@ -92,10 +99,14 @@ export class LiveGameHost {
     const started = performance.now();
     for (let i = 0; i < live.length; i += RENEW_CHUNK) {
       const chunk = live.slice(i, i + RENEW_CHUNK);
+      const renewedAt = this.clock.now();
       try {
         const leases = chunk.map((g) => ({ gameId: g.id, epoch: g.epoch }));
         const kept = await renewLeases(this.pool, leases, this.config.gameLeaseMs, new Date(this.clock.now()));
-        for (const g of chunk) if (!kept.has(g.id) && g.status === 'active') g.markLost();
+        for (const g of chunk) {
+          if (kept.has(g.id)) g.leaseRenewed(renewedAt);
+          else if (g.status === 'active') g.markLost();
+        }
       } catch (err) {
         // The database is unreachable: keep the games; their leases lapse if this lasts.
         this.log.warn({ err }, 'lease renewal failed');
@@ -140,13 +151,18 @@ export class LiveGameHost {
     return findGame(this.pool, id);
   }
 
-  /** Both players with their usernames and ratings at game start. */
-  async seats(record: GameRecord): Promise<{ white: Seat; black: Seat }> {
-    const names = await findUsernames(this.pool, [record.whiteId!, record.blackId!]);
-    const name = (id: string | null) => (id && names.get(id)) || '';
+  /** Both players: their seats (usernames and ratings at game start) and profiles (the detail view's). */
+  async seats(record: GameRecord): Promise<{ seats: { white: Seat; black: Seat }; players: { white: PlayerRecord; black: PlayerRecord } }> {
+    const found = await findPlayers(this.pool, [record.whiteId!, record.blackId!]);
+    const player = (id: string): PlayerRecord => found.get(id) ?? { id, username: '', avatarUrl: null, country: null };
+    const white = player(record.whiteId!);
+    const black = player(record.blackId!);
     return {
-      white: { id: record.whiteId!, username: name(record.whiteId), rating: record.whiteRating ?? 1500 },
-      black: { id: record.blackId!, username: name(record.blackId), rating: record.blackRating ?? 1500 },
+      seats: {
+        white: { id: white.id, username: white.username, rating: record.whiteRating ?? 1500 },
+        black: { id: black.id, username: black.username, rating: record.blackRating ?? 1500 },
+      },
+      players: { white, black },
     };
   }
 }

@@ -156,8 +156,10 @@ describe('GET {ws}/v1/games/{id}/stream', () => {
       const { service } = await testService();
       const [w, b] = await Promise.all([createUser(), createUser()]);
       const game = await createActiveGame(w, b);
-      // Events numbered 1..40 happened long ago: nothing of them is in the buffer.
+      // Events numbered 1..40 happened long ago: nothing of them is in the buffer. The room
+      // hosting the game is told as well: the state of a game hosted here is read from it.
       await service.ctx.pool.query('UPDATE games SET event_seq = 40 WHERE id = $1', [game.id]);
+      (matchMaker.getLocalRoomById(game.id) as GameRoom).live.state.eventSeq = 40;
       const s = await stream(game.id, '?since=3');
       const state = await s.next('state');
       assert.equal(state.v, 40);
