@@ -137,6 +137,8 @@ export class GameRoom extends Room<{ state: GameState }> {
     raw: unknown,
     build: (userId: string, message: z.infer<S> & {}) => CommandInput,
   ): Promise<void> {
+    // Read first: the frame was just read off the socket, and a move is timed from here (DESIGN 2.4).
+    const receivedAt = GameRoom.deps.host.clock.now();
     const id = (raw as { id?: unknown } | undefined)?.id;
     const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
     const userId = client.userData?.userId;
@@ -152,7 +154,7 @@ export class GameRoom extends Room<{ state: GameState }> {
       return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
     }
     const key = 'id' in replyId ? `socket:${client.sessionId}:${String(replyId.id)}` : undefined;
-    const reply = await this.live.execute(build(userId, (parsed.data ?? {}) as z.infer<S> & {}), key);
+    const reply = await this.live.execute({ ...build(userId, (parsed.data ?? {}) as z.infer<S> & {}), receivedAt }, key);
     if (reply.ok) client.send(`${name}:ok`, { ...replyId, ...(reply.data as object) });
     else client.send('error', { ...replyId, code: reply.code, message: reply.message, details: reply.details });
   }

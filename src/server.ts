@@ -118,6 +118,7 @@ export async function startService(
       routes,
       deps: { authenticate: services.auth.authenticate, rateLimit, idempotency: createIdempotency({ db: pool, clock, log }) },
       before: [metrics.observe],
+      clock,
       ops: opsRouter({
         probes: {
           database: async () => void (await pool.query('SELECT 1')),

@@ -140,15 +140,17 @@ export class ChessClock {
 
   /**
    * Records a move by the side to move at `now`. `lagMs` is the client's measured network lag
-   * (realtime moves only; REST moves pass nothing and get no compensation).
+   * (realtime moves only; REST moves pass nothing and get no compensation). The opponent's turn
+   * starts at `nextTurnAt`, `now` unless told: a move timed when it reached the service but made
+   * later starts the next turn when it is made.
    */
-  move(now: number, lagMs?: number): ClockMoveResult {
+  move(now: number, lagMs?: number, nextTurnAt: number = now): ClockMoveResult {
     now = Math.round(now);
     const color = this.turn;
     if (!this.started) {
       this.plies++;
       // Black's first move starts White's clock.
-      if (this.started) this.turnStartedAt = now;
+      if (this.started) this.turnStartedAt = Math.round(nextTurnAt);
       return { ok: true, color, remainingMs: this.remainingMs[color], usedMs: 0, compensatedMs: 0 };
     }
     if (this.turnStartedAt === null) throw new Error('ChessClock.move called while paused');
@@ -166,7 +168,7 @@ export class ChessClock {
     const usedMs = elapsed - compensatedMs;
     this.remainingMs[color] += this.incrementMs - usedMs;
     this.plies++;
-    this.turnStartedAt = now;
+    this.turnStartedAt = Math.round(nextTurnAt);
     return { ok: true, color, remainingMs: this.remainingMs[color], usedMs, compensatedMs };
   }
 

@@ -44,15 +44,22 @@ export interface LiveGameState {
   offers: OfferRecord[];
   /** The number of the latest published event. */
   eventSeq: number;
+  /** When the latest event happened; unset until the first one since the game was opened. */
+  lastChangeAt?: number;
 }
 
-export type MoveCommand = { type: 'move'; userId: string; from: string; to: string; promotion?: string | null; lagMs?: number };
+/**
+ * When a player's command reached the service (ms on the host's clock): the socket frame or the
+ * HTTP request was read. Time it then spends queued inside the service is charged to nobody.
+ */
+type Arrival = { receivedAt?: number };
+export type MoveCommand = { type: 'move'; userId: string; from: string; to: string; promotion?: string | null; lagMs?: number } & Arrival;
 export type Command =
   | MoveCommand
-  | { type: 'resign'; userId: string }
+  | ({ type: 'resign'; userId: string } & Arrival)
   /** `offerId` is the id the offer gets if one is made (ids are made by the caller, not here). */
-  | { type: 'offer_draw'; userId: string; offerId: string }
-  | { type: 'answer_draw'; userId: string; offerId: string; accept: boolean }
+  | ({ type: 'offer_draw'; userId: string; offerId: string } & Arrival)
+  | ({ type: 'answer_draw'; userId: string; offerId: string; accept: boolean } & Arrival)
   /** Timers: the flag may have fallen, the first-move deadline passed, an offer lapsed. */
   | { type: 'check_clock' }
   | { type: 'expire_offer'; offerId: string };
@@ -139,31 +146,49 @@ export function decide(s: LiveGameState, c: Command, now: number): Decision {
   const color = colorOf(s, c.userId);
   if (!color) return refuse('NOT_A_PLAYER', 'You are not a player of this game');
   if (s.status !== 'active') return refuse('GAME_NOT_ACTIVE', 'The game is not active');
+  const at = arrivalTime(s, c, now);
   // A flag that has fallen (or a first move not made in time) ends the game before anything
-  // else is judged, whether or not its timer has fired yet.
-  const overdue = overdueEnding(s, now);
+  // else is judged, whether or not its timer has fired yet; a command that reached the service
+  // before that instant was in time, however long it then waited for its turn here.
+  const overdue = overdueEnding(s, at);
   if (overdue) return { ...overdue, reply: () => fail('GAME_NOT_ACTIVE', 'The game is over: time ran out') };
 
   switch (c.type) {
     case 'move':
-      return decideMove(s, c, color, now);
+      return decideMove(s, c, color, at, now);
     case 'resign':
-      return finish(s, now, { ending: winBy(opponentOf(color), 'resignation') }, endReply);
+      return finish(s, at, { ending: winBy(opponentOf(color), 'resignation') }, endReply);
     case 'offer_draw':
-      return decideOffer(s, c.userId, c.offerId, now);
+      return decideOffer(s, c.userId, c.offerId, at, now);
     case 'answer_draw':
-      return decideAnswer(s, c.userId, c.offerId, c.accept, now);
+      return decideAnswer(s, c.userId, c.offerId, c.accept, at, now);
   }
 }
 
-function decideMove(s: LiveGameState, c: MoveCommand, color: Color, now: number): Decision {
+/**
+ * The instant a player's command is timed at: when it reached the service, but not before the
+ * state it acts on came about (a command overtaken on its way in, or one that waited while no node
+ * hosted the game) nor after `now` (a clock of another node running ahead of this one's).
+ */
+export function arrivalTime(s: LiveGameState, c: Arrival, now: number): number {
+  if (c.receivedAt === undefined || !Number.isFinite(c.receivedAt)) return now;
+  const since = Math.max(s.lastChangeAt ?? -Infinity, s.clock.turnStart ?? -Infinity);
+  return Math.min(now, Math.max(since, Math.round(c.receivedAt)));
+}
+
+/**
+ * The mover is charged up to `at`, when the move reached the service; the opponent's turn starts
+ * at `now`, when the move is made here, so the time in between is charged to neither player (the
+ * opponent cannot see the move before it is made).
+ */
+function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, now: number): Decision {
   if (s.game.turn !== color) return refuse('NOT_YOUR_TURN', 'It is not your turn');
   const tried = s.game.tryMove(c);
   if (!tried.ok) return refuse(tried.code, tried.message, tried.details);
 
   const clock = ChessClock.fromState(s.clock.state());
-  const timed = clock.move(now, c.lagMs);
-  // Cannot happen: overdueEnding looked at the same `now`.
+  const timed = clock.move(at, c.lagMs, now);
+  // Cannot happen: overdueEnding looked at the same `at`.
   if (!timed.ok) throw new Error('clock flagged after the flag check');
   const ply = s.game.moveCount + 1;
   const firstMoveDeadline = ply === 1 ? now + s.rules.firstMoveMs : null;
@@ -195,11 +220,11 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, now: number)
   return { write: { kind: 'move', move: record(s.eventSeq + events.length) }, events, reply };
 }
 
-function decideOffer(s: LiveGameState, userId: string, offerId: string, now: number): Decision {
+function decideOffer(s: LiveGameState, userId: string, offerId: string, at: number, now: number): Decision {
   const pending = pendingOffer(s);
   if (pending && pending.offeredBy !== userId) {
     // Offering while the opponent's offer is pending accepts it.
-    return finish(s, now, { ending: drawBy('agreement'), acceptedOfferId: pending.id }, (after) => {
+    return finish(s, at, { ending: drawBy('agreement'), acceptedOfferId: pending.id }, (after) => {
       const end = endReply(after);
       return end.ok ? ok({ draw_offer: offerView(pending, 'accepted'), ...(end.data as object) }) : end;
     });
@@ -217,12 +242,12 @@ function decideOffer(s: LiveGameState, userId: string, offerId: string, now: num
   };
 }
 
-function decideAnswer(s: LiveGameState, userId: string, offerId: string, accept: boolean, now: number): Decision {
+function decideAnswer(s: LiveGameState, userId: string, offerId: string, accept: boolean, at: number, now: number): Decision {
   const offer = s.offers.find((o) => o.id === offerId);
   if (!offer) return refuse('DRAW_OFFER_NOT_FOUND', 'No such draw offer in this game');
   if (offer.offeredBy === userId) return refuse('FORBIDDEN', 'Only the recipient may answer a draw offer');
   if (offer.status !== 'pending') return refuse('DRAW_OFFER_NOT_PENDING', `The draw offer is ${offer.status}`);
-  if (accept) return finish(s, now, { ending: drawBy('agreement'), acceptedOfferId: offer.id }, endReply);
+  if (accept) return finish(s, at, { ending: drawBy('agreement'), acceptedOfferId: offer.id }, endReply);
   return {
     write: { kind: 'close_offer', offerId, status: 'declined', eventSeq: s.eventSeq + 1 },
     events: [{ type: 'offer_closed', at: now, offerId, status: 'declined' }],
@@ -334,6 +359,7 @@ function moveRecord(
 /** Applies one event to the state (the shell calls it once the event's write is durable). */
 export function evolve(s: LiveGameState, e: DomainEvent): void {
   s.eventSeq++;
+  s.lastChangeAt = e.at;
   switch (e.type) {
     case 'moved':
       s.game.commit(e.uci);

@@ -3,6 +3,7 @@ import { errorHandler, notFound } from './errorHandler.ts';
 import { mountRoutes, type Route, type RouteDeps } from './route.ts';
 import { cors, noStore, securityHeaders } from './security.ts';
 import type { Logger } from '../logger.ts';
+import { systemClock, type Clock } from '../time.ts';
 
 /** The REST API is served under /v1 and, identically, under /api and /api/v1 (DESIGN 2.1). */
 export const API_PREFIXES = ['/v1', '/api/v1', '/api'] as const;
@@ -23,6 +24,8 @@ export type HttpAppOptions = {
   corsOrigins?: '*' | string[];
   /** Mounted after the body parser, before the API: the Colyseus `/matchmake` route, the pages. */
   routers?: express.Router[];
+  /** Stamps when each request was read (`res.locals.receivedAt`): a move is timed from then. */
+  clock?: Clock;
 };
 
 export function createHttpApp(o: HttpAppOptions): Express {
@@ -31,6 +34,13 @@ export function createHttpApp(o: HttpAppOptions): Express {
   app.set('trust proxy', o.trustProxy);
   app.set('json spaces', 0);
   app.set('query parser', 'simple');
+  const clock = o.clock ?? systemClock;
+  // Before anything that may wait (auth, rate limit, the database): time spent in the service
+  // after this is not the player's (DESIGN 2.4).
+  app.use((_req, res, next) => {
+    res.locals.receivedAt = clock.now();
+    next();
+  });
   for (const h of o.before ?? []) app.use(h);
   app.use(securityHeaders({ https: o.https ?? false }));
   app.use(cors({ origins: o.corsOrigins ?? '*' }));

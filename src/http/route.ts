@@ -23,6 +23,8 @@ export type HandlerContext<B, Q> = {
   user: AuthUser | undefined;
   /** The caller's `Idempotency-Key` when it applies (an authenticated POST), for handlers to pass on. */
   idempotencyKey?: string;
+  /** When the request was read (ms on the service clock; createHttpApp stamps it), for commands timed from then. */
+  receivedAt?: number;
 };
 
 /** A handler may return plain data (wrapped as `{success: true, data}`) or a full Reply. */
@@ -107,7 +109,9 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         if (idempotency?.replayed) return;
         const body = r.body ? parseOrThrow(r.body, objectBody(req.body)) : undefined;
         const query = r.query ? parseOrThrow(r.query, req.query) : undefined;
-        const result = await r.handler({ req, res, body, query, params: req.params as Record<string, string>, user, idempotencyKey: idempotency?.key });
+        const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
+        const params = req.params as Record<string, string>;
+        const result = await r.handler({ req, res, body, query, params, user, idempotencyKey: idempotency?.key, receivedAt });
         send(res, result instanceof Reply ? result : new Reply(r.status ?? 200, { success: true, data: result }));
       } catch (error) {
         next(error);

@@ -57,6 +57,8 @@ export type ListGamesInput = {
 };
 
 export type MoveInput = { from: string; to: string; promotion?: string | null };
+/** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */
+export type CommandRequest = { idempotencyKey?: string; receivedAt?: number };
 
 export type GamesService = ReturnType<typeof createGamesService>;
 
@@ -309,12 +311,15 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
   /**
    * Hands a player's command to the game's room. The room remembers answered keys: the client's
    * Idempotency-Key when given, else one made for this request, so the gateway's own retry after
-   * a timeout is answered as the first try was and never acts twice.
+   * a timeout is answered as the first try was and never acts twice. `receivedAt` (when the
+   * request was read) travels with the command, to whichever node hosts the game: the room
+   * times the command from then, not from when its turn comes.
    */
-  async function command(gameId: string, input: CommandInput, idempotencyKey?: string): Promise<unknown> {
+  async function command(gameId: string, input: CommandInput, request: CommandRequest): Promise<unknown> {
     await forLiveGame(input.userId, gameId);
+    const { idempotencyKey, receivedAt } = request;
     const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${input.userId}:${idempotencyKey}`;
-    return callGame(gameId, 'apiCommand', [input, key]);
+    return callGame(gameId, 'apiCommand', [receivedAt === undefined ? input : { ...input, receivedAt }, key]);
   }
 
   /** A pending game expired (the sweeper): its stream is told, and so are a challenge's two players. */
@@ -337,11 +342,11 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     snapshot,
     listGames,
     getPgn,
-    makeMove: (userId: string, id: string, move: MoveInput, key?: string) =>
-      command(id, { type: 'move', userId, from: move.from, to: move.to, promotion: move.promotion ?? null }, key),
-    resign: (userId: string, id: string, key?: string) => command(id, { type: 'resign', userId }, key),
-    offerDraw: (userId: string, id: string, key?: string) => command(id, { type: 'offer_draw', userId }, key),
-    answerDraw: (userId: string, id: string, offerId: string, accept: boolean, key?: string) =>
-      command(id, { type: 'answer_draw', userId, offerId, accept }, key),
+    makeMove: (userId: string, id: string, move: MoveInput, request: CommandRequest = {}) =>
+      command(id, { type: 'move', userId, from: move.from, to: move.to, promotion: move.promotion ?? null }, request),
+    resign: (userId: string, id: string, request: CommandRequest = {}) => command(id, { type: 'resign', userId }, request),
+    offerDraw: (userId: string, id: string, request: CommandRequest = {}) => command(id, { type: 'offer_draw', userId }, request),
+    answerDraw: (userId: string, id: string, offerId: string, accept: boolean, request: CommandRequest = {}) =>
+      command(id, { type: 'answer_draw', userId, offerId, accept }, request),
   };
 }

@@ -29,7 +29,7 @@ import { Timers } from './timers.ts';
 export type { GameEvent, NumberedEvent, Seat } from '../domain/liveGameViews.ts';
 
 /** A command as callers send it: a draw offer's id is made here. */
-export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | { type: 'offer_draw'; userId: string };
+export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | Omit<Extract<PlayerCommand, { type: 'offer_draw' }>, 'offerId'>;
 export type LiveReply = Reply<unknown, ErrorCode>;
 
 /** How many answered command keys a game remembers, for retries (REST, gateway, reconnected sockets). */

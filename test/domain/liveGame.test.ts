@@ -225,4 +225,76 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.deepEqual([s.ending?.termination, s.ending?.winner], ['resignation', 'black']);
     });
   });
+
+  describe('time a command waits inside the service (receivedAt)', () => {
+    /** A 10+0 game with both first moves made: White's clock runs from T0 + 1. */
+    function running() {
+      const s = newState({ initialMs: 10_000 });
+      playLine(s, ['e2e4', 'e7e5'], T0);
+      return { s, turnStart: s.clock.turnStart! };
+    }
+
+    it('charges the mover up to when the move reached the service, not until it is decided', () => {
+      const { s, turnStart } = running();
+      const { reply } = run(s, move(WHITE, 'g1f3', { receivedAt: turnStart + 700 }), turnStart + 2700);
+      assert.equal(reply.data.game.white_time_remaining, 9.3);
+      assert.equal(s.clock.remaining('white', turnStart + 2700), 9300);
+    });
+
+    it("starts the opponent's turn when the move is made, so the wait is charged to neither player", () => {
+      const { s, turnStart } = running();
+      const { decision } = run(s, move(WHITE, 'g1f3', { receivedAt: turnStart + 700 }), turnStart + 2700);
+      assert.equal(s.clock.turnStart, turnStart + 2700);
+      assert.equal(s.clock.flagAt(), turnStart + 2700 + 10_000);
+      const write = decision.write as Extract<typeof decision.write, { kind: 'move' }>;
+      assert.deepEqual([write.move.turnStartedAt?.getTime(), write.move.whiteMs, write.move.blackMs], [turnStart + 2700, 9300, 10_000]);
+      const moved = decision.events.find((e) => e.type === 'moved')!;
+      assert.equal(moved.at, turnStart + 2700);
+      assert.deepEqual((publicEvent(s, moved) as any).times, { white: 9.3, black: 10 });
+    });
+
+    it('accepts a move that reached the service before the flag, though decided after it', () => {
+      const { s } = running();
+      const flagAt = s.clock.flagAt()!;
+      const { decision, reply } = run(s, move(WHITE, 'g1f3', { receivedAt: flagAt - 1 }), flagAt + 2000);
+      assert.equal(reply.ok, true, JSON.stringify(reply));
+      assert.equal(decision.write?.kind, 'move');
+      assert.deepEqual([s.status, s.clock.remaining('white', flagAt + 2000)], ['active', 1]);
+    });
+
+    it('still refuses a move that reached the service at the flag instant', () => {
+      const { s } = running();
+      const flagAt = s.clock.flagAt()!;
+      const { reply } = run(s, move(WHITE, 'g1f3', { receivedAt: flagAt }), flagAt + 2000);
+      assert.equal(reply.code, 'GAME_NOT_ACTIVE');
+      assert.equal(s.ending?.termination, 'timeout');
+    });
+
+    it('accepts a first move that reached the service before its deadline, though decided after it', () => {
+      const s = newState();
+      const deadline = s.firstMoveDeadline!;
+      const { reply } = run(s, move(WHITE, 'e2e4', { receivedAt: deadline - 1 }), deadline + 500);
+      assert.equal(reply.ok, true, JSON.stringify(reply));
+      // Black's deadline counts from when the move was made: Black could not see it before.
+      assert.equal(s.firstMoveDeadline, deadline + 500 + RULES.firstMoveMs);
+    });
+
+    it('books a resignation that waited at its arrival: a resignation, not a timeout', () => {
+      const { s } = running();
+      const flagAt = s.clock.flagAt()!;
+      const { decision } = run(s, { type: 'resign', userId: WHITE, receivedAt: flagAt - 400 }, flagAt + 1000);
+      assert.deepEqual([s.ending?.termination, (decision.write as any).whiteMs], ['resignation', 400]);
+    });
+
+    it('never times a command before the turn it acts on began, nor after now', () => {
+      const { s, turnStart } = running();
+      // Overtaken on its way in (or waiting while no node hosted the game): nothing charged.
+      run(s, move(WHITE, 'g1f3', { receivedAt: turnStart - 5000 }), turnStart + 300);
+      assert.equal(s.clock.remaining('white', turnStart + 300), 10_000);
+      // Stamped by a node whose clock runs ahead of this one's: charged up to now only.
+      const blackStart = s.clock.turnStart!;
+      run(s, move(BLACK, 'b8c6', { receivedAt: blackStart + 60_000 }), blackStart + 300);
+      assert.equal(s.clock.remaining('black', blackStart + 300), 9700);
+    });
+  });
 });

@@ -85,7 +85,7 @@ export function gameRoutes({ games }: Services): Route[] {
       body: MoveBody,
       response: MoveResult,
       errors: [...LIVE_ERRORS, 'NOT_YOUR_TURN', 'INVALID_MOVE'],
-      handler: ({ user, params, body, idempotencyKey }) => games.makeMove(user!.id, params.id, body, idempotencyKey),
+      handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.makeMove(user!.id, params.id, body, { idempotencyKey, receivedAt }),
     });
 
   return [
@@ -180,7 +180,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: GameEndResult,
       errors: LIVE_ERRORS,
-      handler: ({ user, params, idempotencyKey }) => games.resign(user!.id, params.id, idempotencyKey),
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.resign(user!.id, params.id, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -190,7 +190,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: DrawOfferResult,
       errors: [...LIVE_ERRORS, 'DRAW_OFFER_PENDING', 'DRAW_OFFER_LIMIT'],
-      handler: ({ user, params, idempotencyKey }) => games.offerDraw(user!.id, params.id, idempotencyKey),
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.offerDraw(user!.id, params.id, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -201,8 +201,8 @@ export function gameRoutes({ games }: Services): Route[] {
       body: DrawAnswerBody,
       response: DrawAnswerResult,
       errors: [...LIVE_ERRORS, 'FORBIDDEN', 'DRAW_OFFER_NOT_FOUND', 'DRAW_OFFER_NOT_PENDING'],
-      handler: ({ user, params, body, idempotencyKey }) =>
-        games.answerDraw(user!.id, params.id, params.offer_id, body.accept, idempotencyKey),
+      handler: ({ user, params, body, idempotencyKey, receivedAt }) =>
+        games.answerDraw(user!.id, params.id, params.offer_id, body.accept, { idempotencyKey, receivedAt }),
     }),
   ];
 }
