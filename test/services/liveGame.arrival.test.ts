@@ -1,3 +1,4 @@
+import { findGame } from '../../src/db/games.ts';
 import assert from 'node:assert/strict';
 import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
@@ -58,8 +59,9 @@ describe('LiveGame against PostgreSQL: a command that waited inside the service'
     assert.equal(reply.ok, true, JSON.stringify(reply));
     assert.deepEqual([reply.data.game.status, reply.data.game.white_time_remaining, reply.data.game.black_time_remaining], ['active', 0.001, 1]);
     assert.equal(live.status, 'active');
-    const { rows } = await pool.query('SELECT status, move_count, white_time_ms FROM games WHERE id = $1', [gameId]);
-    assert.deepEqual(rows[0], { status: 'active', move_count: 3, white_time_ms: 1 });
+    // As every read shows it: the row's snapshot with the appended moves folded in (migration 017).
+    const stored = (await findGame(pool, gameId))!;
+    assert.deepEqual({ status: stored.status, moveCount: stored.moveCount, whiteTimeMs: stored.whiteTimeMs }, { status: 'active', moveCount: 3, whiteTimeMs: 1 });
   });
 
   it('refuses a move that reached the service at the flag instant, after the same wait', async () => {
