@@ -14,7 +14,9 @@
  * something refuses to grow: the report says what), and prints one JSON report. The baseline,
  * measured in the same run before the service starts: a tight chess.js loop over the same kind
  * of moves. BENCH_SERVER_NODE_ARGS passes flags to the service's Node (e.g. `--trace-gc`),
- * BENCH_SERVER_LOG=file keeps its stdout.
+ * BENCH_SERVER_LOG=file keeps its stdout. Each window reports its bounds on the machine's
+ * monotonic clock (`monotonic_us`) and the report the service's pid (`server_pid`): `npm run
+ * bench:profile` (loadtest/profile.ts) cuts the service's `--cpu-prof` profile to the window with them.
  */
 import '../src/polyfills.ts';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -78,6 +80,11 @@ async function ask<T extends BotMessage['type']>(bot: Bot, m: ParentMessage, ans
   return (await reply) as Extract<BotMessage, { type: T }>;
 }
 
+/**
+ * The machine's monotonic clock in µs, which is the clock of a `--cpu-prof` profile's startTime
+ * and samples: loadtest/profile.ts cuts the service's profile to a window with it.
+ */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -150,14 +157,16 @@ async function main() {
     const tx0 = await transactions();
     const m0 = await metrics();
     const t0 = performance.now();
+    const from = monotonicUs();
     await sleep(seconds * 1000);
     const windows = await Promise.all(bots.map((b) => ask(b, { type: 'window' }, 'window')));
     const wallS = (performance.now() - t0) / 1000;
+    const to = monotonicUs();
     const m1 = await metrics();
     const cpuS = processCpu(pid) - cpu0;
     const pgS = postgresCpu() - pg0;
     const tx = (await transactions()) - tx0;
-    return summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 });
+    return { ...summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 }), monotonic_us: { from, to } };
   };
   const summarize = (
     windows: BotWindow[],
@@ -201,6 +210,7 @@ async function main() {
     node: process.version,
     cpus: os.cpus().length,
     fd_limit: fdLimit(pid),
+    server_pid: pid,
     settings: o,
   };
   try {
