@@ -15,7 +15,8 @@
  * measured in the same run before the service starts: a tight chess.js loop over the same kind
  * of moves. BENCH_SERVER_NODE_ARGS passes flags to the service's Node (e.g. `--trace-gc`),
  * BENCH_SERVER_LOG=file keeps its stdout. Each window reports its bounds on the machine's
- * monotonic clock (`monotonic_us`) and the report the service's pid (`server_pid`): `npm run
+ * monotonic clock (`monotonic_us`), the service's main thread's CPU and its wait for a CPU
+ * (`server_main_thread`), and the report the service's pid (`server_pid`): `npm run
  * bench:profile` (loadtest/profile.ts) cuts the service's `--cpu-prof` profile to the window with them.
  */
 import '../src/polyfills.ts';
@@ -27,7 +28,7 @@ import pg from 'pg';
 import { createDatabase } from '../test/helpers/database.ts';
 import { startServiceProcess } from '../test/helpers/process.ts';
 import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
-import { postgresCpu, processCpu } from './cpu.ts';
+import { postgresCpu, processCpu, threadSched } from './cpu.ts';
 import { chessJsLoop, randomGame } from './lines.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -86,6 +87,7 @@ async function ask<T extends BotMessage['type']>(bot: Bot, m: ParentMessage, ans
  */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const round2 = (n: number) => Number(n.toFixed(2));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The heap after each full (mark-compact) collection, from --trace-gc, in the order they came. */
@@ -153,6 +155,7 @@ async function main() {
     await Promise.all(bots.map((b) => ask(b, { type: 'window' }, 'window')));
     await metrics(); // resets the event-loop histogram
     const cpu0 = processCpu(pid);
+    const main0 = threadSched(pid);
     const pg0 = postgresCpu();
     const tx0 = await transactions();
     const m0 = await metrics();
@@ -164,9 +167,14 @@ async function main() {
     const to = monotonicUs();
     const m1 = await metrics();
     const cpuS = processCpu(pid) - cpu0;
+    const main1 = threadSched(pid);
     const pgS = postgresCpu() - pg0;
     const tx = (await transactions()) - tx0;
-    return { ...summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 }), monotonic_us: { from, to } };
+    return {
+      ...summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 }),
+      server_main_thread: { cpu_s: round2(main1.cpuS - main0.cpuS), runqueue_wait_s: round2(main1.waitS - main0.waitS) },
+      monotonic_us: { from, to },
+    };
   };
   const summarize = (
     windows: BotWindow[],

@@ -31,3 +31,13 @@ export function postgresCpu(): number {
   }
   return total;
 }
+
+/**
+ * A thread's time on a CPU and time runnable but waiting for one (seconds, nanosecond counters
+ * from /proc/<pid>/task/<tid>/schedstat; the main thread's tid is the pid). A sampling profiler
+ * counts the wait too: on a shared machine it tells how far its samples overstate the CPU.
+ */
+export function threadSched(pid: number, tid = pid): { cpuS: number; waitS: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { cpuS: run / 1e9, waitS: wait / 1e9 };
+}
