@@ -16,8 +16,9 @@
  * of moves. BENCH_SERVER_NODE_ARGS passes flags to the service's Node (e.g. `--trace-gc`),
  * BENCH_SERVER_LOG=file keeps its stdout. Each window reports its bounds on the machine's
  * monotonic clock (`monotonic_us`), the service's main thread's CPU and its wait for a CPU
- * (`server_main_thread`), and the report the service's pid (`server_pid`): `npm run
- * bench:profile` (loadtest/profile.ts) cuts the service's `--cpu-prof` profile to the window with them.
+ * (`server_main_thread`) and its threads' CPU by name (`server_threads_cpu_s`); the report gives
+ * the service's pid (`server_pid`). `npm run bench:profile` (loadtest/profile.ts) cuts the
+ * service's `--cpu-prof` profile to the window with them.
  */
 import '../src/polyfills.ts';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -28,7 +29,7 @@ import pg from 'pg';
 import { createDatabase } from '../test/helpers/database.ts';
 import { startServiceProcess } from '../test/helpers/process.ts';
 import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
-import { postgresCpu, processCpu, threadSched } from './cpu.ts';
+import { postgresCpu, processCpu, threadSched, threadsCpu } from './cpu.ts';
 import { chessJsLoop, randomGame } from './lines.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -156,6 +157,7 @@ async function main() {
     await metrics(); // resets the event-loop histogram
     const cpu0 = processCpu(pid);
     const main0 = threadSched(pid);
+    const threads0 = threadsCpu(pid);
     const pg0 = postgresCpu();
     const tx0 = await transactions();
     const m0 = await metrics();
@@ -168,11 +170,13 @@ async function main() {
     const m1 = await metrics();
     const cpuS = processCpu(pid) - cpu0;
     const main1 = threadSched(pid);
+    const threads1 = threadsCpu(pid);
     const pgS = postgresCpu() - pg0;
     const tx = (await transactions()) - tx0;
     return {
       ...summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 }),
       server_main_thread: { cpu_s: round2(main1.cpuS - main0.cpuS), runqueue_wait_s: round2(main1.waitS - main0.waitS) },
+      server_threads_cpu_s: Object.fromEntries(Object.entries(threads1).map(([name, s]) => [name, round2(s - (threads0[name] ?? 0))])),
       monotonic_us: { from, to },
     };
   };

@@ -99,6 +99,7 @@ async function main() {
     main_thread_cpu_s: main ? main.cpu_s : null,
     main_thread_cpu_us_per_move: main && moves ? round((main.cpu_s * 1e6) / moves) : null,
     main_thread_runqueue_wait_s: main ? main.runqueue_wait_s : null,
+    threads_cpu_s: step.server_threads_cpu_s ?? null,
     sampled_busy_s: round(b.busy_ms / 1000, 2),
     sampled_idle_s: round(b.idle_ms / 1000, 2),
     samples: b.samples,
