@@ -43,15 +43,16 @@ export function threadSched(pid: number, tid = pid): { cpuS: number; waitS: numb
 }
 
 /**
- * CPU seconds of each of a process's threads, summed by thread name (`node` is the main thread;
- * V8's GC and compiler helpers are `V8 DefaultWorke`, libuv's pool `libuv-worker`): what of the
- * process's CPU a profile of the main thread cannot see. A thread that exited is not counted.
+ * CPU seconds of each of a process's threads, summed by thread name, the main thread as `main`
+ * (Node's platform workers, which run V8's GC helpers and compiler jobs, are also called `node`;
+ * libuv's pool is `libuv-worker`, the profiler's `v8:ProfEvntProc`): what of the process's CPU a
+ * profile of the main thread cannot see. A thread that exited is not counted.
  */
 export function threadsCpu(pid: number): Record<string, number> {
   const byName: Record<string, number> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const name = tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
       byName[name] = (byName[name] ?? 0) + threadSched(pid, Number(tid)).cpuS;
     } catch {
       /* the thread exited */
