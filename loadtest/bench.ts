@@ -14,7 +14,11 @@
  * something refuses to grow: the report says what), and prints one JSON report. The baseline,
  * measured in the same run before the service starts: a tight chess.js loop over the same kind
  * of moves. BENCH_SERVER_NODE_ARGS passes flags to the service's Node (e.g. `--trace-gc`),
- * BENCH_SERVER_LOG=file keeps its stdout.
+ * BENCH_SERVER_LOG=file keeps its stdout. Each window reports its bounds on the machine's
+ * monotonic clock (`monotonic_us`), the service's main thread's CPU and its wait for a CPU
+ * (`server_main_thread`) and its threads' CPU by name (`server_threads_cpu_s`); the report gives
+ * the service's pid (`server_pid`). `npm run bench:profile` (loadtest/profile.ts) cuts the
+ * service's `--cpu-prof` profile to the window with them.
  */
 import '../src/polyfills.ts';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -25,7 +29,7 @@ import pg from 'pg';
 import { createDatabase } from '../test/helpers/database.ts';
 import { startServiceProcess } from '../test/helpers/process.ts';
 import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
-import { postgresCpu, processCpu } from './cpu.ts';
+import { postgresCpu, processCpu, threadSched, threadsCpu } from './cpu.ts';
 import { chessJsLoop, randomGame } from './lines.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -78,7 +82,13 @@ async function ask<T extends BotMessage['type']>(bot: Bot, m: ParentMessage, ans
   return (await reply) as Extract<BotMessage, { type: T }>;
 }
 
+/**
+ * The machine's monotonic clock in µs, which is the clock of a `--cpu-prof` profile's startTime
+ * and samples: loadtest/profile.ts cuts the service's profile to a window with it.
+ */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const round2 = (n: number) => Number(n.toFixed(2));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The heap after each full (mark-compact) collection, from --trace-gc, in the order they came. */
@@ -146,18 +156,29 @@ async function main() {
     await Promise.all(bots.map((b) => ask(b, { type: 'window' }, 'window')));
     await metrics(); // resets the event-loop histogram
     const cpu0 = processCpu(pid);
+    const main0 = threadSched(pid);
+    const threads0 = threadsCpu(pid);
     const pg0 = postgresCpu();
     const tx0 = await transactions();
     const m0 = await metrics();
     const t0 = performance.now();
+    const from = monotonicUs();
     await sleep(seconds * 1000);
     const windows = await Promise.all(bots.map((b) => ask(b, { type: 'window' }, 'window')));
     const wallS = (performance.now() - t0) / 1000;
+    const to = monotonicUs();
     const m1 = await metrics();
     const cpuS = processCpu(pid) - cpu0;
+    const main1 = threadSched(pid);
+    const threads1 = threadsCpu(pid);
     const pgS = postgresCpu() - pg0;
     const tx = (await transactions()) - tx0;
-    return summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 });
+    return {
+      ...summarize(windows, { wallS, cpuS, pgS, tx, m0, m1 }),
+      server_main_thread: { cpu_s: round2(main1.cpuS - main0.cpuS), runqueue_wait_s: round2(main1.waitS - main0.waitS) },
+      server_threads_cpu_s: Object.fromEntries(Object.entries(threads1).map(([name, s]) => [name, round2(s - (threads0[name] ?? 0))])),
+      monotonic_us: { from, to },
+    };
   };
   const summarize = (
     windows: BotWindow[],
@@ -201,6 +222,7 @@ async function main() {
     node: process.version,
     cpus: os.cpus().length,
     fd_limit: fdLimit(pid),
+    server_pid: pid,
     settings: o,
   };
   try {

@@ -31,3 +31,32 @@ export function postgresCpu(): number {
   }
   return total;
 }
+
+/**
+ * A thread's time on a CPU and time runnable but waiting for one (seconds, nanosecond counters
+ * from /proc/<pid>/task/<tid>/schedstat; the main thread's tid is the pid). A sampling profiler
+ * counts the wait too: on a shared machine it tells how far its samples overstate the CPU.
+ */
+export function threadSched(pid: number, tid = pid): { cpuS: number; waitS: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { cpuS: run / 1e9, waitS: wait / 1e9 };
+}
+
+/**
+ * CPU seconds of each of a process's threads, summed by thread name, the main thread as `main`
+ * (Node's platform workers, which run V8's GC helpers and compiler jobs, are also called `node`;
+ * libuv's pool is `libuv-worker`, the profiler's `v8:ProfEvntProc`): what of the process's CPU a
+ * profile of the main thread cannot see. A thread that exited is not counted.
+ */
+export function threadsCpu(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      byName[name] = (byName[name] ?? 0) + threadSched(pid, Number(tid)).cpuS;
+    } catch {
+      /* the thread exited */
+    }
+  }
+  return byName;
+}
