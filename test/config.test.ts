@@ -21,6 +21,11 @@ describe('Configuration', () => {
     assert.equal(c.redisUrl, undefined);
   });
 
+  it('takes a DATABASE_URL whose host is a Unix socket directory', () => {
+    const url = 'postgres://postgres@%2Fvar%2Frun%2Fpostgresql/chess';
+    assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);
+  });
+
   it('stops on a bad value with a message naming the variable', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
     assert.throws(() => loadConfig({ RATE_LIMITS: 'sometimes' }), /RATE_LIMITS/);
