@@ -96,7 +96,7 @@ export async function startService(
     }
 
     const events = createEventBus();
-    const gameEvents = createGameEventLog({ events, redis });
+    const gameEvents = createGameEventLog({ events, redis, clock });
     const makeLimiter = limiterFactory(redis);
     const limits = createRateLimits(config.rateLimits, makeLimiter, () => clock.now());
     const ctx: AppContext = { config, log, pool, redis, makeLimiter, limits, events, clock };
