@@ -133,6 +133,8 @@ async function main() {
         : undefined,
   });
   const pid = server.pid!;
+  // The service started and idle (no user, no game): what a game's share of RSS is measured above.
+  const idleRss = rssMb(pid);
   const bots = Array.from({ length: o.bots }, (_, i) => startBot(i, base));
   const transactions = async () =>
     Number((await stats.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n);
@@ -209,6 +211,8 @@ async function main() {
       lease_renewal_ms: bucketQuantiles(s.m0.buckets('chess_lease_renewal_seconds'), s.m1.buckets('chess_lease_renewal_seconds')),
       rss_mb: Math.round(rss),
       rss_kb_per_game: playing ? Math.round((rss * 1024) / playing) : null,
+      idle_rss_mb: Math.round(idleRss),
+      rss_kb_per_game_above_idle: playing ? Math.round(((rss - idleRss) * 1024) / playing) : null,
       heap_used_mb: Math.round(s.m1('nodejs_heap_size_used_bytes') / 1048576),
       event_loop_delay_ms: { p50: ms(s.m1('nodejs_eventloop_lag_p50_seconds')), p99: ms(s.m1('nodejs_eventloop_lag_p99_seconds')), max: ms(s.m1('nodejs_eventloop_lag_max_seconds')) },
       games_finished: windows.reduce((n, w) => n + w.gamesFinished, 0),

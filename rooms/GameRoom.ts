@@ -1,4 +1,5 @@
-import { Room, type Client } from '@colyseus/core';
+import { Protocol, Room, type Client } from '@colyseus/core';
+import { Encoder } from '@colyseus/schema';
 import { z } from 'zod';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
@@ -18,6 +19,27 @@ export const CLOSE_GAME_MOVED = 4503;
 const RECONNECT_SECONDS = 60;
 // Per-socket message budget for players (DESIGN 2.3): 100 messages per 20 s.
 const SOCKET_BUDGET = { messages: 100, windowMs: 20_000 };
+
+type CorkableSocket = { cork(): void; uncork(): void };
+type SharedSerializer = {
+  encoder: { sharedBuffer: Uint8Array };
+  fullEncodeBuffer: Uint8Array;
+  needFullEncode: boolean;
+  getFullState: (...args: unknown[]) => Uint8Array;
+};
+
+/** The encode buffers every game room shares (shareEncodeBuffers), each frame's first byte as Colyseus sets it. */
+const SHARED = {
+  patch: new Uint8Array(Encoder.BUFFER_SIZE),
+  full: startingWith(Protocol.ROOM_STATE, Encoder.BUFFER_SIZE),
+  fullOwner: undefined as SharedSerializer | undefined,
+};
+
+function startingWith(first: number, size: number): Uint8Array {
+  const buffer = new Uint8Array(size);
+  buffer[0] = first;
+  return buffer;
+}
 
 export type GameRoomDeps = {
   host: LiveGameHost;
@@ -40,6 +62,9 @@ export class GameRoom extends Room<{ state: GameState }> {
   // A hard flood guard (Colyseus drops the socket); the budget below answers politely first.
   override maxMessagesPerSecond = 200;
   private budgets = new WeakMap<Client, { count: number; resetAt: number }>();
+  private corked: CorkableSocket[] | undefined;
+  private lastView: Uint8Array | undefined;
+  private lastCopy: Uint8Array | undefined;
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
     const bearer = token || options?.token;
@@ -58,6 +83,7 @@ export class GameRoom extends Room<{ state: GameState }> {
     this.live = live;
     host.register(live);
     this.state = this.initialState();
+    this.shareEncodeBuffers();
     live.onEvent = (event) => this.onGameEvent(event);
     live.onLost = () => void this.disconnect(CLOSE_GAME_MOVED);
 
@@ -162,37 +188,76 @@ export class GameRoom extends Room<{ state: GameState }> {
   /**
    * Holds the clients' socket writes until the end of this turn of the event loop, so a patch and
    * the command's answer (or a second patch and game_end) leave in one write (one syscall) instead
-   * of one each. A corked socket keeps what it is given by reference until it uncorks: this is safe
-   * only because every frame handed to a socket is its own copy (ownFrames).
+   * of one each: on loopback a write costs ~180 µs, more than the rest of a move's socket work. One
+   * uncork per room per turn, however many events and clients. A corked socket keeps what it is
+   * given by reference until it uncorks: this is safe only because no frame handed to a socket is
+   * a view of memory an encoder reuses (ownFrames).
    */
   private corkClients(): void {
+    if (this.corked) return;
+    const corked: CorkableSocket[] = [];
     for (const client of this.clients) {
-      const socket = (client as unknown as { ref?: { _socket?: { cork(): void; uncork(): void } } }).ref?._socket;
+      const socket = (client as unknown as { ref?: { _socket?: CorkableSocket } }).ref?._socket;
       if (!socket) continue;
       socket.cork();
-      setImmediate(() => socket.uncork());
+      corked.push(socket);
     }
+    this.corked = corked;
+    setImmediate(this.uncorkClients);
   }
 
+  private readonly uncorkClients = (): void => {
+    const corked = this.corked;
+    this.corked = undefined;
+    for (const socket of corked ?? []) socket.uncork();
+  };
+
   /**
-   * Gives the socket of `client` a copy of every frame instead of a view into memory Colyseus
-   * reuses. The schema encoder returns `sharedBuffer.subarray(0, n)` (@colyseus/schema
-   * build/index.mjs, `Encoder._encodeChannel`: `return buffer.subarray(0, it.offset)`; the join
-   * state is likewise a view of the serializer's `fullEncodeBuffer`); the serializer hands that
-   * view to `client.raw` as is (@colyseus/core build/serializer/SchemaSerializer.mjs,
-   * `applyPatches` → `sendClientFrame`); ws frames it without copying (ws lib/sender.js,
-   * `Sender.frame` returns `[header, data]`) and a net.Socket that cannot write at once keeps the
-   * chunk by reference. So a socket that is corked (corkClients) or backed up by a slow reader
-   * still holds the view when the next patch is encoded into the same buffer from offset 1: two
-   * events in one tick (a mating move and game_end; a lapsed draw offer and the move) sent every
-   * client the second patch's bytes under the first one's length, the decoder answered
-   * "definition mismatch" and kept the old FEN and turn. Colyseus's own messages are already
-   * fresh copies (core build/Protocol.mjs, `getMessageBytes.raw`); copying them again costs a few
-   * hundred bytes and keeps this independent of which frames happen to be views.
+   * Gives the socket of `client` its own bytes instead of a view into memory an encoder reuses.
+   * The schema encoder returns `sharedBuffer.subarray(0, n)` (@colyseus/schema build/index.mjs,
+   * `Encoder._encodeChannel`: `return buffer.subarray(0, it.offset)`; the join state is likewise a
+   * view of the serializer's `fullEncodeBuffer`); the serializer hands that view to `client.raw`
+   * as is (@colyseus/core build/serializer/SchemaSerializer.mjs, `applyPatches` →
+   * `sendClientFrame`); ws frames it without copying (ws lib/sender.js, `Sender.frame` returns
+   * `[header, data]`) and a net.Socket that cannot write at once keeps the chunk by reference. So
+   * a socket that is corked (corkClients) or backed up by a slow reader still holds the view when
+   * the next patch is encoded into the same buffer: two events in one tick (a mating move and
+   * game_end; a lapsed draw offer and the move) once sent every client the second patch's bytes
+   * under the first one's length, the decoder answered "definition mismatch" and kept the old FEN
+   * and turn. Every game room encodes into one process-wide buffer (shareEncodeBuffers), so such a
+   * view is copied once, as it is first sent, and the copy goes to every client of that patch;
+   * frames in fresh memory (Colyseus's messages: core build/Protocol.mjs, `getMessageBytes.raw`)
+   * are sent as they are.
    */
   private ownFrames(client: GameClient): void {
     const raw = client.raw.bind(client);
-    client.raw = (data, options, cb) => raw(Buffer.from(data), options, cb);
+    client.raw = (data, options, cb) => raw(this.owned(data), options, cb);
+  }
+
+  private owned(data: Uint8Array): Uint8Array {
+    // A patch too big for the shared buffer makes the room's encoder a bigger one of its own, reused too.
+    const own = (this as unknown as { _serializer: SharedSerializer })._serializer.encoder.sharedBuffer;
+    if (data.buffer !== SHARED.patch.buffer && data.buffer !== SHARED.full.buffer && data.buffer !== own.buffer) return data;
+    if (data !== this.lastView) [this.lastView, this.lastCopy] = [data, Buffer.from(data)];
+    return this.lastCopy!;
+  }
+
+  /**
+   * A room's serializer holds two 16 KB buffers (the patch encoder's and the join state's): 32 KB
+   * of every live game's memory for frames of a few hundred bytes. They are only needed while a
+   * frame is encoded and copied (ownFrames), which never interleaves with another room's, so
+   * every game room encodes into the same two. The join state is cached as a view of its buffer
+   * (`fullEncodeCache`): a room re-encodes it when another room has used the buffer since.
+   */
+  private shareEncodeBuffers(): void {
+    const serializer = (this as unknown as { _serializer: SharedSerializer })._serializer;
+    serializer.encoder.sharedBuffer = SHARED.patch;
+    serializer.fullEncodeBuffer = SHARED.full;
+    const getFullState = serializer.getFullState.bind(serializer);
+    serializer.getFullState = (...args) => {
+      if (SHARED.fullOwner !== serializer) [SHARED.fullOwner, serializer.needFullEncode] = [serializer, true];
+      return getFullState(...args);
+    };
   }
 
   /** A seat is connected while any of its clients is in the room; a dropped one waiting to reconnect is not. */

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
 import type { NumberedEvent } from '../domain/liveGameViews.ts';
 import { channels, type EventBus } from '../events.ts';
+import type { Clock } from '../time.ts';
 
 /**
  * The events of a game on its `game:<id>` channel (DESIGN 2.6), and a short replay buffer of them
@@ -29,18 +30,24 @@ export type PublishedEvent = NumberedEvent;
 /** How many numbered events of a game are kept, and how long after the last one. */
 export const REPLAY_EVENTS = 32;
 const REPLAY_TTL_SECONDS = 3600;
+/**
+ * How long a finished game's buffer outlives its game_end: long enough for a stream that dropped
+ * at the end to come back with `?since` and be replayed the end, instead of holding ~14 KB per game
+ * for an hour (Redis) or until 5,000 later games push it out (memory).
+ */
+export const FINISHED_REPLAY_MS = 5 * 60_000;
 /** In memory: the most games whose buffers are kept (the oldest goes first). */
 const MEMORY_GAMES = 5000;
 
 const bufferKey = (gameId: string) => `game-events:${gameId}`;
 
-export function createGameEventLog(o: { events: EventBus; redis: Redis | undefined }): GameEventLog {
-  const store = o.redis ? redisStore(o.redis) : memoryStore();
+export function createGameEventLog(o: { events: EventBus; redis: Redis | undefined; clock: Clock }): GameEventLog {
+  const store = o.redis ? redisStore(o.redis) : memoryStore(o.clock);
   return {
     publish(gameId, event) {
       const json = JSON.stringify(event);
       o.events.publishRaw(channels.game(gameId), json);
-      if (event.type !== 'time_update') store.append(gameId, json);
+      if (event.type !== 'time_update') store.append(gameId, json, event.type === 'game_end');
     },
     async since(gameId, after) {
       const kept = (await store.read(gameId)).map((json) => ({ json, v: (JSON.parse(json) as PublishedEvent).v }));
@@ -52,23 +59,35 @@ export function createGameEventLog(o: { events: EventBus; redis: Redis | undefin
   };
 }
 
-type ReplayStore = { append(gameId: string, json: string): void; read(gameId: string): Promise<string[]> };
+type ReplayStore = { append(gameId: string, json: string, last: boolean): void; read(gameId: string): Promise<string[]> };
 
 function redisStore(redis: Redis): ReplayStore {
   return {
-    append(gameId, json) {
+    append(gameId, json, last) {
       const key = bufferKey(gameId);
+      const ttl = last ? FINISHED_REPLAY_MS / 1000 : REPLAY_TTL_SECONDS;
       // One round trip, not awaited: the move's answer does not wait for the replay buffer.
-      void redis.multi().rpush(key, json).ltrim(key, -REPLAY_EVENTS, -1).expire(key, REPLAY_TTL_SECONDS).exec().catch(() => {});
+      void redis.multi().rpush(key, json).ltrim(key, -REPLAY_EVENTS, -1).expire(key, ttl).exec().catch(() => {});
     },
     read: (gameId) => redis.lrange(bufferKey(gameId), 0, -1),
   };
 }
 
-function memoryStore(): ReplayStore {
+function memoryStore(clock: Clock): ReplayStore {
   const games = new Map<string, string[]>();
+  // Finished games in the order they ended, i.e. of their drop times: swept from the front as the
+  // store is used, so no timer runs per game.
+  const finished: { gameId: string; dropAt: number }[] = [];
+  const sweep = () => {
+    const now = clock.now();
+    let n = 0;
+    while (n < finished.length && finished[n].dropAt <= now) games.delete(finished[n++].gameId);
+    if (n > 0) finished.splice(0, n);
+  };
   return {
-    append(gameId, json) {
+    append(gameId, json, last) {
+      sweep();
+      if (last) finished.push({ gameId, dropAt: clock.now() + FINISHED_REPLAY_MS });
       const kept = games.get(gameId) ?? [];
       games.delete(gameId); // re-inserted last: the map's order is the order of last use
       kept.push(json);
@@ -76,7 +95,10 @@ function memoryStore(): ReplayStore {
       games.set(gameId, kept);
       if (games.size > MEMORY_GAMES) games.delete(games.keys().next().value!);
     },
-    read: async (gameId) => games.get(gameId) ?? [],
+    read: async (gameId) => {
+      sweep();
+      return games.get(gameId) ?? [];
+    },
   };
 }
 

@@ -175,6 +175,24 @@ describe('GameRoom state sync with real SDK clients', () => {
     assert.deepEqual([serverState().status, serverState().termination], ['abandoned', 'aborted']);
   });
 
+  it('gives a client joining one game its own state after another game encoded into the shared buffers', async () => {
+    await startUntimed();
+    const first = game;
+    const { w } = await table();
+    await play(w, 'e2e4');
+    const seen = await join(); // the first game's join state is encoded and kept for the next join
+    await inStep([seen]);
+    // A second game's joins and move encode into the buffers every game room shares.
+    await startUntimed();
+    const other = await table();
+    await play(other.w, 'd2d4');
+    await inStep(other.all);
+    game = first;
+    const late = await join();
+    await inStep([seen, late]);
+    assert.equal((late.state as any).gameId, first.id);
+  });
+
   it('keeps a seat connected while any of its tabs is in the room, and not after the last one leaves', async () => {
     await startUntimed();
     const { w, b, s } = await table();
