@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { findGame } from '../src/db/games.ts';
 import { createDatabase } from './helpers/database.ts';
 import { clusterRedisUrl } from './helpers/cluster.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
@@ -93,10 +94,11 @@ describe('Two nodes, one service (REDIS_URL)', function () {
       await new Promise((r) => setTimeout(r, 500));
     }
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    const after = (await client.query('SELECT host_epoch, move_count FROM games WHERE id = $1', [id])).rows[0];
+    // As every read shows it: the row's snapshot with the appended moves folded in (migration 017).
+    const after = (await findGame(client, id))!;
     await client.end();
-    assert.equal(after.move_count, 6);
-    assert.ok(Number(after.host_epoch) > Number(before.host_epoch), 'the survivor took the game over with a new epoch');
+    assert.equal(after.moveCount, 6);
+    assert.ok(Number(after.hostEpoch) > Number(before.host_epoch), 'the survivor took the game over with a new epoch');
     const detail = await call(survivor, 'GET', `/games/${id}`, undefined, wt);
     assert.equal(detail.body.data.pgn, '1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6');
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, type Room } from '@colyseus/sdk';
 import { createDatabase } from './helpers/database.ts';
-import { CLUSTER_ENV, clusterRedisUrl, nodeIdOf, queryRow, socketMove } from './helpers/cluster.ts';
+import { CLUSTER_ENV, clusterRedisUrl, nodeIdOf, queryRow, socketMove, storedGame } from './helpers/cluster.ts';
 import { postData, requestJson, type ServiceProcess } from './helpers/process.ts';
 import { until } from './helpers/poll.ts';
 import { testService } from './helpers/service.ts';
@@ -157,7 +157,7 @@ describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', fu
       assert.deepEqual(seen, sans, `spectator ${i} saw every move in order`);
       s.ws.close();
     }
-    const row = await queryRow(db.url, 'SELECT move_count, pgn FROM games WHERE id = $1', [game.id]);
+    const row = await storedGame(db.url, game.id);
     assert.equal(row.move_count, line.length);
     return game.id as string;
   }
