@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { systemClock, type Clock } from '../time.ts';
 import type { MoveRecord } from '../domain/liveGame.ts';
-import { lockGamesInOrder } from './liveGames.ts';
 import type { Pool, PoolClient } from './pool.ts';
 
 /** One accepted move of one game (the decider's record), fenced by the room's lease epoch. */
@@ -18,7 +17,7 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
 /**
  * The game row's snapshot is rewritten by the first two plies (the clocks start and the
  * first-move deadlines change there), by every SNAPSHOT_EVERY-th ply, and by a move that lapses a
- * draw offer; every other move is appended alone (LEAN_SQL). Reads of an active game fold the
+ * draw offer; every other move is appended alone (leanSql). Reads of an active game fold the
  * moves after the snapshot into it (src/db/liveTail.ts), so the snapshot's lag costs a read at
  * most SNAPSHOT_EVERY − 1 small rows.
  */
@@ -26,10 +25,54 @@ export const SNAPSHOT_EVERY = 10;
 export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer'>) =>
   w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer;
 
-// The move rows of a batch, from the writes' arrays (the same parameters in both statements).
-const MOVE_ROWS = `SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[],
-                       $7::int[], $8::int[], $9::int[], $10::timestamptz[], $11::int[], $12::text[])
-    AS t(game_id, epoch, ply, san, uci, fen, clock_ms, white_ms, black_ms, played_at, event_seq, command_key)`;
+type Column = readonly [name: string, type: string, value: (w: MoveWrite) => unknown];
+
+// A move row's fields, and the snapshot's beside them.
+const MOVE_COLUMNS: readonly Column[] = [
+  ['game_id', 'uuid', (w) => w.gameId],
+  ['epoch', 'bigint', (w) => w.epoch],
+  ['ply', 'int', (w) => w.ply],
+  ['san', 'text', (w) => w.san],
+  ['uci', 'text', (w) => w.uci],
+  ['fen', 'text', (w) => w.fen],
+  ['clock_ms', 'int', (w) => w.clockMs],
+  ['white_ms', 'int', (w) => w.whiteMs],
+  ['black_ms', 'int', (w) => w.blackMs],
+  ['played_at', 'timestamptz', (w) => w.playedAt],
+  ['event_seq', 'int', (w) => w.eventSeq],
+  ['command_key', 'text', (w) => w.commandKey ?? null],
+];
+const SNAPSHOT_COLUMNS: readonly Column[] = [
+  ...MOVE_COLUMNS,
+  ['pgn', 'text', (w) => w.pgn],
+  ['running', 'bool', (w) => w.clockRunning],
+  ['first_deadline', 'timestamptz', (w) => w.firstMoveDeadline],
+  ['room_state', 'jsonb', (w) => JSON.stringify(w.roomState)],
+  ['mover_id', 'uuid', (w) => w.moverId],
+];
+
+/**
+ * Batches up to this many rows name each field as a parameter of a VALUES list; larger ones pass
+ * one array a column. PostgreSQL parses array parameters dearly: a one-move append cost its
+ * backend ~400 µs of CPU through unnest() and ~190 µs as VALUES (loadtest/gameWrites.ts), and at
+ * a human pace a batch carries one to three moves. One statement is prepared per row count.
+ */
+const VALUES_MAX = 16;
+
+/** The batch's rows as the FROM item `i`, and the parameters that fill it. */
+function batchRows(columns: readonly Column[], writes: readonly MoveWrite[]): { from: string; params: unknown[] } {
+  const names = columns.map(([name]) => name).join(', ');
+  if (writes.length > VALUES_MAX) {
+    const arrays = columns.map(([, type], k) => `$${k + 1}::${type}[]`).join(', ');
+    return { from: `unnest(${arrays}) AS i(${names})`, params: columns.map(([, , value]) => writes.map(value)) };
+  }
+  const params: unknown[] = [];
+  const rows = writes.map((w) => `(${columns.map(([, type, value]) => `$${params.push(value(w))}::${type}`).join(', ')})`);
+  return { from: `(VALUES ${rows.join(', ')}) AS i(${names})`, params };
+}
+
+const INSERT_MOVES = `INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)`;
+const MOVE_VALUES = `i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at, i.played_at`;
 
 // A move's time is the actor's (its clock), not PostgreSQL's now(): the live game serves reads of
 // a game it hosts from memory (src/services/liveGameDetail.ts) and must show what is stored.
@@ -39,10 +82,10 @@ const MOVE_ROWS = `SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4:
 // host_epoch) either waits for this write and then finds its move, or goes first and fences it
 // out; the rows are locked in id order, as every statement that locks many games does
 // (lockGamesInOrder). A ply already written (only a split brain could do that) lands nothing.
-const LEAN_SQL = `
-WITH i AS (${MOVE_ROWS})
-INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)
-SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at, i.played_at
+const leanSql = (from: string) => `
+WITH i AS MATERIALIZED (SELECT * FROM ${from})
+${INSERT_MOVES}
+SELECT ${MOVE_VALUES}
   FROM (SELECT g.id FROM games g JOIN i ON g.id = i.game_id AND g.host_epoch = i.epoch
          WHERE g.status = 'active' ORDER BY g.id FOR SHARE OF g) held
   JOIN i ON i.game_id = held.id
@@ -52,34 +95,39 @@ RETURNING game_id`;
 // A snapshot batch: the move rows, and the games rows rewritten as the moves leave them. The
 // update is fenced by epoch and by the ply (a snapshot never goes back); only games whose update
 // landed get their move row, and lapse the pending draw offer of the opponent (the recipient
-// moved). The games' rows are locked first, in id order (LOCK_GAMES_IN_ORDER).
-const SNAPSHOT_SQL = `
-WITH i AS (${MOVE_ROWS}
-), x AS (
-  SELECT * FROM unnest($1::uuid[], $13::text[], $14::bool[], $15::timestamptz[], $16::jsonb[], $17::uuid[])
-    AS t(game_id, pgn, running, first_deadline, room_state, mover_id)
-), locked AS MATERIALIZED (${lockGamesInOrder('$1')}
+// moved). The games' rows are locked first, in id order, as lockGamesInOrder does.
+const snapshotSql = (from: string) => `
+WITH i AS MATERIALIZED (SELECT * FROM ${from}
+), locked AS MATERIALIZED (
+  SELECT id FROM games WHERE id IN (SELECT game_id FROM i) ORDER BY id FOR NO KEY UPDATE
 ), upd AS (
-  UPDATE games g SET fen = i.fen, pgn = x.pgn, move_count = i.ply,
-         white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = x.running,
-         turn_started_at = CASE WHEN x.running THEN i.played_at END, first_move_deadline = x.first_deadline,
-         room_state = x.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.played_at, g.hosted_at),
+  UPDATE games g SET fen = i.fen, pgn = i.pgn, move_count = i.ply,
+         white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
+         turn_started_at = CASE WHEN i.running THEN i.played_at END, first_move_deadline = i.first_deadline,
+         room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.played_at, g.hosted_at),
          last_move_at = i.played_at
-    FROM i JOIN x ON x.game_id = i.game_id JOIN locked ON locked.id = i.game_id
+    FROM i JOIN locked ON locked.id = i.game_id
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count < i.ply AND g.status = 'active'
   RETURNING g.id
 ), mv AS (
-  INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)
-  SELECT i.game_id, i.ply, i.san, i.uci, i.clock_ms, i.command_key, i.fen, i.white_ms, i.black_ms, i.event_seq, i.played_at, i.played_at
-    FROM i JOIN upd ON upd.id = i.game_id
+  ${INSERT_MOVES}
+  SELECT ${MOVE_VALUES} FROM i JOIN upd ON upd.id = i.game_id
   ON CONFLICT (game_id, ply) DO NOTHING
   RETURNING game_id
 ), lapse AS (
   UPDATE draw_offers d SET status = 'expired', answered_at = now()
-    FROM x JOIN mv ON mv.game_id = x.game_id
-   WHERE d.game_id = x.game_id AND d.status = 'pending' AND d.offered_by <> x.mover_id
+    FROM i JOIN mv ON mv.game_id = i.game_id
+   WHERE d.game_id = i.game_id AND d.status = 'pending' AND d.offered_by <> i.mover_id
 )
 SELECT game_id FROM mv`;
+
+/** The statement writing `writes` (lean or snapshot), named by its kind and row count so each is prepared once per connection. */
+function batchStatement(writes: readonly MoveWrite[], snapshot: boolean): { name: string; text: string; params: unknown[] } {
+  const { from, params } = batchRows(snapshot ? SNAPSHOT_COLUMNS : MOVE_COLUMNS, writes);
+  const kind = snapshot ? 'move-snapshot' : 'move-lean';
+  const size = writes.length > VALUES_MAX ? 'n' : String(writes.length);
+  return { name: `${kind}-${size}`, text: (snapshot ? snapshotSql : leanSql)(from), params };
+}
 
 /**
  * How long a move write may stay outstanding (queued, then written) before its node gives up on
@@ -240,9 +288,10 @@ export class MoveWriter {
     const snapshots = writes.filter(writesSnapshot);
     const lean = snapshots.length === 0 ? writes : writes.filter((w) => !writesSnapshot(w));
     const landed = new Set<string>();
-    for (const [statement, group] of [[SNAPSHOT_STATEMENT, snapshots], [LEAN_STATEMENT, lean]] as const) {
+    for (const [group, snapshot] of [[snapshots, true], [lean, false]] as const) {
       if (group.length === 0) continue;
-      const { rows } = await this.query(deadlineAt, statement, statementParams(group, statement === SNAPSHOT_STATEMENT));
+      const { name, text, params } = batchStatement(group, snapshot);
+      const { rows } = await this.query(deadlineAt, { name, text }, params);
       for (const r of rows) landed.add(r.game_id as string);
     }
     return landed;
@@ -292,34 +341,4 @@ export class MoveWriter {
       );
     });
   }
-}
-
-const SNAPSHOT_STATEMENT = { name: 'move-snapshot-batch', text: SNAPSHOT_SQL };
-const LEAN_STATEMENT = { name: 'move-lean-batch', text: LEAN_SQL };
-
-function statementParams(writes: MoveWrite[], snapshot: boolean): unknown[] {
-  const col = <K extends keyof MoveWrite>(k: K) => writes.map((w) => w[k]);
-  const rows = [
-    col('gameId'),
-    col('epoch'),
-    col('ply'),
-    col('san'),
-    col('uci'),
-    col('fen'),
-    col('clockMs'),
-    col('whiteMs'),
-    col('blackMs'),
-    col('playedAt'),
-    col('eventSeq'),
-    writes.map((w) => w.commandKey ?? null),
-  ];
-  if (!snapshot) return rows;
-  return [
-    ...rows,
-    col('pgn'),
-    col('clockRunning'),
-    col('firstMoveDeadline'),
-    writes.map((w) => JSON.stringify(w.roomState)),
-    col('moverId'),
-  ];
 }

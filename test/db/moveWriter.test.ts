@@ -160,7 +160,7 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
       assert.deepEqual(timed.map((t) => t.moves), [3, 3]);
       for (const t of timed) assert.ok(t.ms > 0 && t.ms < 5000, `a batch took ${t.ms} ms`);
       // The pool's one connection: the batch statement was prepared there once, by name.
-      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name = 'move-snapshot-batch'");
+      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name = 'move-snapshot-3'");
       assert.equal(rows.length, 1);
     } finally {
       await pool.end();
@@ -190,6 +190,22 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
       );
       assert.equal(g.turnStartedAt?.getTime(), third.playedAt.getTime());
       assert.ok(g.lastMoveAt! > before.last_move_at, 'the appended move is the last change');
+    }
+  });
+
+  it('appends a few moves as one VALUES statement and many through arrays, each prepared once by its size', async () => {
+    const pool = createPool((db.pool.options as { connectionString: string }).connectionString, 1);
+    const w = new MoveWriter(pool);
+    try {
+      const games = await newGames(20);
+      for (const move of [e4, e5]) assert.deepEqual(new Set(await Promise.all(games.map((id) => w.write(move(id))))), new Set([true]));
+      assert.equal(await w.write(nf3(games[0]!)), true);
+      assert.deepEqual(await Promise.all(games.slice(1).map((id) => w.write(nf3(id)))), games.slice(1).map(() => true));
+      for (const id of games) assert.equal((await movesOf(id)).length, 3);
+      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'move-lean-%' ORDER BY name");
+      assert.deepEqual(rows.map((r) => r.name), ['move-lean-1', 'move-lean-n']);
+    } finally {
+      await pool.end();
     }
   });
 
