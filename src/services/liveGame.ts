@@ -32,8 +32,13 @@ export type { GameEvent, NumberedEvent, Seat } from '../domain/liveGameViews.ts'
 export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | Omit<Extract<PlayerCommand, { type: 'offer_draw' }>, 'offerId'>;
 export type LiveReply = Reply<unknown, ErrorCode>;
 
-/** How many answered command keys a game remembers, for retries (REST, gateway, reconnected sockets). */
-const REMEMBERED_COMMANDS = 256;
+/**
+ * How many answered command keys a game remembers, for retries (REST, gateway, reconnected
+ * sockets). A retry follows its command within seconds (a reconnect, the gateway's timeout), so
+ * the last few commands are all it can concern; each remembered answer holds its reply's objects,
+ * and 256 of them were a large part of a long game's memory.
+ */
+const REMEMBERED_COMMANDS = 32;
 const TIME_UPDATE_MS = 5000;
 
 /**
