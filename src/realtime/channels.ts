@@ -2,16 +2,17 @@ import type { AuthUser } from '../context.ts';
 import { isAppError, type ErrorCode } from '../errors.ts';
 import { INTERNAL_USER_EVENTS, type UserEvent } from '../services/userEvents.ts';
 import type { TimerHandle } from '../time.ts';
+import type { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import type { ChannelHub, Relayed } from './hub.ts';
 import type { RealtimeDeps } from './index.ts';
 import type { ChannelName } from './messages.ts';
 
-/** What a subscription needs: the realtime deps it uses, the node's hub, and its settings resolved. */
+/** What a subscription needs: the realtime deps it uses, the node's hub and game ticks, and its settings resolved. */
 export type ChannelDeps = Pick<
   RealtimeDeps,
   'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'openSeeks' | 'tournamentExists'
-> & { hub: ChannelHub; now: () => number; sessionCheckMs: number };
+> & { hub: ChannelHub; ticks: GameTicks; now: () => number; sessionCheckMs: number };
 
 export type ChannelOptions = {
   channel: string;
@@ -90,7 +91,7 @@ const NONE: Subscription = { close: () => {} };
 async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string, user: AuthUser | undefined): Promise<Subscription> {
   let announced = false;
   const watch = new GameWatch(
-    { hub: deps.hub, snapshot: () => deps.snapshot(user?.id, gameId), missed: (after) => deps.missed(gameId, after), now: deps.now },
+    { hub: deps.hub, ticks: deps.ticks, snapshot: () => deps.snapshot(user?.id, gameId), missed: (after) => deps.missed(gameId, after), now: deps.now },
     {
       gameId,
       send: (m) => {

@@ -1,9 +1,14 @@
+import type { Color } from '../domain/game.ts';
+import type { Times } from '../domain/liveGameViews.ts';
 import type { GameSnapshot } from '../services/games.ts';
+import type { ClockNews, GameTick, GameTicks } from './gameTicks.ts';
 import type { ChannelHub } from './hub.ts';
 import { Relayed } from './hub.ts';
 
 export type GameWatchDeps = {
   hub: ChannelHub;
+  /** The node's periodic time_updates of watched games. */
+  ticks: GameTicks;
   /** The game as the viewer may see it, with its event number; throws GAME_NOT_FOUND. */
   snapshot: () => Promise<GameSnapshot>;
   /** Published numbered events after `after` (JSON), or undefined when the buffer does not reach back. */
@@ -30,8 +35,9 @@ const relayed = (json: string) => new Relayed(json, JSON.parse(json));
 /**
  * One viewer's view of one game's events, in order and without a hole (DESIGN 2.6): `state`
  * first (or, with `since`, the events missed since then), then every numbered event exactly once
- * in `v` order, the after-move `time_update` derived from each `move`, the room's periodic
- * `time_update`s, and `game_end` last. Events arrive on the game's channel; one that skips a
+ * in `v` order, the after-move `time_update` derived from each `move`, a `time_update` every 5 s
+ * while the clocks run (made on this node from the last clocks seen, src/realtime/gameTicks.ts,
+ * so a game nobody watches sends none), and `game_end` last. Events arrive on the game's channel; one that skips a
  * number (a message lost, a game rehydrated elsewhere) is repaired from the replay buffer, else
  * by a fresh `state`. A pending game's status change (accepted, declined, …) sends a fresh state.
  */
@@ -41,6 +47,7 @@ export class GameWatch {
   private queue: Relayed[] = [];
   private done = false;
   private stop: (() => void) | undefined;
+  private tick: GameTick | undefined;
 
   constructor(
     private readonly deps: GameWatchDeps,
@@ -52,10 +59,11 @@ export class GameWatch {
     const stop = await this.deps.hub.listen(`game:${this.o.gameId}`, (m) => this.arrive(m));
     if (this.done) return stop(); // closed while subscribing
     this.stop = stop;
+    this.tick = this.deps.ticks.join(this.o.gameId, (m) => this.ticked(m));
     try {
       const snapshot = await this.deps.snapshot();
       const since = this.o.since;
-      const resumed = since !== undefined && since <= snapshot.v && (await this.resume(since, snapshot.v));
+      const resumed = since !== undefined && since <= snapshot.v && (await this.resume(since, snapshot));
       if (!resumed) this.sendState(snapshot);
     } catch (error) {
       this.close();
@@ -70,6 +78,8 @@ export class GameWatch {
     this.queue = [];
     this.stop?.();
     this.stop = undefined;
+    this.tick?.leave();
+    this.tick = undefined;
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -85,7 +95,11 @@ export class GameWatch {
     if (this.done) return;
     if (m.type === 'status') return void this.refresh();
     if (m.type === 'time_update') {
-      if (m.v >= this.lastV) this.o.send(m);
+      // Only a node that still ticks in its room publishes these (a rolling upgrade).
+      if (m.v < this.lastV) return;
+      this.o.send(m);
+      const times = timesOf(m.data.times);
+      if (m.v === this.lastV && times && typeof m.data.ts === 'number') this.tick?.learn({ v: m.v, times, at: m.data.ts });
       return;
     }
     if (m.v <= this.lastV) return; // seen already (the state had it, or a replay did)
@@ -97,18 +111,26 @@ export class GameWatch {
   private deliver(m: Relayed): void {
     this.lastV = m.v;
     this.o.send(m);
-    const data = m.data as { type: string; times?: unknown; ts?: unknown };
+    const data = m.data as { type: string; times?: unknown; ts?: unknown; move?: { current_turn?: Color; move_count?: number } };
     // The clocks after a move, as their own message (DESIGN 2.6: a time_update after each move).
     if (data.type === 'move') this.o.send(Relayed.of({ type: 'time_update', times: data.times, v: m.v, ts: data.ts }));
+    this.tick?.learn(clockNews(m.v, data));
     if (data.type === 'game_end') this.finish();
   }
 
+  /** A periodic time_update of this node: sent when this viewer has seen the event it is as of. */
+  private ticked(m: Relayed): void {
+    if (!this.done && !this.busy && m.v === this.lastV) this.o.send(m);
+  }
+
   /** With `since`: the events after it, if the buffer holds all of them up to the snapshot. */
-  private async resume(since: number, current: number): Promise<boolean> {
+  private async resume(since: number, snapshot: GameSnapshot): Promise<boolean> {
     const missed = await this.deps.missed(since);
     if (!missed) return false;
     const events = missed.map(relayed);
-    if ((events.at(-1)?.v ?? since) < current) return false;
+    if ((events.at(-1)?.v ?? since) < snapshot.v) return false;
+    // The replayed events may not reach back to the last that carried clocks; the snapshot does.
+    this.tick?.learn(stateNews(snapshot, this.deps.now()));
     this.lastV = since;
     for (const e of events) if (!this.done) this.handleOrdered(e);
     return true;
@@ -163,6 +185,7 @@ export class GameWatch {
     this.lastV = s.v;
     const ts = this.deps.now();
     this.o.send(Relayed.of({ type: 'state', game: s.game, v: s.v, ts }));
+    this.tick?.learn(stateNews(s, ts));
     if (!FINISHED.has(s.game.status)) return;
     const g = s.game;
     this.o.send(
@@ -183,4 +206,29 @@ export class GameWatch {
     this.close();
     this.o.ended();
   }
+}
+
+const timesOf = (t: unknown): Times | undefined => {
+  const o = t as Partial<Times> | null | undefined;
+  return typeof o?.white === 'number' && typeof o.black === 'number' ? { white: o.white, black: o.black } : undefined;
+};
+
+/** The clocks a game's state shows as of `ts`; they run from Black's first move until the end. */
+function stateNews(s: GameSnapshot, ts: number): ClockNews {
+  const g = s.game;
+  return {
+    v: s.v,
+    times: { white: g.white_time_remaining, black: g.black_time_remaining },
+    at: ts,
+    turn: g.current_turn,
+    running: g.status === 'active' && g.move_count >= 2,
+  };
+}
+
+/** What a numbered event says of the clocks: a move sets them; the end stops them; the rest leave them be. */
+function clockNews(v: number, data: { type: string; times?: unknown; ts?: unknown; move?: { current_turn?: Color; move_count?: number } }): ClockNews {
+  if (data.type === 'game_end') return { v, running: false };
+  const times = timesOf(data.times);
+  if (data.type !== 'move' || !times || typeof data.ts !== 'number' || !data.move?.current_turn) return { v };
+  return { v, times, at: data.ts, turn: data.move.current_turn, running: (data.move.move_count ?? 0) >= 2 };
 }

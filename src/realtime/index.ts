@@ -11,6 +11,7 @@ import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { Clock, TimerHandle } from '../time.ts';
 import { openChannel, type ChannelDeps, type Subscription } from './channels.ts';
+import { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import { ChannelHub } from './hub.ts';
 import { parseClientMessage, parseChannel } from './messages.ts';
@@ -69,6 +70,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   // 4 KB is plenty for a subscribe with its token; a larger frame closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const hub = new ChannelHub(deps.events);
+  const ticks = new GameTicks(deps.clock);
   const peers = new Set<Peer>();
   const log = deps.log.child({ component: 'realtime' });
   const now = () => deps.clock.now();
@@ -119,7 +121,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     }
     if (!isUuid(gameId)) return notFound(peer);
     const watch = new GameWatch(
-      { hub, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), now },
+      { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), now },
       {
         gameId,
         since,
@@ -148,7 +150,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   function serveChannels(ws: WebSocket): void {
     const peer = admit(ws);
     const subscriptions = new Map<string, Subscription>();
-    const channelDeps: ChannelDeps = { ...deps, hub, now, log, sessionCheckMs: deps.sessionCheckMs ?? 300_000 };
+    const channelDeps: ChannelDeps = { ...deps, hub, ticks, now, log, sessionCheckMs: deps.sessionCheckMs ?? 300_000 };
     ws.on('close', () => {
       for (const s of subscriptions.values()) s.close();
       subscriptions.clear();

@@ -39,14 +39,15 @@ export type LiveReply = Reply<unknown, ErrorCode>;
  * and 256 of them were a large part of a long game's memory.
  */
 const REMEMBERED_COMMANDS = 32;
-const TIME_UPDATE_MS = 5000;
 
 /**
  * The actor shell of one live game, free of Colyseus. The rules are the pure decider in
  * src/domain/liveGame.ts; this shell runs one command at a time (a promise chain): decide →
  * make the write durable (fenced by the lease epoch) → evolve → publish → reply. It also owns
- * the timers (flag, first-move deadline, offer expiry, periodic time_update) and the memory of
- * answered command keys, so a retried command is answered again instead of acting twice.
+ * the timers (flag, first-move deadline, offer expiry) and the memory of answered command keys,
+ * so a retried command is answered again instead of acting twice. The periodic time_update is
+ * not the room's: the nodes whose sockets watch the game make it (src/realtime/gameTicks.ts),
+ * so a game nobody watches has no timer but its deadlines and publishes nothing between events.
  */
 export class LiveGame {
   /** Called after every published event (the room updates its state from it). */
@@ -55,7 +56,7 @@ export class LiveGame {
   onLost: () => void = () => {};
 
   private chain: Promise<unknown> = Promise.resolve();
-  private readonly timers: Timers<'clock' | 'offer' | 'tick'>;
+  private readonly timers: Timers<'clock' | 'offer'>;
   private readonly answered = new Map<string, { fingerprint: string; reply: Promise<LiveReply> }>();
   private lost = false;
   /** Until when (host clock) this node surely holds the lease: reads from memory stop there. */
@@ -279,11 +280,6 @@ export class LiveGame {
     this.markLost();
   }
 
-  /** time_update carries the live clocks; it is not a state change, so it does not advance v. */
-  publishTimes(now = this.host.clock.now()): void {
-    this.host.publish(this.id, { type: 'time_update', times: this.times(now), v: this.state.eventSeq, ts: now });
-  }
-
   // ---- the shell ---------------------------------------------------------------------------
 
   private run(command: Command, key: string | null): Promise<LiveReply> {
@@ -370,7 +366,7 @@ export class LiveGame {
     if (this.answered.size > REMEMBERED_COMMANDS) this.answered.delete(this.answered.keys().next().value!);
   }
 
-  // ---- timers: flag fall and first-move deadline, offer expiry, periodic time_update -------
+  // ---- timers: flag fall and first-move deadline, offer expiry ------------------------------
 
   private armTimers(): void {
     this.timers.clearAll();
@@ -380,7 +376,6 @@ export class LiveGame {
     if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }, null));
     const offer = next.offer;
     if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }, null));
-    if (this.state.clock.started) this.timers.every('tick', TIME_UPDATE_MS, () => this.state.status === 'active' && this.publishTimes());
   }
 }
 

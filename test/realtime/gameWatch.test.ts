@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { LocalPresence } from '@colyseus/core';
 import { createEventBus, type EventBus } from '../../src/events.ts';
+import { GameTicks } from '../../src/realtime/gameTicks.ts';
 import { GameWatch } from '../../src/realtime/gameWatch.ts';
 import { ChannelHub } from '../../src/realtime/hub.ts';
 import type { GameSnapshot } from '../../src/services/games.ts';
-import { settle } from '../helpers/clock.ts';
+import { ManualClock, settle } from '../helpers/clock.ts';
 
 const GAME = '11111111-1111-4111-8111-111111111111';
 const channel = `game:${GAME}`;
@@ -22,7 +23,11 @@ const times = (v: number): Ev => ({ type: 'time_update', times: { white: 1, blac
 describe('GameWatch (one viewer of one game, in order)', () => {
   let bus: EventBus;
   let hub: ChannelHub;
+  let clock: ManualClock;
+  let ticks: GameTicks;
   let snapshotV: number;
+  /** The clock fields of the game the snapshot shows. */
+  let shown: Partial<GameSnapshot['game']>;
   let status: string;
   let buffer: Ev[];
   let snapshots: number;
@@ -34,7 +39,10 @@ describe('GameWatch (one viewer of one game, in order)', () => {
     bus = createEventBus();
     bus.attach(new LocalPresence());
     hub = new ChannelHub(bus);
+    clock = new ManualClock();
+    ticks = new GameTicks(clock);
     snapshotV = 0;
+    shown = {};
     status = 'active';
     buffer = [];
     snapshots = 0;
@@ -47,17 +55,18 @@ describe('GameWatch (one viewer of one game, in order)', () => {
     const w = new GameWatch(
       {
         hub,
+        ticks,
         snapshot:
           snapshot ??
           (async () => {
             snapshots++;
-            return { game: { id: GAME, status } as GameSnapshot['game'], v: snapshotV };
+            return { game: { id: GAME, status, ...shown } as GameSnapshot['game'], v: snapshotV };
           }),
         missed: async (after) => {
           const kept = buffer.filter((e) => e.v > after);
           return kept.length && kept[0].v === after + 1 ? kept.map((e) => JSON.stringify(e)) : undefined;
         },
-        now: () => 9999,
+        now: () => clock.now(),
       },
       { gameId: GAME, since, send: (m) => sent.push(m.data as Ev), ended: () => ended++, failed: (e) => failed.push(e) },
     );
@@ -162,5 +171,102 @@ describe('GameWatch (one viewer of one game, in order)', () => {
     await publish(move(1));
     assert.deepEqual(shape(), ['state:0']);
     assert.equal(hub.size, 0, 'the channel subscription is gone');
+  });
+
+  describe('periodic time_update (made by the watching node, on its clock)', () => {
+    /** A move as the room publishes it: the clocks after it, as of now. */
+    const played = (v: number, white: number, black: number): Ev => ({
+      type: 'move',
+      move: { san: `m${v}`, move_count: v, current_turn: v % 2 === 0 ? 'white' : 'black' },
+      times: { white, black },
+      v,
+      ts: clock.now(),
+    });
+    const periodic = () => sent.filter((m, i) => m.type === 'time_update' && sent[i - 1]?.type !== 'move');
+
+    it("sends one every 5 s while the clocks run, from the last clocks seen: not before Black's first move, not after game_end", async () => {
+      shown = { move_count: 0, current_turn: 'white', white_time_remaining: 60, black_time_remaining: 60 };
+      await watch();
+      await clock.advance(12_000);
+      await publish(played(1, 60, 60));
+      await clock.advance(12_000);
+      assert.deepEqual(periodic(), [], "no clock runs before Black's first move");
+
+      await publish(played(2, 60, 59.5));
+      const moved = clock.now();
+      await clock.advance(5000);
+      await clock.advance(5000);
+      await publish(offer(3)); // not a clock change, but a new v
+      await clock.advance(4999);
+      assert.equal(periodic().length, 2, 'each event restarts the 5 s');
+      await clock.advance(1);
+      assert.deepEqual(periodic(), [
+        { type: 'time_update', times: { white: 55, black: 59.5 }, v: 2, ts: moved + 5000 },
+        { type: 'time_update', times: { white: 50, black: 59.5 }, v: 2, ts: moved + 10_000 },
+        { type: 'time_update', times: { white: 45, black: 59.5 }, v: 3, ts: moved + 15_000 },
+      ]);
+
+      await publish(end(4));
+      await clock.advance(30_000);
+      assert.equal(periodic().length, 3, 'none after game_end');
+      assert.equal(sent.at(-1)?.type, 'game_end');
+      assert.equal(ticks.ticking, 0);
+      assert.equal(clock.pending, 0, 'no timer left');
+    });
+
+    it("ticks a running game's clocks from its state, and a resumed viewer's from the game's snapshot", async () => {
+      snapshotV = 9;
+      shown = { move_count: 9, current_turn: 'black', white_time_remaining: 100, black_time_remaining: 30 };
+      const first = await watch();
+      await clock.advance(5000);
+      assert.deepEqual(sent.at(-1), { type: 'time_update', times: { white: 100, black: 25 }, v: 9, ts: clock.now() });
+      first.close();
+      sent = [];
+      shown = { ...shown, black_time_remaining: 25 };
+      buffer = [move(8), move(9)];
+      await watch(7); // the replayed moves carry older clocks: the snapshot's are the newest
+      await clock.advance(5000);
+      assert.deepEqual(shape(), ['move:8', 'time_update:8', 'move:9', 'time_update:9', 'time_update:9']);
+      assert.deepEqual(sent.at(-1)?.times, { white: 100, black: 20 });
+    });
+
+    it('runs one timer per game on a node, whatever the number of its viewers, and stops it when the last leaves', async () => {
+      shown = { move_count: 4, current_turn: 'white', white_time_remaining: 10, black_time_remaining: 10 };
+      snapshotV = 4;
+      const [a, b] = [await watch(), await watch()];
+      assert.equal(clock.pending, 1);
+      await clock.advance(5000);
+      assert.deepEqual(shape(), ['state:4', 'state:4', 'time_update:4', 'time_update:4']);
+      a.close();
+      assert.equal(clock.pending, 1, 'the other viewer still watches');
+      b.close();
+      assert.equal(clock.pending, 0);
+      await clock.advance(10_000);
+      assert.equal(sent.length, 4);
+    });
+
+    it('sends a viewer no periodic time_update while it is behind the game (repairing a hole)', async () => {
+      shown = { move_count: 4, current_turn: 'white', white_time_remaining: 10, black_time_remaining: 10 };
+      snapshotV = 4;
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const w = new GameWatch(
+        {
+          hub,
+          ticks,
+          snapshot: async () => ({ game: { id: GAME, status, ...shown } as GameSnapshot['game'], v: snapshotV }),
+          missed: async () => (await held, undefined),
+          now: () => clock.now(),
+        },
+        { gameId: GAME, send: (m) => sent.push(m.data as Ev), ended: () => ended++, failed: (e) => failed.push(e) },
+      );
+      await w.start();
+      await publish(played(6, 9, 10)); // 5 was lost: the viewer waits for the buffer
+      await clock.advance(5000);
+      assert.deepEqual(shape(), ['state:4'], 'no clocks of v 4 while it knows v 6 is out');
+      w.close();
+      release();
+      await settle();
+    });
   });
 });

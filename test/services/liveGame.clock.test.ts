@@ -211,6 +211,20 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       assert.deepEqual([row.status, row.abort_reason, row.move_count, row.white_rating_change], ['abandoned', 'no_first_move', 1, 0]);
     });
 
+    it('publishes nothing between events of a quiet game and keeps no timer but its flag (the watchers tick, not the room)', async () => {
+      const clock = new ManualClock(Date.now());
+      const fixture = await setup({ initialTime: 600, firstMoveDeadline: new Date(clock.now() + 60_000) });
+      const host = fixture.host('A', clock);
+      const published: string[] = [];
+      host.setPublisher((_, event) => published.push(`${event.type}:${event.v}`));
+      const live = await open(host, fixture.gameId);
+      await playLine(live, { white: fixture.white, black: fixture.black }, ['e2e4', 'e7e5']);
+      assert.ok(live.clock.running);
+      await clock.advance(30_000);
+      assert.deepEqual(published, ['move:1', 'move:2']);
+      assert.equal(clock.pending, 1, "White's flag");
+    });
+
     it('lapses a draw offer at its expiry', async () => {
       const { pool, clock, live, white, black } = await manualGame({ initialTime: 60 }, { drawOfferTtlMs: 60_000 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
