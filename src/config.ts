@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   FIRST_MOVE_SECONDS: seconds.default(30),
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
   GAME_LEASE_SECONDS: seconds.default(15),
+  MOVE_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10),
   FAILOVER_DETECTION: z.enum(['lock', 'lease']).default('lock'),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
@@ -77,6 +78,8 @@ export type Config = {
   drawOfferTtlMs: number;
   /** How long a node owns a live game without renewing (a dead node's games move after this). */
   gameLeaseMs: number;
+  /** The least time between two move batches of a node (group commit's pacing; 0: as soon as one is done). */
+  moveBatchIntervalMs: number;
   /**
    * How a dead node is noticed: `lock`, its PostgreSQL session lock is free (within a second), or
    * `lease`, its leases lapse (GAME_LEASE_SECONDS; for a database behind a transaction-pooling
@@ -147,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     challengeTtlMs: e.CHALLENGE_TTL_SECONDS * 1000,
     seekTtlMs: e.SEEK_TTL_SECONDS * 1000,
     firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
+    moveBatchIntervalMs: e.MOVE_BATCH_INTERVAL_MS,
     drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
     gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,
     failoverDetection: e.FAILOVER_DETECTION,

@@ -46,7 +46,7 @@ export class LiveGameHost {
     public hostId: string,
     readonly clock: Clock = systemClock,
   ) {
-    this.writer = new MoveWriter(pool, { clock, deadlineMs: writeDeadlineMs(config.gameLeaseMs) });
+    this.writer = new MoveWriter(pool, { clock, deadlineMs: writeDeadlineMs(config.gameLeaseMs), minIntervalMs: config.moveBatchIntervalMs });
   }
 
   setPublisher(publish: Publish): void {

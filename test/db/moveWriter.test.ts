@@ -209,6 +209,23 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     }
   });
 
+  it('paces its batches: moves arriving within the interval after a batch leave together in the next', async () => {
+    const w = new MoveWriter(db.pool, { minIntervalMs: 200 });
+    const sizes: number[] = [];
+    w.onBatch = (_ms, moves) => sizes.push(moves);
+    const [a, b, c, d] = await newGames(4);
+    // The first leaves at once: no batch went before it.
+    assert.equal(await w.write(e4(a!)), true);
+    // Three more, each in a turn of the event loop of its own, all within 200 ms of the first batch.
+    const later: Promise<boolean>[] = [];
+    for (const id of [b!, c!, d!]) {
+      later.push(w.write(e4(id)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(await Promise.all(later), [true, true, true]);
+    assert.deepEqual(sizes, [1, 3]);
+  });
+
   it('rewrites the snapshot every SNAPSHOT_EVERY plies and when a move lapses a draw offer', async () => {
     const [id] = await newGames(1);
     const w = writer();
