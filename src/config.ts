@@ -32,7 +32,7 @@ const EnvSchema = z.object({
   FIRST_MOVE_SECONDS: seconds.default(30),
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
   GAME_LEASE_SECONDS: seconds.default(15),
-  MOVE_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10),
+  MOVE_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(0),
   FAILOVER_DETECTION: z.enum(['lock', 'lease']).default('lock'),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
