@@ -59,16 +59,20 @@ const SNAPSHOT_COLUMNS: readonly Column[] = [
  */
 const VALUES_MAX = 16;
 
-/** The batch's rows as the FROM item `i`, and the parameters that fill it. */
-function batchRows(columns: readonly Column[], writes: readonly MoveWrite[]): { from: string; params: unknown[] } {
+/** The FROM item `i` of a batch of `n` rows: a VALUES list of parameters, or one array a column. */
+function rowsFrom(columns: readonly Column[], n: number): string {
   const names = columns.map(([name]) => name).join(', ');
-  if (writes.length > VALUES_MAX) {
-    const arrays = columns.map(([, type], k) => `$${k + 1}::${type}[]`).join(', ');
-    return { from: `unnest(${arrays}) AS i(${names})`, params: columns.map(([, , value]) => writes.map(value)) };
-  }
+  if (n > VALUES_MAX) return `unnest(${columns.map(([, type], k) => `$${k + 1}::${type}[]`).join(', ')}) AS i(${names})`;
+  const rows = Array.from({ length: n }, (_, r) => `(${columns.map(([, type], k) => `$${r * columns.length + k + 1}::${type}`).join(', ')})`);
+  return `(VALUES ${rows.join(', ')}) AS i(${names})`;
+}
+
+/** The parameters that fill rowsFrom's FROM item for `writes`. */
+function rowParams(columns: readonly Column[], writes: readonly MoveWrite[]): unknown[] {
+  if (writes.length > VALUES_MAX) return columns.map(([, , value]) => writes.map(value));
   const params: unknown[] = [];
-  const rows = writes.map((w) => `(${columns.map(([, type, value]) => `$${params.push(value(w))}::${type}`).join(', ')})`);
-  return { from: `(VALUES ${rows.join(', ')}) AS i(${names})`, params };
+  for (const w of writes) for (const [, , value] of columns) params.push(value(w));
+  return params;
 }
 
 const INSERT_MOVES = `INSERT INTO game_moves (game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at)`;
@@ -123,11 +127,15 @@ SELECT game_id FROM mv`;
 
 /** The statement writing `writes` (lean or snapshot), named by its kind and row count so each is prepared once per connection. */
 function batchStatement(writes: readonly MoveWrite[], snapshot: boolean): { name: string; text: string; params: unknown[] } {
-  const { from, params } = batchRows(snapshot ? SNAPSHOT_COLUMNS : MOVE_COLUMNS, writes);
-  const kind = snapshot ? 'move-snapshot' : 'move-lean';
-  const size = writes.length > VALUES_MAX ? 'n' : String(writes.length);
-  return { name: `${kind}-${size}`, text: (snapshot ? snapshotSql : leanSql)(from), params };
+  const columns = snapshot ? SNAPSHOT_COLUMNS : MOVE_COLUMNS;
+  const name = `${snapshot ? 'move-snapshot' : 'move-lean'}-${writes.length > VALUES_MAX ? 'n' : writes.length}`;
+  let text = statementTexts.get(name);
+  if (text === undefined) statementTexts.set(name, (text = (snapshot ? snapshotSql : leanSql)(rowsFrom(columns, writes.length))));
+  return { name, text, params: rowParams(columns, writes) };
 }
+
+/** Each statement's text, built once (every batch of a size names the same statement). */
+const statementTexts = new Map<string, string>();
 
 /**
  * How long a move write may stay outstanding (queued, then written) before its node gives up on
