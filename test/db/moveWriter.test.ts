@@ -234,13 +234,15 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
       const row = await gameRow(id!);
       assert.equal(row.move_count, ply <= 2 ? ply : ply === SNAPSHOT_EVERY ? ply : 2, `after ply ${ply}`);
     }
-    await db.pool.query(`INSERT INTO draw_offers (game_id, offered_by, ply, status, expires_at) VALUES ($1, $2, 10, 'pending', now() + interval '1 minute')`, [
+    await db.pool.query(`INSERT INTO draw_offers (game_id, offered_by, ply, status, expires_at) VALUES ($1, $2, $3, 'pending', now() + interval '1 minute')`, [
       id,
       players.black,
+      SNAPSHOT_EVERY,
     ]);
-    // White's ply 11 answers Black's offer by moving.
-    assert.equal(await w.write({ ...knightDance(id!, 11), lapsesOffer: true }), true);
-    assert.equal((await gameRow(id!)).move_count, 11);
+    // White's next ply (SNAPSHOT_EVERY is even) answers Black's offer by moving.
+    const next = SNAPSHOT_EVERY + 1;
+    assert.equal(await w.write({ ...knightDance(id!, next), lapsesOffer: true }), true);
+    assert.equal((await gameRow(id!)).move_count, next);
     const { rows } = await db.pool.query('SELECT status FROM draw_offers WHERE game_id = $1', [id]);
     assert.deepEqual(rows, [{ status: 'expired' }]);
   });
