@@ -40,14 +40,18 @@ export function puzzleBrowser(signal: AbortSignal): HTMLElement {
     h('p', null, h('button', { type: 'submit' }, 'Show puzzles')));
 
   let page = 1;
+  // Only the latest request may fill the list: the first page's load, sent as the page opens, can
+  // answer after a filter's, and would put the unfiltered list under the filtered count.
+  let latest = 0;
   const load = async () => {
+    const mine = ++latest;
     const q = new URLSearchParams({ sort: sort.value, page: String(page), limit: String(PAGE_SIZE) });
     if (theme.value) q.set('theme', theme.value);
     if (min.value.trim()) q.set('min_rating', min.value.trim());
     if (max.value.trim()) q.set('max_rating', max.value.trim());
     try {
       const { data, pagination } = await request<Puzzle[]>('GET', `/puzzles?${q}`);
-      if (signal.aborted) return;
+      if (signal.aborted || mine !== latest) return;
       status.className = 'status';
       status.textContent = pagination ? `${pagination.total} puzzle${pagination.total === 1 ? '' : 's'}` : '';
       fill(rows, data.length
@@ -61,6 +65,7 @@ export function puzzleBrowser(signal: AbortSignal): HTMLElement {
         pagination && pagination.total_pages > 1 ? ` Page ${page} of ${pagination.total_pages} ` : null,
         pagination?.hasNext ? h('button', { type: 'button', onclick: () => go(page + 1) }, 'Next →') : null);
     } catch (e) {
+      if (mine !== latest) return;
       status.className = 'status error';
       status.textContent = e instanceof ApiError ? e.lines().join(' ') : String(e);
     }
