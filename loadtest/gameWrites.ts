@@ -70,7 +70,6 @@ async function main() {
       whiteMs: 298_000,
       blackMs: 299_000,
       clockRunning: ply >= 2,
-      turnStartedAt: new Date(),
       firstMoveDeadline: null,
       roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
       eventSeq: ply,

@@ -271,13 +271,18 @@ export class MoveWriter {
   private async flush(): Promise<void> {
     if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
-    this.lastFlushAt = performance.now();
+    const started = (this.lastFlushAt = performance.now());
     this.inFlight++;
     this.stats.batches++;
     this.stats.moves += batch.length;
-    const started = performance.now();
+    const deadlineAt = this.clock.now() + this.deadlineMs;
     try {
-      await this.writeIsolating(batch, this.clock.now() + this.deadlineMs);
+      // Each kind is a statement and a commit of its own, and is isolated alone: a landed
+      // snapshot move written again would find its ply taken and be read as fenced out.
+      const snapshots = batch.filter((p) => writesSnapshot(p.write));
+      const lean = snapshots.length === 0 ? batch : batch.filter((p) => !writesSnapshot(p.write));
+      if (snapshots.length > 0) await this.writeIsolating(snapshots, true, deadlineAt);
+      if (lean.length > 0) await this.writeIsolating(lean, false, deadlineAt);
     } finally {
       this.onBatch(performance.now() - started, batch.length);
       this.inFlight--;
@@ -291,15 +296,15 @@ export class MoveWriter {
    * 2·log2(n) more statements and no other game its move. Any other failure (timeout, lost
    * connection) says nothing about single rows: every write of the statement is rejected.
    */
-  private async writeIsolating(batch: Pending[], deadlineAt: number): Promise<void> {
+  private async writeIsolating(batch: Pending[], snapshot: boolean, deadlineAt: number): Promise<void> {
     try {
-      const landed = await this.writeBatch(batch.map((p) => p.write), deadlineAt);
+      const landed = await this.writeBatch(batch.map((p) => p.write), snapshot, deadlineAt);
       for (const p of batch) p.resolve(landed.has(p.write.gameId));
     } catch (error) {
       if (isDataError(error) && batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
-        await this.writeIsolating(batch.slice(0, half), deadlineAt);
-        await this.writeIsolating(batch.slice(half), deadlineAt);
+        await this.writeIsolating(batch.slice(0, half), snapshot, deadlineAt);
+        await this.writeIsolating(batch.slice(half), snapshot, deadlineAt);
         return;
       }
       if (isDataError(error)) {
@@ -312,18 +317,11 @@ export class MoveWriter {
     }
   }
 
-  /** The games whose move landed: the snapshot moves' statement, then the lean ones' (each only if any). */
-  private async writeBatch(writes: MoveWrite[], deadlineAt: number): Promise<Set<string>> {
-    const snapshots = writes.filter(writesSnapshot);
-    const lean = snapshots.length === 0 ? writes : writes.filter((w) => !writesSnapshot(w));
-    const landed = new Set<string>();
-    for (const [group, snapshot] of [[snapshots, true], [lean, false]] as const) {
-      if (group.length === 0) continue;
-      const { name, text, params } = batchStatement(group, snapshot);
-      const { rows } = await this.query(deadlineAt, { name, text }, params);
-      for (const r of rows) landed.add(r.game_id as string);
-    }
-    return landed;
+  /** Writes moves of one kind (snapshot or lean) in one statement; resolves with the games whose move landed. */
+  private async writeBatch(writes: MoveWrite[], snapshot: boolean, deadlineAt: number): Promise<Set<string>> {
+    const { name, text, params } = batchStatement(writes, snapshot);
+    const { rows } = await this.query(deadlineAt, { name, text }, params);
+    return new Set(rows.map((r) => r.game_id as string));
   }
 
   /**

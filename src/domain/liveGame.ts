@@ -80,7 +80,6 @@ export type MoveRecord = {
   whiteMs: number;
   blackMs: number;
   clockRunning: boolean;
-  turnStartedAt: Date | null;
   firstMoveDeadline: Date | null;
   roomState: { whiteQuotaMs: number; blackQuotaMs: number };
   eventSeq: number;
@@ -345,7 +344,6 @@ function moveRecord(
     whiteMs: snap.whiteMs,
     blackMs: snap.blackMs,
     clockRunning: clock.running,
-    turnStartedAt: clock.running ? new Date(now) : null,
     firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
     roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
     eventSeq,

@@ -36,7 +36,6 @@ const e4 = (gameId: string, o: Partial<MoveWrite> = {}): MoveWrite => ({
   whiteMs: 300_000,
   blackMs: 300_000,
   clockRunning: false,
-  turnStartedAt: null,
   firstMoveDeadline: null,
   roomState: { whiteQuotaMs: 3000, blackQuotaMs: 3000 },
   eventSeq: 1,
@@ -146,6 +145,23 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     assert.deepEqual({ badRows: writer.stats.badRows, failedBatches: writer.stats.failedBatches }, { badRows: 1, failedBatches: 0 });
   });
 
+  it('isolates a bad append without writing again the snapshot moves of its batch, which landed', async () => {
+    const [lean, bad, fresh] = await newGames(3);
+    for (const id of [lean!, bad!]) {
+      assert.equal(await writer().write(e4(id)), true);
+      assert.equal(await writer().write(e5(id)), true);
+    }
+    const w = writer();
+    // One batch: two appends (ply 3), one of them refused by PostgreSQL, and a snapshot move (ply 1).
+    const results = await Promise.all([
+      outcome(w.write(nf3(lean!))),
+      outcome(w.write({ ...nf3(bad!), san: 'Nf3\u0000' })),
+      outcome(w.write(e4(fresh!))),
+    ]);
+    assert.deepEqual([results[0], results[2]], [{ value: true }, { value: true }]);
+    assert.equal((results[1] as { error: { code: string } }).error.code, '22021');
+    assert.deepEqual([(await movesOf(lean!)).length, (await movesOf(bad!)).length, (await movesOf(fresh!)).length], [3, 2, 1]);
+  });
 
   it('writes batch after batch through one prepared statement per connection, and times each batch', async () => {
     const pool = createPool((db.pool.options as { connectionString: string }).connectionString, 1);

@@ -247,7 +247,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.equal(s.clock.turnStart, turnStart + 2700);
       assert.equal(s.clock.flagAt(), turnStart + 2700 + 10_000);
       const write = decision.write as Extract<typeof decision.write, { kind: 'move' }>;
-      assert.deepEqual([write.move.turnStartedAt?.getTime(), write.move.whiteMs, write.move.blackMs], [turnStart + 2700, 9300, 10_000]);
+      assert.deepEqual([write.move.playedAt.getTime(), write.move.clockRunning, write.move.whiteMs, write.move.blackMs], [turnStart + 2700, true, 9300, 10_000]);
       const moved = decision.events.find((e) => e.type === 'moved')!;
       assert.equal(moved.at, turnStart + 2700);
       assert.deepEqual((publicEvent(s, moved) as any).times, { white: 9.3, black: 10 });
