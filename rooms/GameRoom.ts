@@ -180,7 +180,9 @@ export class GameRoom extends Room<{ state: GameState }> {
       return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
     }
     const key = 'id' in replyId ? `socket:${client.sessionId}:${String(replyId.id)}` : undefined;
-    const reply = await this.live.execute({ ...build(userId, (parsed.data ?? {}) as z.infer<S> & {}), receivedAt }, key);
+    const command = build(userId, (parsed.data ?? {}) as z.infer<S> & {});
+    command.receivedAt = receivedAt; // on the command just built: no copy of it per move
+    const reply = await this.live.execute(command, key);
     if (reply.ok) client.send(`${name}:ok`, { ...replyId, ...(reply.data as object) });
     else client.send('error', { ...replyId, code: reply.code, message: reply.message, details: reply.details });
   }

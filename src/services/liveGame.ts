@@ -322,7 +322,7 @@ export class LiveGame {
           const position = write.finalMove
             ? { fen: write.finalMove.fen, pgn: write.finalMove.pgn, moveCount: write.finalMove.ply }
             : { fen: game.fen, pgn: game.movetext, moveCount: game.moveCount };
-          const result = await store.finishGame(pool, { ...write, ...fence, finalMove, position, now: this.host.clock.now() });
+          const result = await store.finishGame(pool, { ...write, ...fence, finalMove, position, now });
           return 'fenced' in result ? this.fenced() : { ratingChanges: result.ratingChanges };
         }
         case 'open_offer':
