@@ -26,7 +26,9 @@ export const FriendListItem = z.object({
   user: z.object({ id: z.uuid(), username: z.string(), avatar_url: z.url(), rating: z.number().int() }),
   status: z.enum(repo.FRIEND_STATUSES),
   since: z.iso.datetime(),
-  online: z.boolean().meta({ description: 'a live socket to the service, or an authenticated request in the last 5 minutes' }),
+  online: z.boolean().nullable().meta({
+    description: 'friends only: a live socket to the service, or an authenticated request in the last 5 minutes; null on requests (incoming, outgoing)',
+  }),
 });
 export type FriendListItem = z.infer<typeof FriendListItem>;
 
@@ -105,7 +107,8 @@ export function createFriends(ctx: AppContext, presence: Presence) {
         user: { id: r.id, username: r.username, avatar_url: r.avatarUrl ?? defaultAvatarUrl(config.publicUrl, r.id), rating: r.rating ?? DEFAULT_RATING },
         status: r.status,
         since: r.since.toISOString(),
-        online: presence.isOnline(r.lastSeenAt),
+        // Presence is for friends: a request, which anyone can send, must not buy a view of it.
+        online: r.status === 'friends' ? presence.isOnline(r.lastSeenAt) : null,
       })),
     };
   }

@@ -244,32 +244,57 @@ describe('friends (DESIGN 2.10)', () => {
   });
 
   describe('online', () => {
+    // Straight into the database: accepting through the API would be an authenticated request of y's.
+    const befriend = (x: TestUser, y: TestUser) =>
+      sql(`INSERT INTO friendships (user_low, user_high, status, requested_by, since) VALUES (least($1::uuid, $2::uuid), greatest($1::uuid, $2::uuid), 'friends', $1, now())`, [
+        x.id,
+        y.id,
+      ]);
+
     it('is false for someone who never showed up, true after an authenticated request, false 5 minutes later', async () => {
-      await ask(a, b.id);
+      await befriend(a, b);
       // b has only logged in (login issues tokens; it is not an authenticated request).
-      assert.equal((await list(a, '?status=outgoing')).body.data[0].online, false);
+      assert.equal((await list(a)).body.data[0].online, false);
       await api('GET', '/v1/users/me', as(b));
       // The write is beside the request, not on its path.
-      await until('b to be online', async () => (await list(a, '?status=outgoing')).body.data[0].online);
+      await until('b to be online', async () => (await list(a)).body.data[0].online);
       await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
-      assert.equal((await list(a, '?status=outgoing')).body.data[0].online, false);
+      assert.equal((await list(a)).body.data[0].online, false);
+    });
+
+    it('is null, never shown, on requests either way: a request does not buy a view of someone\u2019s presence', async () => {
+      await ask(a, b.id);
+      const rb = await subscribeUser(b);
+      await api('GET', '/v1/users/me', as(b));
+      await api('GET', '/v1/users/me', as(a));
+      const { service } = await testService();
+      await service.services.presence.flush();
+      for (const [me, status] of [[a, 'outgoing'], [b, 'incoming']] as const) {
+        const [item] = (await list(me, `?status=${status}`)).body.data;
+        assert.ok('online' in item, 'the key stays, null');
+        assert.equal(item.online, null, `${status}: online is for friends only`);
+      }
+      // The same two as friends see each other.
+      await ask(b, a.id);
+      await until('b to show online to a', async () => (await list(a)).body.data[0].online === true);
+      rb.close();
     });
 
     it('stays true while the user has a live socket, however quiet', async () => {
-      await ask(a, b.id);
+      await befriend(a, b);
       const rb = await subscribeUser(b);
       const { service } = await testService();
       await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
       // The minute's presence write of every live socket on this node.
       await service.services.presence.flush();
-      assert.equal((await list(a, '?status=outgoing')).body.data[0].online, true);
+      assert.equal((await list(a)).body.data[0].online, true);
       rb.close();
       await rb.closed;
       // Once the service has seen the socket go, the minute's write no longer covers b.
       await until('b to be offline', async () => {
         await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
         await service.services.presence.flush();
-        return !(await list(a, '?status=outgoing')).body.data[0].online;
+        return !(await list(a)).body.data[0].online;
       });
     });
   });

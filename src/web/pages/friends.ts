@@ -36,8 +36,10 @@ export async function friendsPage(ctx: PageContext): Promise<void> {
     const [friends, incoming, outgoing] = await Promise.all(TABS.map(([key]) => get<Friend[]>(`/friends?status=${key}&limit=100`)));
     const row = (f: Friend, ...actions: HTMLElement[]) =>
       h('li', null,
-        h('span', { class: `online-dot ${f.online ? 'on' : ''}`, title: f.online ? 'online' : 'offline' }),
-        h('span', { class: 'visually-hidden' }, f.online ? 'online, ' : 'offline, '),
+        // Presence is shown for friends only (null on requests).
+        ...(f.online === null ? [] : [
+          h('span', { class: `online-dot ${f.online ? 'on' : ''}`, title: f.online ? 'online' : 'offline' }),
+          h('span', { class: 'visually-hidden' }, f.online ? 'online, ' : 'offline, ')]),
         h('strong', null, f.user.username), ` ${f.user.rating} · since ${formatDate(f.since)} `, ...actions);
     fill(lists.friends, friends.length ? friends.map((f) => row(f,
       h('a', { class: 'button', href: `/?challenge=${encodeURIComponent(f.user.username)}` }, 'Challenge'),

@@ -94,7 +94,8 @@ export type Friend = {
   user: { id: string; username: string; avatar_url: string; rating: number };
   status: 'friends' | 'incoming' | 'outgoing';
   since: string;
-  online: boolean;
+  /** Friends only; null on requests. */
+  online: boolean | null;
 };
 
 export type Club = {
