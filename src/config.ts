@@ -53,6 +53,7 @@ const EnvSchema = z.object({
   SEEK_POOL_IDLE_SECONDS: seconds.default(10),
   WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
   TOURNAMENT_MIN_MINUTES: z.coerce.number().int().min(1).max(360).default(10),
+  FRIEND_REQUEST_COOLDOWN_SECONDS: seconds.default(86_400),
 });
 
 export type Config = {
@@ -110,6 +111,8 @@ export type Config = {
   webhookTimeoutMs: number;
   /** The shortest arena that may be created (DESIGN 2.10: TOURNAMENT_MIN_MINUTES). */
   tournamentMinMinutes: number;
+  /** A user hears of one asker's friend requests at most once in this long (withdrawn and re-sent ones stay quiet). */
+  friendRequestCooldownMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     tournamentMinMinutes: e.TOURNAMENT_MIN_MINUTES,
+    friendRequestCooldownMs: e.FRIEND_REQUEST_COOLDOWN_SECONDS * 1000,
   };
 }
 

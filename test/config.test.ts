@@ -21,6 +21,12 @@ describe('Configuration', () => {
     assert.equal(c.redisUrl, undefined);
   });
 
+  it('quiets a re-sent friend request for FRIEND_REQUEST_COOLDOWN_SECONDS (default a day)', () => {
+    assert.equal(loadConfig({ DATA_DIR: tmp() }).friendRequestCooldownMs, 86_400_000);
+    assert.equal(loadConfig({ DATA_DIR: tmp(), FRIEND_REQUEST_COOLDOWN_SECONDS: '60' }).friendRequestCooldownMs, 60_000);
+    assert.throws(() => loadConfig({ FRIEND_REQUEST_COOLDOWN_SECONDS: '-1' }), /FRIEND_REQUEST_COOLDOWN_SECONDS/);
+  });
+
   it('takes a DATABASE_URL whose host is a Unix socket directory', () => {
     const url = 'postgres://postgres@%2Fvar%2Frun%2Fpostgresql/chess';
     assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);

@@ -46,6 +46,20 @@ export async function acceptRequest(db: Queryable, a: string, b: string, since: 
   await db.query(`UPDATE friendships SET status = 'friends', since = $3 WHERE user_low = $1 AND user_high = $2`, [...pair(a, b), since]);
 }
 
+/**
+ * Records that `to` is told of `from`'s request at `at`, unless they were told after `quietSince`:
+ * true when they are to be told now. One statement, so two requests at once cannot both tell.
+ */
+export async function claimRequestNotice(db: Queryable, from: string, to: string, at: Date, quietSince: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO friend_request_notices (from_id, to_id, notified_at) VALUES ($1, $2, $3)
+     ON CONFLICT (from_id, to_id) DO UPDATE SET notified_at = EXCLUDED.notified_at
+       WHERE friend_request_notices.notified_at <= $4`,
+    [from, to, at, quietSince],
+  );
+  return rowCount === 1;
+}
+
 /** Ends whatever relation the two have. False when there was none. */
 export async function deleteFriendship(db: Queryable, a: string, b: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM friendships WHERE user_low = $1 AND user_high = $2', pair(a, b));

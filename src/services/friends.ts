@@ -59,9 +59,14 @@ export function createFriends(ctx: AppContext, presence: Presence) {
           throw new AppError('FRIEND_LIMIT', `You have ${MAX_OUTGOING_REQUESTS} pending friend requests; wait for answers or withdraw some`);
         }
         await repo.insertRequest(tx, userId, targetId, now);
+        const view = { user, status: 'outgoing' as const, since: now.toISOString() };
+        // A request withdrawn (or declined) and sent again is made, but not news: the asked user
+        // was told lately and sees it in their list, while a loop of re-sends must not ping them.
+        const quietSince = new Date(now.getTime() - config.friendRequestCooldownMs);
+        if (!(await repo.claimRequestNotice(tx, userId, targetId, now, quietSince))) return { created: true, view };
         await emit(tx, 'friend.request', [targetId], { from });
         const event: UserEvent = { type: 'friend_request', from };
-        return { created: true, view: { user, status: 'outgoing' as const, since: now.toISOString() }, event };
+        return { created: true, view, event };
       }
       if (current.status === 'friends' || current.requestedBy === userId) {
         const status = current.status === 'friends' ? ('friends' as const) : ('outgoing' as const);

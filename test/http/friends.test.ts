@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { friendRoutes } from '../../src/http/routes/friends.ts';
+import { createFriends } from '../../src/services/friends.ts';
+import type { Services } from '../../src/services/index.ts';
+import { startApp } from '../helpers/app.ts';
+import { ManualClock } from '../helpers/clock.ts';
 import { as } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { until } from '../helpers/poll.ts';
@@ -218,6 +223,50 @@ describe('friends (DESIGN 2.10)', () => {
       assert.deepEqual(rb.pending, [], 'b was told of nothing after the request');
       ra.close();
       rb.close();
+    });
+
+    it('tells the asked user of one asker\u2019s requests once per cooldown, however often they are withdrawn or declined and sent again', async () => {
+      // The friend routes on the service's own database, bus and webhook outbox, with a clock of the test's.
+      const { service, config } = await testService();
+      const clock = new ManualClock(Date.now());
+      const friends = createFriends({ ...service.ctx, clock }, service.services.presence);
+      const app = await startApp({
+        routes: friendRoutes({ friends } as Services),
+        deps: { authenticate: service.services.auth.authenticate, rateLimit: async () => {} },
+      });
+      const call = async (user: TestUser, method: string, to: TestUser) =>
+        (await fetch(`${app.url}/v1/friends/${to.id}`, { method, headers: { authorization: `Bearer ${user.accessToken}` } })).status;
+      try {
+        await hook(b);
+        const rb = await subscribeUser(b);
+        for (let i = 0; i < 5; i++) {
+          assert.equal(await call(a, 'POST', b), 201, 'the request is made each time');
+          // Withdrawn, or declined: either way a new request follows.
+          assert.equal(i % 2 ? await call(b, 'DELETE', a) : await call(a, 'DELETE', b), 204);
+        }
+        await clock.advance(config.friendRequestCooldownMs - 1);
+        assert.equal(await call(a, 'POST', b), 201);
+        assert.equal((await list(b, '?status=incoming')).body.data[0].user.id, a.id, 'b sees the request when looking');
+        // A marker: another user's request, told at once. Before it, a's one request and nothing else.
+        const c = await createUser();
+        assert.equal((await ask(c, b.id)).status, 201);
+        assert.deepEqual((await rb.next('friend_request')).from, who(a));
+        assert.deepEqual((await rb.next('friend_request')).from, who(c), 'one push for a\u2019s six requests');
+        await hooks.receiver.waitFor(1, (r) => r.json?.data?.from?.id === c.id);
+        const { rows } = await sql(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'friend.request' AND user_ids @> ARRAY[$1]::uuid[]`, [b.id]);
+        assert.equal(rows[0].n, 2, 'one friend.request for a, one for c');
+        assert.equal(hooks.receiver.received.filter((r) => r.json?.data?.from?.id === a.id).length, 1);
+
+        // Once the cooldown has passed, a request is news again.
+        await clock.advance(1);
+        assert.equal(await call(a, 'DELETE', b), 204);
+        assert.equal(await call(a, 'POST', b), 201);
+        assert.deepEqual((await rb.next('friend_request')).from, who(a));
+        await hooks.receiver.waitFor(2, (r) => r.json?.data?.from?.id === a.id);
+        rb.close();
+      } finally {
+        await app.close();
+      }
     });
 
     it('makes two people who ask each other at the same moment friends once, with one friend.accepted', async () => {

@@ -35,6 +35,8 @@ export function friendRoutes({ friends }: Services): Route[] {
       method: 'post',
       path: '/friends/:user_id',
       summary: 'Ask a user to be friends (201, status outgoing), or accept their request (200, status friends); 200 with the current state when already asked or friends',
+      description:
+        'A request tells the asked user (friend.request webhook, friend_request on their user channel) at most once per FRIEND_REQUEST_COOLDOWN_SECONDS (default 24 h) for the same asker: a request withdrawn or declined and sent again within it is made (201) without telling them again.',
       tags,
       auth: 'required',
       limit: 'friendRequest',
