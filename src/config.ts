@@ -54,6 +54,8 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
   TOURNAMENT_MIN_MINUTES: z.coerce.number().int().min(1).max(360).default(10),
   FRIEND_REQUEST_COOLDOWN_SECONDS: seconds.default(86_400),
+  REALTIME_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+  REALTIME_SOCKETS_PER_USER: z.coerce.number().int().min(1).default(20),
 });
 
 export type Config = {
@@ -113,6 +115,10 @@ export type Config = {
   tournamentMinMinutes: number;
   /** A user hears of one asker's friend requests at most once in this long (withdrawn and re-sent ones stay quiet). */
   friendRequestCooldownMs: number;
+  /** Open stream and realtime sockets one client address may hold on this node (429 past it). */
+  realtimeSocketsPerAddress: number;
+  /** Stream and realtime sockets one user's tokens may be used on, on this node. */
+  realtimeSocketsPerUser: number;
 };
 
 export class ConfigError extends Error {}
@@ -171,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     tournamentMinMinutes: e.TOURNAMENT_MIN_MINUTES,
     friendRequestCooldownMs: e.FRIEND_REQUEST_COOLDOWN_SECONDS * 1000,
+    realtimeSocketsPerAddress: e.REALTIME_SOCKETS_PER_ADDRESS,
+    realtimeSocketsPerUser: e.REALTIME_SOCKETS_PER_USER,
   };
 }
 

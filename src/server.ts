@@ -3,6 +3,7 @@ import http from 'node:http';
 import { matchMaker, LocalPresence, LocalDriver, Server, type Presence, type MatchMakerDriver } from '@colyseus/core';
 import { RedisPresence } from '@colyseus/redis-presence';
 import { Redis } from 'ioredis';
+import proxyAddr from 'proxy-addr';
 import { assertPinnedChessJs } from './chessVersion.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -164,6 +165,9 @@ export async function startService(
       missed: gameEvents.since,
       openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
       tournamentExists: services.tournaments.exists,
+      caps: { perAddress: config.realtimeSocketsPerAddress, perUser: config.realtimeSocketsPerUser },
+      // The address Express gives a request (req.ip): behind TRUST_PROXY, the forwarded client's.
+      addressOf: (req) => proxyAddr(req, app.get('trust proxy fn')),
     });
     transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) });
     httpServer.on('upgrade', (req, socket, head) => {

@@ -27,6 +27,15 @@ describe('Configuration', () => {
     assert.throws(() => loadConfig({ FRIEND_REQUEST_COOLDOWN_SECONDS: '-1' }), /FRIEND_REQUEST_COOLDOWN_SECONDS/);
   });
 
+  it('caps realtime sockets per address and per user (REALTIME_SOCKETS_PER_ADDRESS 50, REALTIME_SOCKETS_PER_USER 20)', () => {
+    const defaults = loadConfig({ DATA_DIR: tmp() });
+    assert.deepEqual([defaults.realtimeSocketsPerAddress, defaults.realtimeSocketsPerUser], [50, 20]);
+    const set = loadConfig({ DATA_DIR: tmp(), REALTIME_SOCKETS_PER_ADDRESS: '500', REALTIME_SOCKETS_PER_USER: '5' });
+    assert.deepEqual([set.realtimeSocketsPerAddress, set.realtimeSocketsPerUser], [500, 5]);
+    assert.throws(() => loadConfig({ REALTIME_SOCKETS_PER_ADDRESS: '0' }), /REALTIME_SOCKETS_PER_ADDRESS/);
+    assert.throws(() => loadConfig({ REALTIME_SOCKETS_PER_USER: '2.5' }), /REALTIME_SOCKETS_PER_USER/);
+  });
+
   it('takes a DATABASE_URL whose host is a Unix socket directory', () => {
     const url = 'postgres://postgres@%2Fvar%2Frun%2Fpostgresql/chess';
     assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);

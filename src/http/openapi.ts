@@ -172,6 +172,9 @@ rated, color, createdAt, expiresAt}\`); with a token also \`challenges {challeng
 **Seek pool room**: joining seeks (one pool per time control and mode); \`seeking {seek_id, expires_at}\`, then
 \`paired {game_id, reservation}\` (consume the reservation, or join the game by id). Leaving cancels the seek.`;
 
+const SOCKET_CAPS_DOC = `Sockets of the stream and the realtime channel together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
+per client address on a node; past it the upgrade is answered 429 with the error envelope (\`RATE_LIMIT_EXCEEDED\`), no WebSocket.`;
+
 const STREAM_DOC = `A WebSocket (\`ws://…/v1/games/{id}/stream\`, also under /api and /api/v1). Watching is public; a token
 (\`?token=\` or \`Authorization: Bearer\`) is optional and, when given, must be valid (a pending game shows only to its players).
 Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` (Unix ms):
@@ -183,7 +186,9 @@ Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` 
 \`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
 The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 game over, 1008 too many refused messages,
 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
-(after \`error UNAUTHORIZED\`), 4404 unknown game (after \`error GAME_NOT_FOUND\`).`;
+(after \`error UNAUTHORIZED\`), 4404 unknown game (after \`error GAME_NOT_FOUND\`), 4429 the token's user holds
+REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after \`error RATE_LIMIT_EXCEEDED\`).
+${SOCKET_CAPS_DOC}`;
 
 const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) carrying many channels. The client sends
 \`{"type":"subscribe","channel":…,"token"?:…,"id"?:…}\`, \`{"type":"unsubscribe","channel":…}\` and \`{"type":"ping"}\`; the answers are
@@ -197,11 +202,15 @@ const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) car
   (the first 100), standings_total}\` after counted games, \`status {status}\` when the arena starts running and when it finishes;
 - \`lobby\`: \`seeks {seeks}\` first, then \`seek_added {seek}\` and \`seek_removed {id, reason}\`.
 Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, TOURNAMENT_NOT_FOUND, VALIDATION_ERROR (malformed message,
-unknown channel), RATE_LIMIT_EXCEEDED (60 messages at once, 10 a second after that). Close codes as for the stream.`;
+unknown channel), RATE_LIMIT_EXCEEDED (60 messages at once, 10 a second after that; or a token of a user who already holds
+REALTIME_SOCKETS_PER_USER (20) sockets on this node: a socket counts for a user from its first subscription with their token until it
+closes, and the socket stays open for channels without a token). Close codes as for the stream.
+${SOCKET_CAPS_DOC}`;
 
 /** The two WebSockets, documented where REST clients look (OpenAPI has no WebSocket operations). */
 function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
   const switching = { 101: { description: 'Switching Protocols: the WebSocket opens (messages in the description)' } };
+  const capped = { description: 'RATE_LIMIT_EXCEEDED: this address holds REALTIME_SOCKETS_PER_ADDRESS sockets already; no WebSocket' };
   registry.registerPath({
     method: 'get',
     path: '/games/{id}/stream',
@@ -216,7 +225,7 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
         since: z.number().int().min(0).optional().meta({ description: 'The last event number seen: resume after it' }),
       }),
     },
-    responses: switching,
+    responses: { ...switching, 429: capped },
   });
   registry.registerPath({
     method: 'post',
@@ -261,6 +270,6 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
     description: REALTIME_DOC,
     tags: ['Realtime'],
     security: [],
-    responses: switching,
+    responses: { ...switching, 429: capped },
   });
 }

@@ -56,6 +56,8 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
       try {
         user = await deps.authenticate(o.token);
       } catch (error) {
+        // RATE_LIMIT_EXCEEDED: the token's user holds as many sockets as they may.
+        if (isAppError(error) && error.code === 'RATE_LIMIT_EXCEEDED') return o.refused(error.code, error.message);
         if (!isAppError(error) || error.code !== 'UNAUTHORIZED') throw error;
         return o.refused('UNAUTHORIZED', 'Invalid or expired access token');
       }

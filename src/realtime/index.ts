@@ -1,15 +1,16 @@
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { bearerToken } from '../auth/tokens.ts';
 import type { AuthUser } from '../context.ts';
 import { isUuid } from '../domain/ids.ts';
-import { isAppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { Clock, TimerHandle } from '../time.ts';
+import { DEFAULT_SOCKET_CAPS, SocketCaps, type SocketCapLimits } from './caps.ts';
 import { openChannel, type ChannelDeps, type Subscription } from './channels.ts';
 import { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
@@ -36,6 +37,10 @@ export type RealtimeDeps = {
   /** Whether a tournament exists (`tournament:<id>` of an unknown one is refused). */
   tournamentExists?: (id: string) => Promise<boolean>;
   limits?: Partial<PeerLimits>;
+  /** Open sockets one client address, and one user, may hold on this node (default 50 and 20). */
+  caps?: Partial<SocketCapLimits>;
+  /** The client's address, as the HTTP side sees it behind trusted proxies (default: the peer's address). */
+  addressOf?: (req: IncomingMessage) => string | undefined;
   /** A socket that does not answer a ping within this long is dropped (default 30 s). */
   heartbeatMs?: number;
   /** How often a `user:` subscription checks its session is still live (default 5 min). */
@@ -67,6 +72,9 @@ const pathOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localho
  */
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const limits = { ...DEFAULT_PEER_LIMITS, ...deps.limits };
+  const caps = new SocketCaps({ ...DEFAULT_SOCKET_CAPS, ...deps.caps });
+  /** Per socket, the users it counts for (the places to give back when it closes). */
+  const userPlaces = new Map<Peer, Map<string, () => void>>();
   // 4 KB is plenty for a subscribe with its token; a larger frame closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const hub = new ChannelHub(deps.events);
@@ -82,6 +90,28 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   beat();
 
   const errorMessage = (code: string, message: string, extra: object = {}) => ({ type: 'error', code, message, ...extra, ts: now() });
+
+  /**
+   * Counts `peer` as a socket of `user`, once however many channels it opens with their tokens:
+   * false when the user already holds the cap on this node.
+   */
+  function countAsUser(peer: Peer, user: AuthUser): boolean {
+    let mine = userPlaces.get(peer);
+    if (mine?.has(user.id) || !peer.open) return true;
+    const release = caps.admitUser(user.id);
+    if (!release) return false;
+    if (!mine) {
+      const places = (mine = new Map());
+      userPlaces.set(peer, places);
+      peer.ws.once('close', () => {
+        for (const r of places.values()) r();
+        userPlaces.delete(peer);
+      });
+    }
+    mine.set(user.id, release);
+    return true;
+  }
+  const overUserCap = () => `At most ${caps.limits.perUser} sockets per user; close one first`;
 
   function admit(ws: WebSocket): Peer {
     const peer = new Peer(ws, deps.clock, limits);
@@ -118,6 +148,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         peer.sendJson(errorMessage('UNAUTHORIZED', 'Invalid or expired access token'));
         return peer.close(CLOSE.UNAUTHORIZED, 'unauthorized');
       }
+      if (!countAsUser(peer, viewer)) {
+        peer.sendJson(errorMessage('RATE_LIMIT_EXCEEDED', overUserCap()));
+        return peer.close(CLOSE.TOO_MANY_SOCKETS, 'too many sockets');
+      }
     }
     if (!isUuid(gameId)) return notFound(peer);
     const watch = new GameWatch(
@@ -150,7 +184,20 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   function serveChannels(ws: WebSocket): void {
     const peer = admit(ws);
     const subscriptions = new Map<string, Subscription>();
-    const channelDeps: ChannelDeps = { ...deps, hub, ticks, now, log, sessionCheckMs: deps.sessionCheckMs ?? 300_000 };
+    const channelDeps: ChannelDeps = {
+      ...deps,
+      // A token makes this socket one of its user's, which the user may have only so many of.
+      authenticate: async (token) => {
+        const user = await deps.authenticate(token);
+        if (!countAsUser(peer, user)) throw new AppError('RATE_LIMIT_EXCEEDED', overUserCap());
+        return user;
+      },
+      hub,
+      ticks,
+      now,
+      log,
+      sessionCheckMs: deps.sessionCheckMs ?? 300_000,
+    };
     ws.on('close', () => {
       for (const s of subscriptions.values()) s.close();
       subscriptions.clear();
@@ -200,6 +247,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       return REALTIME_PATHS.has(path) || STREAM_PATH.test(path);
     },
     upgrade(req, socket, head) {
+      // Counted before the handshake: a refused address costs no WebSocket.
+      const release = caps.admitAddress(deps.addressOf?.(req) ?? req.socket.remoteAddress ?? 'unknown');
+      if (!release) return refuseUpgrade(socket, new AppError('RATE_LIMIT_EXCEEDED', `At most ${caps.limits.perAddress} sockets per address; close one first`));
+      socket.once('close', release);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const stream = STREAM_PATH.exec(pathOf(req).pathname);
         if (!stream) return serveChannels(ws);
@@ -225,3 +276,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   };
 }
 
+/** Answers an upgrade with the error envelope instead of a socket (HTTP 429 for the caps). */
+function refuseUpgrade(socket: Duplex, error: AppError): void {
+  const body = JSON.stringify({ success: false, error: error.toJSON() });
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -15,6 +15,8 @@ export const CLOSE = {
   UNAUTHORIZED: 4401,
   /** The game does not exist, or is pending and the caller is not one of its players. */
   NOT_FOUND: 4404,
+  /** The token's user already holds REALTIME_SOCKETS_PER_USER sockets on this node. */
+  TOO_MANY_SOCKETS: 4429,
 } as const;
 
 export type PeerLimits = {

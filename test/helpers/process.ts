@@ -40,6 +40,8 @@ export async function startServiceProcess(
       LOG_LEVEL: 'warn',
       // No engine unless asked for: the benchmarks measure the game server alone.
       ANALYSIS_WORKERS: '0',
+      // The benchmarks open a thousand sockets from this one address.
+      REALTIME_SOCKETS_PER_ADDRESS: '100000',
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'chess-process-')),
       ...(o.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...o.env,

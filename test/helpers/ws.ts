@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { newIp } from './http.ts';
 import { testService } from './service.ts';
 
 export type WsMessage = Record<string, any>;
@@ -28,10 +29,15 @@ export class WsClient {
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
   }
 
-  /** Opens `path` on the test service (or a full ws:// URL). */
+  /**
+   * Opens `path` on the test service (or a full ws:// URL). On the test service each socket comes
+   * from a client address of its own unless `headers` name one, as `api` does: the whole suite's
+   * sockets do not add up against the per-address socket cap.
+   */
   static async open(path: string, headers: Record<string, string> = {}): Promise<WsClient> {
-    const url = path.startsWith('ws') ? path : `${(await testService()).service.url.replace('http', 'ws')}${path}`;
-    const ws = new WebSocket(url, { headers });
+    const local = !path.startsWith('ws');
+    const url = local ? `${(await testService()).service.url.replace('http', 'ws')}${path}` : path;
+    const ws = new WebSocket(url, { headers: local ? { 'x-forwarded-for': newIp(), ...headers } : headers });
     const client = new WsClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
