@@ -3,7 +3,7 @@
 // but mates solves the puzzle all the same ("any mate is correct").
 
 import { Chess } from 'chess.js';
-import { rateGame, type Glicko } from './glicko2.ts';
+import { rate, type Glicko } from './glicko2.ts';
 import { playUci, solverMoveCount } from './puzzles.ts';
 
 export type AttemptVerdict =
@@ -36,8 +36,35 @@ export function judgeAttempt(fen: string, solution: readonly string[], moves: re
 
 export type RatedAttempt = { user: Glicko; puzzle: Glicko; /** round(new) − round(old), as players see it. */ userChange: number };
 
-/** A rated attempt is a game between the solver and the puzzle: solved is a win, anything else a loss. */
+/** Lichess's line: a rating whose deviation is above this is provisional. */
+export const PROVISIONAL_DEVIATION = 110;
+
+/**
+ * A rated attempt is a game between the solver and the puzzle: solved is a win, anything else a
+ * loss. The puzzle is rated by Glicko-2 as it stands.
+ *
+ * The solver is too, except while their rating is provisional: then the puzzle counts for them as
+ * no more surprising a result than an even game, as if rated at most the solver's rating when
+ * solved and at least it when failed. Every first attempt shows the solution (DESIGN 2.10), so a
+ * second account can reveal any puzzle; against a new player's RD of 500 Glicko-2 would turn one
+ * solve of a 2787 puzzle into +1,372. Bounded so, a revealed solution earns what a solve at the
+ * solver's own level earns, and the deviation shrinks as after one, so climbing by revealed
+ * solutions takes as many steps as climbing honestly. We chose this over a fixed cap (Lichess
+ * clamps every change to ±700, which still lets one request add 700 points) because it scales
+ * with the deviation as Glicko-2 itself does, and over hiding the solution, which a second account
+ * defeats anyway. An established rating (RD ≤ 110) moves a few dozen points at most whatever the
+ * puzzle, so it follows Glicko-2 untouched.
+ */
 export function rateAttempt(user: Glicko, puzzle: Glicko, correct: boolean): RatedAttempt {
-  const rated = rateGame(user, puzzle, correct ? 1 : 0);
-  return { user: rated.white, puzzle: rated.black, userChange: rated.changes.white };
+  const score = correct ? 1 : 0;
+  const asSeenBySolver =
+    user.deviation > PROVISIONAL_DEVIATION
+      ? { ...puzzle, rating: correct ? Math.min(puzzle.rating, user.rating) : Math.max(puzzle.rating, user.rating) }
+      : puzzle;
+  const rated = rate(user, [{ opponent: asSeenBySolver, score }]);
+  return {
+    user: rated,
+    puzzle: rate(puzzle, [{ opponent: user, score: 1 - score }]),
+    userChange: Math.round(rated.rating) - Math.round(user.rating),
+  };
 }

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { Chess } from 'chess.js';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
-import { DEFAULT_GLICKO } from '../../src/domain/glicko2.ts';
-import { judgeAttempt, rateAttempt } from '../../src/domain/puzzleAttempt.ts';
+import { DEFAULT_GLICKO, rateGame, type Glicko } from '../../src/domain/glicko2.ts';
+import { judgeAttempt, PROVISIONAL_DEVIATION, rateAttempt } from '../../src/domain/puzzleAttempt.ts';
 import { parsePuzzleRecord, type PuzzleData } from '../../src/domain/puzzles.ts';
 import { BUNDLED_PUZZLES } from '../../src/services/puzzleImport.ts';
 
@@ -108,5 +108,45 @@ describe('rating an attempt', () => {
   it('moves an established puzzle less than a new solver', () => {
     const rated = rateAttempt(DEFAULT_GLICKO, puzzleRating, true);
     assert.ok(Math.abs(rated.puzzle.rating - 1500) < Math.abs(rated.user.rating - 1500));
+  });
+
+  describe('while the solver’s rating is provisional', () => {
+    const at = (rating: number, deviation = 80): Glicko => ({ rating, deviation, volatility: 0.09 });
+    /** Glicko-2 as it stands, the solver as white. */
+    const plain = (user: Glicko, puzzle: Glicko, correct: boolean) => rateGame(user, puzzle, correct ? 1 : 0);
+
+    it('gains from solving a far harder puzzle only what solving one at their own level gives', () => {
+      const rated = rateAttempt(DEFAULT_GLICKO, at(2787, 92), true);
+      const ownLevel = plain(DEFAULT_GLICKO, at(1500, 92), true);
+      assert.equal(rated.userChange, ownLevel.changes.white);
+      assert.deepEqual(rated.user, ownLevel.white);
+      assert.ok(plain(DEFAULT_GLICKO, at(2787, 92), true).changes.white > 1000);
+    });
+
+    it('loses from failing a far easier puzzle only what failing one at their own level costs', () => {
+      const user = at(1900, 300);
+      assert.deepEqual(rateAttempt(user, at(1000), false).user, plain(user, at(1900), false).white);
+    });
+
+    it('is rated by Glicko-2 as it stands when the result is no surprise: an easier solve, a harder failure', () => {
+      const user = at(1700, 400);
+      for (const [puzzle, correct] of [[at(1400), true], [at(1700), true], [at(2400), false], [at(1700), false]] as const) {
+        assert.deepEqual(rateAttempt(user, puzzle, correct).user, plain(user, puzzle, correct).white);
+      }
+    });
+
+    it('rates the puzzle by Glicko-2 as it stands, against the solver’s real rating', () => {
+      for (const correct of [true, false]) {
+        assert.deepEqual(rateAttempt(DEFAULT_GLICKO, at(2787, 92), correct).puzzle, plain(DEFAULT_GLICKO, at(2787, 92), correct).black);
+      }
+    });
+
+    it('stops once the rating is established: Glicko-2 as it stands, whatever the puzzle', () => {
+      const user = at(1500, PROVISIONAL_DEVIATION);
+      for (const correct of [true, false]) {
+        const puzzle = at(correct ? 2787 : 600, 92);
+        assert.deepEqual(rateAttempt(user, puzzle, correct).user, plain(user, puzzle, correct).white);
+      }
+    });
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
+import { DEFAULT_GLICKO, rateGame } from '../../src/domain/glicko2.ts';
 import { as } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { expectNo500 } from '../helpers/malformed.ts';
@@ -29,6 +30,8 @@ function assertError(res: { status: number; body: any; text: string }, status: n
 // 002X3: mate in 2 (g2a8 c7b8 a8b8). 001KR: mate in 1 by f1f8, and d1d8 mates as well.
 // 00Lvv: mate in 2 (h5e8 d7d8 d1d8), where e8d8 mates as well on the second move.
 const MATE_IN_2 = { id: '002X3', solution: ['g2a8', 'c7b8', 'a8b8'], solve: ['g2a8', 'a8b8'] };
+// 09KIV: the sample's hardest puzzle, rated 2787 when imported.
+const HARDEST = '09KIV';
 
 describe('puzzles: playing', () => {
   before(() => testService());
@@ -83,6 +86,23 @@ describe('puzzles: playing', () => {
       const third = await createUser();
       const res = await attempt(third, MATE_IN_2.id, { moves: ['g2g3', 'a8a1'] });
       assert.deepEqual([res.status, res.body.data?.correct, res.body.data?.first_attempt], [200, false, true], res.text);
+    });
+
+    it('lets a second account’s revealed solution earn a fresh solver no more than a solve at their own level', async () => {
+      const revealer = await createUser();
+      const shown = await attempt(revealer, HARDEST, { moves: ['a8b8'] });
+      assert.deepEqual([shown.status, shown.body.data?.correct], [200, false], shown.text);
+      const solver = await createUser();
+      const puzzle = (await sql('SELECT rating, rating_deviation, volatility FROM puzzles WHERE id = $1', [HARDEST])).rows[0];
+      assert.ok(puzzle.rating > 2700, String(puzzle.rating));
+      const solverMoves = shown.body.data.solution.filter((_: string, i: number) => i % 2 === 0);
+      const res = await attempt(solver, HARDEST, { moves: solverMoves });
+      assert.deepEqual([res.status, res.body.data?.correct, res.body.data?.first_attempt], [200, true, true], res.text);
+      // What a new player gains by solving a puzzle rated as they are, as uncertain as this one.
+      const atOwnLevel = rateGame(DEFAULT_GLICKO, { rating: DEFAULT_GLICKO.rating, deviation: puzzle.rating_deviation, volatility: puzzle.volatility }, 1);
+      assert.equal(res.body.data.rating_change, atOwnLevel.changes.white);
+      assert.ok(res.body.data.rating_change < 300, String(res.body.data.rating_change));
+      assert.equal((await me(solver)).puzzle_rating, 1500 + res.body.data.rating_change);
     });
 
     it('rates only the first attempt: later ones answer rating_change 0 and move no rating', async () => {

@@ -104,7 +104,8 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
     route({
       method: 'post',
       path: '/puzzles/:id/attempt',
-      summary: "Attempt a puzzle with the solver's moves; the first attempt is rated (Glicko-2, the user and the puzzle)",
+      summary:
+        "Attempt a puzzle with the solver's moves; the first attempt is rated (Glicko-2, the user and the puzzle; while the user's rating is provisional, RD > 110, one attempt moves it no more than an even game would)",
       tags,
       auth: 'required',
       body: AttemptBody,
