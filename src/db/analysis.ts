@@ -58,24 +58,44 @@ export async function findAnalysis(db: Queryable, gameId: string): Promise<Analy
 }
 
 /**
- * Takes the oldest due job no live worker holds: queued ones, and running ones whose worker
- * stopped renewing its claim (it died). Other nodes skip the row while this claim commits.
- * Findings at another depth than `depth` are dropped: the result is one search depth throughout.
+ * Takes a due job no live worker holds (queued ones, and running ones whose worker stopped
+ * renewing its claim: it died), serving players in turn: first the job whose players were served
+ * least recently (a job counts as served as its more recently served player; never is earliest),
+ * then the oldest. Claiming marks both players served now, so a player who queued many games gets
+ * one, then waits for every other waiting player's next one: round-robin by player, whatever the
+ * order the games ended in. The turns live in PostgreSQL with the queue, so every node keeps the
+ * same order; two claims at the same instant may both miss each other's mark, which costs only
+ * that instant's fairness. Other nodes skip the row while this claim commits. Findings at another
+ * depth than `depth` are dropped: the result is one search depth throughout.
  */
 export async function claimAnalysis(
   db: Queryable,
   o: { now: number; lockMs: number; worker: string; depth: number },
 ): Promise<ClaimedAnalysis | undefined> {
   const { rows } = await db.query(
-    `UPDATE game_analyses a
+    `WITH next AS (
+       SELECT a.game_id, g.white_id, g.black_id
+         FROM game_analyses a
+         JOIN games g ON g.id = a.game_id
+         LEFT JOIN analysis_turns w ON w.user_id = g.white_id
+         LEFT JOIN analysis_turns b ON b.user_id = g.black_id
+        WHERE a.status <> 'done' AND a.available_at <= $1 AND (a.locked_until IS NULL OR a.locked_until < $1)
+        ORDER BY greatest(w.served_at, b.served_at) NULLS FIRST, a.available_at, a.created_at
+        LIMIT 1 FOR UPDATE OF a SKIP LOCKED
+     ), served AS (
+       -- In id order, so that two claims marking the same two players lock their rows alike.
+       INSERT INTO analysis_turns (user_id, served_at)
+       SELECT DISTINCT player, $1::timestamptz FROM next, unnest(ARRAY[next.white_id, next.black_id]) AS player
+        WHERE player IS NOT NULL ORDER BY player
+       ON CONFLICT (user_id) DO UPDATE SET served_at = greatest(analysis_turns.served_at, excluded.served_at)
+     )
+     UPDATE game_analyses a
         SET status = 'running', attempts = a.attempts + 1, locked_by = $3, locked_until = ${lockEnd},
             evals = CASE WHEN a.depth = $4 THEN a.evals ELSE '[]'::jsonb END,
             progress_done = CASE WHEN a.depth = $4 THEN a.progress_done ELSE 0 END,
             depth = $4
-      WHERE a.game_id = (
-        SELECT game_id FROM game_analyses
-         WHERE status <> 'done' AND available_at <= $1 AND (locked_until IS NULL OR locked_until < $1)
-         ORDER BY available_at, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       FROM next
+      WHERE a.game_id = next.game_id
       RETURNING a.game_id, a.attempts, a.failures, a.evals`,
     [at(o.now), o.lockMs, o.worker, o.depth],
   );

@@ -38,11 +38,17 @@ export async function expireLease(pool: Pool, gameId: string): Promise<void> {
 }
 
 /**
- * A game between two new players that ended after `ucis` (White resigned if nothing else ended
- * it), with its analysis queued as the finishing transaction queues it.
+ * A game that ended after `ucis` (White resigned if nothing else ended it), between `players`
+ * or two new ones, with its analysis queued as the finishing transaction queues it.
  */
-export async function insertFinishedGame(pool: Pool, ucis: readonly string[], now = Date.now()): Promise<string> {
-  const gameId = await insertActiveGame(pool, await insertUser(pool), await insertUser(pool), { firstMoveDeadline: null });
+export async function insertFinishedGame(
+  pool: Pool,
+  ucis: readonly string[],
+  now = Date.now(),
+  players?: { white: string; black: string },
+): Promise<string> {
+  const { white, black } = players ?? { white: await insertUser(pool), black: await insertUser(pool) };
+  const gameId = await insertActiveGame(pool, white, black, { firstMoveDeadline: null });
   const chess = new Chess();
   for (const [i, uci] of ucis.entries()) {
     const { san } = chess.move({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] });

@@ -11,7 +11,7 @@ import { startAnalysisWorkers, type AnalysisWorkerDeps, type AnalysisWorkers } f
 import { engineCommand } from '../../src/workers/engine.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createDatabase } from '../helpers/database.ts';
-import { insertFinishedGame } from '../helpers/fixtures.ts';
+import { insertFinishedGame, insertUser } from '../helpers/fixtures.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 
@@ -187,6 +187,24 @@ describe('analysis workers', function () {
     const positions = rows.reduce((n, r) => n + r.progress_total, 0);
     assert.equal(a.searched + b.searched, positions);
     assert.ok(a.searched > 0 && b.searched > 0, `both nodes worked (${a.searched} and ${b.searched})`);
+  });
+
+  it('serves players in turn: one who queued many games waits between them for another’s', async () => {
+    const [a, a2, b, c] = await Promise.all([insertUser(pool), insertUser(pool), insertUser(pool), insertUser(pool)]);
+    const queuedAt = Date.now();
+    // A plays five games first, then B two; each game queued a millisecond after the one before.
+    const aGames: string[] = [];
+    for (let i = 0; i < 5; i++) aGames.push(await insertFinishedGame(pool, SCHOLARS_MATE, queuedAt + i, { white: a, black: a2 }));
+    const bGames: string[] = [];
+    for (let i = 0; i < 2; i++) bGames.push(await insertFinishedGame(pool, SCHOLARS_MATE, queuedAt + 10 + i, { white: c, black: b }));
+    start();
+    for (const g of [...aGames, ...bGames]) await done(g);
+    const { rows } = await pool.query('SELECT game_id FROM game_analyses WHERE game_id = ANY($1::uuid[]) ORDER BY analyzed_at', [[...aGames, ...bGames]]);
+    const name = new Map([...aGames.map((g, i) => [g, `A${i + 1}`] as const), ...bGames.map((g, i) => [g, `B${i + 1}`] as const)]);
+    assert.deepEqual(
+      rows.map((r) => name.get(r.game_id)),
+      ['A1', 'B1', 'A2', 'B2', 'A3', 'A4', 'A5'],
+    );
   });
 
   it('gives its running job back and leaves no engine process when stopped', async () => {
