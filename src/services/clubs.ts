@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import * as repo from '../db/clubs.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { AppError, validationError } from '../errors.ts';
 import { formatClub, formatInvitation, formatMember, type ClubInvitationView, type ClubView, type CreateClubBody, type InviteBody } from './clubViews.ts';
 import { userNotifier } from './userEvents.ts';
@@ -31,8 +31,9 @@ const userNotFound = () => new AppError('USER_NOT_FOUND', 'User not found');
 
 /** DESIGN 2.8: a malformed id is an unknown id. */
 function clubIdOf(id: string): string {
-  if (!isUuid(id)) throw clubNotFound();
-  return id.toLowerCase();
+  const parsed = parseId(id);
+  if (!parsed) throw clubNotFound();
+  return parsed;
 }
 
 export type Clubs = ReturnType<typeof createClubs>;
@@ -121,11 +122,11 @@ export function createClubs(ctx: AppContext) {
      * goes out: the webhook in its transaction, the user channel once it is committed.
      */
     async invite(userId: string, id: string, body: InviteBody): Promise<{ created: boolean; invitation: ClubInvitationView }> {
-      const inviteeId = body.user_id.toLowerCase();
+      const inviteeId = parseId(body.user_id);
       const result = await withClub(id, async (tx, club) => {
         if (club.ownerId !== userId) throw new AppError('FORBIDDEN', 'Only the owner of a club invites');
         if (inviteeId === userId) throw validationError('user_id', 'must not be yourself');
-        const invitee = isUuid(inviteeId) ? await findUserById(tx, inviteeId) : undefined;
+        const invitee = inviteeId ? await findUserById(tx, inviteeId) : undefined;
         if (!invitee) throw userNotFound();
         if (await repo.findMemberRole(tx, club.id, invitee.id)) throw new AppError('ALREADY_MEMBER', 'This user is already a member of the club');
         const pending = await repo.findInvitation(tx, club.id, invitee.id, viewer(invitee.id).invitedSince);
@@ -136,7 +137,7 @@ export function createClubs(ctx: AppContext) {
         await emit(tx, 'club.invite', [invitee.id], event);
         return { created: true, invitation, event };
       });
-      if (result.event) notify(inviteeId, { type: 'club_invite', ...result.event });
+      if (result.event) notify(result.invitation.userId, { type: 'club_invite', ...result.event });
       return { created: result.created, invitation: formatInvitation(result.invitation) };
     },
 
