@@ -88,12 +88,10 @@ export function createClubs(ctx: AppContext) {
 
     get: (userId: string | undefined, id: string): Promise<ClubView> => view(pool, clubIdOf(id), userId),
 
-    /** The owner and the members see the members; anyone else (an invitee too) is FORBIDDEN. */
-    async members(userId: string, id: string, page: { page: number; limit: number }) {
+    /** Public like every club read (DESIGN 2.10): the owner and the members, not the invitees (they are no members yet). */
+    async members(id: string, page: { page: number; limit: number }) {
       const clubId = clubIdOf(id);
-      const club = await repo.findClub(pool, clubId, viewer(userId));
-      if (!club) throw clubNotFound();
-      if (club.role !== 'owner' && club.role !== 'member') throw new AppError('FORBIDDEN', 'Only the owner and the members of a club see its members');
+      if (!(await repo.findClub(pool, clubId, viewer(undefined)))) throw clubNotFound();
       const { members, total } = await repo.listMembers(pool, clubId, { limit: page.limit, offset: (page.page - 1) * page.limit });
       return { members: members.map(formatMember), total };
     },

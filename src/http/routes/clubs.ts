@@ -76,17 +76,16 @@ export function clubRoutes({ clubs }: Services): Route[] {
       method: 'get',
       path: '/clubs/:id/members',
       ids: { id: 'CLUB_NOT_FOUND' },
-      summary: 'The members of a club, owner first, then by joining time (for its owner and members only)',
+      summary: 'The members of a club, owner first, then by joining time (public, like every club read; never the invitees)',
       tags,
-      // Only members may look, so a caller must say who they are (no token: 401, not 403).
-      auth: 'required',
+      auth: 'optional',
       query: PageQuery,
       envelope: 'list',
       response: z.array(ClubMemberView),
-      errors: ['CLUB_NOT_FOUND', 'FORBIDDEN'],
-      handler: async ({ user, params, query }) => {
+      errors: ['CLUB_NOT_FOUND'],
+      handler: async ({ params, query }) => {
         const page = { page: query.page, limit: query.limit };
-        const { members, total } = await clubs.members(user!.id, params.id, page);
+        const { members, total } = await clubs.members(params.id, page);
         return new Reply(200, { success: true, data: members, pagination: paginate(page, total) });
       },
     }),
