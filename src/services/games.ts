@@ -175,9 +175,10 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
       throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
     }
     if (input.type === 'matchmaking') return seek(userId, input, tc.value);
-    const opponentId = input.opponent_id;
+    // The body's schema took it for a UUID; parsed, it is the id the opponent's channel and rows go by.
+    const opponentId = parseId(input.opponent_id);
     if (!opponentId) throw validationError('opponent_id', 'required when type is challenge');
-    if (opponentId.toLowerCase() === userId.toLowerCase()) throw validationError('opponent_id', 'you cannot challenge yourself');
+    if (opponentId === userId) throw validationError('opponent_id', 'you cannot challenge yourself');
     const [challenger, opponent] = await Promise.all([findUserById(pool, userId), findUserById(pool, opponentId)]);
     if (!opponent) throw new AppError('USER_NOT_FOUND', 'Opponent not found');
     await assertFree(pool, [
@@ -272,10 +273,10 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
       {
         viewerId: userId,
         status: q.status,
-        playerId: q.player_id,
+        playerId: parseId(q.player_id),
         timeControl: q.time_control,
         result: q.result,
-        tournamentId: q.tournament_id?.toLowerCase(),
+        tournamentId: parseId(q.tournament_id),
         search: q.search || undefined,
       },
       { field, direction: descending ? 'desc' : (q.order ?? 'desc') },

@@ -90,6 +90,16 @@ describe('ids written in any case (DESIGN 2.8)', () => {
     }
   });
 
+  it('tells the user challenged by their upper-cased id, on their channel', async () => {
+    const [a, b] = await Promise.all([createUser(), createUser()]);
+    const rb = await subscribeUser(b);
+    const res = await api('POST', '/v1/games', as(a, { type: 'challenge', opponent_id: upper(b.id), time_control: 'blitz', initial_time: 300, increment: 0, color: 'white' }));
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await rb.next('challenge_received')).game_id, res.body.data.id);
+    assert.equal(res.body.data.black_player?.id ?? b.id, b.id);
+    rb.close();
+  });
+
   describe('friends', () => {
     it('refuses your own id upper-cased as it refuses your own id: 400', async () => {
       const a = await createUser();
