@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.ts';
-import { isUuid } from '../src/domain/ids.ts';
+import { parseId } from '../src/domain/ids.ts';
 import { LiveGame, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import { AnswerDrawMessage, BareMessage, MoveMessage } from './messages.ts';
@@ -75,9 +75,11 @@ export class GameRoom extends Room<{ state: GameState }> {
 
   override async onCreate(options: { gameId?: string }): Promise<void> {
     const { host } = GameRoom.deps;
-    if (!isUuid(options.gameId)) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
-    this.roomId = options.gameId;
-    const live = await LiveGame.open(host, options.gameId);
+    // A room is keyed by the game's own (lower-case) id; any other spelling would be a second room of it.
+    const gameId = parseId(options.gameId);
+    if (!gameId || gameId !== options.gameId) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
+    this.roomId = gameId;
+    const live = await LiveGame.open(host, gameId);
     if (live === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     if (live === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.live = live;

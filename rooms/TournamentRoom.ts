@@ -1,7 +1,7 @@
 import { Room } from '@colyseus/core';
 import type { AppContext } from '../src/context.ts';
 import type { Pool } from '../src/db/pool.ts';
-import { isUuid } from '../src/domain/ids.ts';
+import { parseId } from '../src/domain/ids.ts';
 import { openGame, ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { TournamentActor, type TournamentObserver } from '../src/services/tournamentActor.ts';
 
@@ -26,10 +26,12 @@ export class TournamentRoom extends Room {
   }
 
   override async onCreate(options: { tournamentId?: string }): Promise<void> {
-    if (!isUuid(options.tournamentId)) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
-    this.roomId = options.tournamentId;
+    // Keyed by the tournament's own (lower-case) id, like a game's room.
+    const tournamentId = parseId(options.tournamentId);
+    if (!tournamentId || tournamentId !== options.tournamentId) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
+    this.roomId = tournamentId;
     const { ctx, hostId, pool, observe } = TournamentRoom.deps;
-    const actor = await TournamentActor.open(ctx, options.tournamentId, hostId(), { openGame, pool, observe });
+    const actor = await TournamentActor.open(ctx, tournamentId, hostId(), { openGame, pool, observe });
     if (actor === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     if (actor === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.actor = actor;

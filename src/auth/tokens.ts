@@ -1,5 +1,5 @@
 import { createHash, createSecretKey, randomBytes } from 'node:crypto';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import jwt from 'jsonwebtoken';
 
 /** Access tokens live one hour (interface §5); the claim set is DESIGN 2.2's. */
@@ -36,9 +36,10 @@ export function createAccessTokens(o: { secret: string; issuer: string }): Acces
         if (typeof payload !== 'object' || payload === null) return undefined;
         const { sub, email, role, sid, iat, exp } = payload as Record<string, unknown>;
         // The ids go into SQL as uuids: a malformed one must not become a database error.
-        if (!isUuid(sub) || !isUuid(sid) || typeof email !== 'string' || role !== 'authenticated') return undefined;
+        const [userId, sessionId] = [parseId(sub), parseId(sid)];
+        if (!userId || !sessionId || typeof email !== 'string' || role !== 'authenticated') return undefined;
         if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-        return { sub, email, role, sid, iat, exp };
+        return { sub: userId, email, role, sid: sessionId, iat, exp };
       } catch {
         return undefined;
       }

@@ -1,5 +1,5 @@
 import { ErrorCode as ColyseusError, matchMaker, ServerError } from '@colyseus/core';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import type { Reply } from '../domain/liveGameViews.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { countRefusal } from '../refusals.ts';
@@ -256,10 +256,13 @@ export async function matchmake(method: string, room: string, options: Record<st
  * opened first, so a player who lost their socket with a dead node gets a seat on the next one;
  * a join waiting on a node found dead meanwhile is tried again there.
  */
-async function joinById(roomId: string, options: Record<string, unknown>, context: Parameters<typeof matchMaker.joinById>[2]): Promise<unknown> {
+async function joinById(requestedId: string, options: Record<string, unknown>, context: Parameters<typeof matchMaker.joinById>[2]): Promise<unknown> {
+  // A game's room is keyed by the game's id in lower case; Colyseus's own room ids are not UUIDs.
+  const gameId = parseId(requestedId);
+  const roomId = gameId ?? requestedId;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     let listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
-    if (!listed && isUuid(roomId) && (await openGame(roomId))) listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
+    if (!listed && gameId && (await openGame(gameId))) listed = (await matchMaker.findRoomsByIds([roomId])).get(roomId);
     if (!listed) return await matchMaker.joinById(roomId, options, context);
     try {
       return await whileAlive(listed.processId, () => matchMaker.joinById(roomId, options, context));

@@ -66,6 +66,9 @@ function successContent(r: Route): Record<string, { schema: z.ZodType; example?:
   }
 }
 
+/** A path parameter that is an id: a UUID in either case; a malformed one names nothing (404). */
+const IdParam = z.uuid().meta({ description: 'a UUID, in either case; a malformed one is an unknown id (404)' });
+
 /** An error envelope as the service sends it for `code`. */
 function errorExample(code: string): object {
   const e = ERROR_EXAMPLES[code];
@@ -88,7 +91,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     const status = r.status ?? 200;
     // A route that only ever fails (the announced OAuth login) documents no success.
     if (status < 400) responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
-    const codes = new Set([...(r.errors ?? []), 'VALIDATION_ERROR']);
+    const codes = new Set([...(r.errors ?? []), ...Object.values(r.ids ?? {}), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
     if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');
     codes.add('RATE_LIMIT_EXCEEDED');
@@ -110,7 +113,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       tags: r.tags,
       security: r.auth === 'none' ? [] : r.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       request: {
-        params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) : undefined,
+        params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, r.ids?.[p] ? IdParam : z.string()]))) : undefined,
         query: r.query instanceof z.ZodObject ? r.query : undefined,
         headers: takesIdempotencyKey(r) ? IdempotencyHeaders : undefined,
         body: r.body ? { content: { 'application/json': { schema: r.body, examples: examplesOf(r)?.request } } } : undefined,

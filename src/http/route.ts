@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { AuthUser } from '../context.ts';
 import { bearerToken } from '../auth/tokens.ts';
-import { AppError } from '../errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 
 export type { AuthUser };
 import { objectBody, parseOrThrow } from './validate.ts';
@@ -45,6 +46,11 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   description?: string;
   tags: string[];
   auth: AuthMode;
+  /**
+   * The path parameters that are ids, each with the code of its unknown id: the handler sees them
+   * as parseId made them (lower-case), and a malformed one is that 404 (DESIGN 2.8).
+   */
+  ids?: Record<string, ErrorCode>;
   body?: B;
   query?: Q;
   /** Replaces the route's class limit with a per-operation one (which may depend on the body). */
@@ -110,7 +116,7 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         const body = r.body ? parseOrThrow(r.body, objectBody(req.body)) : undefined;
         const query = r.query ? parseOrThrow(r.query, req.query) : undefined;
         const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
-        const params = req.params as Record<string, string>;
+        const params = idParams(r, req.params as Record<string, string>);
         const result = await r.handler({ req, res, body, query, params, user, idempotencyKey: idempotency?.key, receivedAt });
         send(res, result instanceof Reply ? result : new Reply(r.status ?? 200, { success: true, data: result }));
       } catch (error) {
@@ -132,6 +138,20 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
     });
   }
 }
+
+/** The route's params with its ids parsed, in the order the route declares them. */
+function idParams(r: Route, raw: Record<string, string>): Record<string, string> {
+  const params = { ...raw };
+  for (const [name, code] of Object.entries(r.ids ?? {})) {
+    const id = parseId(raw[name]);
+    if (!id) throw new AppError(code, notFoundMessage(code));
+    params[name] = id;
+  }
+  return params;
+}
+
+/** `GAME_NOT_FOUND` → "Game not found", the message every service gives its unknown ids. */
+const notFoundMessage = (code: ErrorCode) => code.charAt(0) + code.slice(1).toLowerCase().replaceAll('_', ' ');
 
 function send(res: Response, reply: Reply): void {
   for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);

@@ -5,7 +5,7 @@
 
 import express, { type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { escapeHtml } from '../util/html.ts';
 import { filePagePolicy } from './security.ts';
 import type { Entry, WebBundle } from './webBundle.ts';
@@ -39,7 +39,7 @@ export function webRouter(o: { bundle: () => Promise<WebBundle>; publicUrl: stri
       const { app } = await o.bundle();
       // A malformed game id is no game: the app says so, under a 404.
       const id = (req.params as Record<string, string>).id;
-      const status = path.startsWith('/play/') && !isUuid(id) ? 404 : 200;
+      const status = path.startsWith('/play/') && !parseId(id) ? 404 : 200;
       sendShell(res, status, policy, app, 'Chess', APP_BODY);
     });
   }

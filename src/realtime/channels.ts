@@ -15,6 +15,7 @@ export type ChannelDeps = Pick<
 > & { hub: ChannelHub; ticks: GameTicks; now: () => number; sessionCheckMs: number };
 
 export type ChannelOptions = {
+  /** formatChannel(name): what it listens to on the bus and names in every message. */
   channel: string;
   name: ChannelName;
   token: string | undefined;

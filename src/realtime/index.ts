@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { bearerToken } from '../auth/tokens.ts';
 import type { AuthUser } from '../context.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
@@ -15,7 +15,7 @@ import { openChannel, type ChannelDeps, type Subscription } from './channels.ts'
 import { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import { ChannelHub } from './hub.ts';
-import { parseClientMessage, parseChannel } from './messages.ts';
+import { formatChannel, parseClientMessage, parseChannel } from './messages.ts';
 import { CLOSE, DEFAULT_PEER_LIMITS, Peer, type PeerLimits } from './peer.ts';
 
 export { CLOSE };
@@ -123,7 +123,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   }
 
   /** The game stream: one game, `state` first, then its events in order; closed 1000 after game_end. */
-  async function serveStream(ws: WebSocket, req: IncomingMessage, gameId: string): Promise<void> {
+  async function serveStream(ws: WebSocket, req: IncomingMessage, requestedId: string): Promise<void> {
     const peer = admit(ws);
     const url = pathOf(req);
     ws.on('message', (data, isBinary) => {
@@ -153,7 +153,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         return peer.close(CLOSE.TOO_MANY_SOCKETS, 'too many sockets');
       }
     }
-    if (!isUuid(gameId)) return notFound(peer);
+    // The game's events go out on `game:<its id>`, in lower case: another spelling would hear none.
+    const gameId = parseId(requestedId);
+    if (!gameId) return notFound(peer);
     const watch = new GameWatch(
       { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), now },
       {
@@ -209,13 +211,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       const m = parsed.value;
       const reply = { ...(m.id !== undefined ? { id: m.id } : {}) };
       if (m.type === 'ping') return peer.sendJson({ type: 'pong', ...reply, ts: now() });
-      const channel = m.channel;
+      const name = parseChannel(m.channel);
+      const channel = name ? formatChannel(name) : m.channel;
       if (m.type === 'unsubscribe') {
         subscriptions.get(channel)?.close();
         subscriptions.delete(channel);
         return peer.sendJson({ type: 'unsubscribed', channel, ...reply, ts: now() });
       }
-      const name = parseChannel(channel);
       if (!name) {
         return peer.refuse(errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id>, tournament:<id> or lobby', { channel, ...reply, details: { channel: ['is not a channel'] } }));
       }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { issuesToDetails } from '../util/zod.ts';
 
 /** What a client may send on the realtime channel (and `ping` on the stream), DESIGN 2.6. */
@@ -34,9 +34,17 @@ export function parseClientMessage(data: unknown, isBinary: boolean): Parsed<Cli
  */
 export type ChannelName = { kind: 'game' | 'user' | 'tournament'; id: string } | { kind: 'lobby' };
 
+/** A channel as the client named it, its id parsed (lower-cased); undefined when it is none. */
 export function parseChannel(channel: string): ChannelName | undefined {
   if (channel === 'lobby') return { kind: 'lobby' };
   const m = /^(game|user|tournament):(.+)$/.exec(channel);
-  if (!m || !isUuid(m[2])) return undefined;
-  return { kind: m[1] as 'game' | 'user' | 'tournament', id: m[2].toLowerCase() };
+  const id = m && parseId(m[2]);
+  if (!m || !id) return undefined;
+  return { kind: m[1] as 'game' | 'user' | 'tournament', id };
 }
+
+/**
+ * The channel's one name: the socket's key for it, the bus channel it listens to, and the
+ * `channel` of what it sends, however the client spelled its id.
+ */
+export const formatChannel = (name: ChannelName): string => (name.kind === 'lobby' ? 'lobby' : `${name.kind}:${name.id}`);

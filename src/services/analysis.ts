@@ -1,7 +1,7 @@
 import * as repo from '../db/analysis.ts';
 import { findGame } from '../db/games.ts';
 import type { AppContext } from '../context.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import type { GameAnalysis } from '../domain/gameAnalysis.ts';
 import { AppError } from '../errors.ts';
 import { visibleTo } from './games.ts';
@@ -19,8 +19,9 @@ export type AnalysisAnswer = { ready: true; analysis: GameAnalysis } | { ready: 
 export function createAnalysisService(ctx: AppContext) {
   const { pool, clock } = ctx;
 
-  async function getAnalysis(userId: string, gameId: string): Promise<AnalysisAnswer> {
-    if (!isUuid(gameId)) throw new AppError('GAME_NOT_FOUND', 'Game not found');
+  async function getAnalysis(userId: string, requestedId: string): Promise<AnalysisAnswer> {
+    const gameId = parseId(requestedId);
+    if (!gameId) throw new AppError('GAME_NOT_FOUND', 'Game not found');
     const game = visibleTo(await findGame(pool, gameId), userId);
     if (game.status === 'abandoned') throw new AppError('GAME_NOT_FINISHED', 'The game was aborted; aborted games are not analysed');
     if (game.status !== 'finished') throw new AppError('GAME_NOT_FINISHED', 'The game is not finished; it is analysed when it ends');

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import * as repo from '../db/clubs.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { AppError, validationError } from '../errors.ts';
 import { formatClub, formatInvitation, formatMember, type ClubInvitationView, type ClubView, type CreateClubBody, type InviteBody } from './clubViews.ts';
 import { userNotifier } from './userEvents.ts';
@@ -31,8 +31,9 @@ const userNotFound = () => new AppError('USER_NOT_FOUND', 'User not found');
 
 /** DESIGN 2.8: a malformed id is an unknown id. */
 function clubIdOf(id: string): string {
-  if (!isUuid(id)) throw clubNotFound();
-  return id.toLowerCase();
+  const parsed = parseId(id);
+  if (!parsed) throw clubNotFound();
+  return parsed;
 }
 
 export type Clubs = ReturnType<typeof createClubs>;
@@ -87,12 +88,10 @@ export function createClubs(ctx: AppContext) {
 
     get: (userId: string | undefined, id: string): Promise<ClubView> => view(pool, clubIdOf(id), userId),
 
-    /** The owner and the members see the members; anyone else (an invitee too) is FORBIDDEN. */
-    async members(userId: string, id: string, page: { page: number; limit: number }) {
+    /** Public like every club read (DESIGN 2.10): the owner and the members, not the invitees (they are no members yet). */
+    async members(id: string, page: { page: number; limit: number }) {
       const clubId = clubIdOf(id);
-      const club = await repo.findClub(pool, clubId, viewer(userId));
-      if (!club) throw clubNotFound();
-      if (club.role !== 'owner' && club.role !== 'member') throw new AppError('FORBIDDEN', 'Only the owner and the members of a club see its members');
+      if (!(await repo.findClub(pool, clubId, viewer(undefined)))) throw clubNotFound();
       const { members, total } = await repo.listMembers(pool, clubId, { limit: page.limit, offset: (page.page - 1) * page.limit });
       return { members: members.map(formatMember), total };
     },
@@ -121,11 +120,11 @@ export function createClubs(ctx: AppContext) {
      * goes out: the webhook in its transaction, the user channel once it is committed.
      */
     async invite(userId: string, id: string, body: InviteBody): Promise<{ created: boolean; invitation: ClubInvitationView }> {
-      const inviteeId = body.user_id.toLowerCase();
+      const inviteeId = parseId(body.user_id);
       const result = await withClub(id, async (tx, club) => {
         if (club.ownerId !== userId) throw new AppError('FORBIDDEN', 'Only the owner of a club invites');
         if (inviteeId === userId) throw validationError('user_id', 'must not be yourself');
-        const invitee = isUuid(inviteeId) ? await findUserById(tx, inviteeId) : undefined;
+        const invitee = inviteeId ? await findUserById(tx, inviteeId) : undefined;
         if (!invitee) throw userNotFound();
         if (await repo.findMemberRole(tx, club.id, invitee.id)) throw new AppError('ALREADY_MEMBER', 'This user is already a member of the club');
         const pending = await repo.findInvitation(tx, club.id, invitee.id, viewer(invitee.id).invitedSince);
@@ -136,7 +135,7 @@ export function createClubs(ctx: AppContext) {
         await emit(tx, 'club.invite', [invitee.id], event);
         return { created: true, invitation, event };
       });
-      if (result.event) notify(inviteeId, { type: 'club_invite', ...result.event });
+      if (result.event) notify(result.invitation.userId, { type: 'club_invite', ...result.event });
       return { created: result.created, invitation: formatInvitation(result.invitation) };
     },
 

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import * as repo from '../db/friends.ts';
 import { withTransaction } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import type { Presence } from './presence.ts';
 import { userNotifier, type UserEvent } from './userEvents.ts';
@@ -42,8 +42,9 @@ export function createFriends(ctx: AppContext, presence: Presence) {
   const notify = userNotifier(ctx);
 
   /** Asks `targetId` to be friends, or accepts their request. `created` when a request was made. */
-  async function request(userId: string, targetId: string): Promise<{ created: boolean; view: FriendshipView }> {
-    if (!isUuid(targetId)) throw userNotFound();
+  async function request(userId: string, requestedId: string): Promise<{ created: boolean; view: FriendshipView }> {
+    const targetId = parseId(requestedId);
+    if (!targetId) throw userNotFound();
     if (targetId === userId) throw new AppError('VALIDATION_ERROR', 'Invalid request data', { user_id: ['must not be your own id'] });
     const outcome = await withTransaction(pool, async (tx) => {
       const me = await findUserById(tx, userId);
@@ -86,8 +87,9 @@ export function createFriends(ctx: AppContext, presence: Presence) {
   }
 
   /** Ends a friendship, withdraws the caller's request or declines theirs. */
-  async function remove(userId: string, targetId: string): Promise<void> {
-    if (!isUuid(targetId) || !(await findUserById(pool, targetId))) throw userNotFound();
+  async function remove(userId: string, requestedId: string): Promise<void> {
+    const targetId = parseId(requestedId);
+    if (!targetId || !(await findUserById(pool, targetId))) throw userNotFound();
     const removed = await withTransaction(pool, async (tx) => {
       await repo.lockFriendsOf(tx, userId, targetId);
       return repo.deleteFriendship(tx, userId, targetId);

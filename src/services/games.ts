@@ -5,7 +5,7 @@ import type { GameListFilter, GameRecord } from '../db/games.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
 import type { Color, GameResult } from '../domain/game.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import { callGame, callPool, openGame } from '../gateway/index.ts';
@@ -102,24 +102,26 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
   const notify = userNotifier(ctx);
   const env = (now = clock.now()) => ({ publicUrl: config.publicUrl, now });
 
-  async function findVisible(userId: string, id: string): Promise<GameRecord> {
-    if (!isUuid(id)) throw notFound();
+  async function findVisible(userId: string, requestedId: string): Promise<GameRecord> {
+    const id = parseId(requestedId);
+    if (!id) throw notFound();
     return visibleTo(await repo.findGame(pool, id), userId);
   }
 
   /** The game's detail as of `now`: from its actor when this process hosts it, else from PostgreSQL. */
   async function loadDetail(userId: string, requestedId: string, now: number): Promise<DetailInput> {
-    if (!isUuid(requestedId)) throw notFound();
+    const id = parseId(requestedId);
+    if (!id) throw notFound();
     // The actor is the game's only writer and holds all of it: a read costs no round trip.
-    const hosted = liveGames?.find(requestedId.toLowerCase())?.detail(now);
+    const hosted = liveGames?.find(id)?.detail(now);
     if (hosted) {
       visibleTo(hosted.game, userId);
       return hosted;
     }
-    let found = await repo.findGameDetail(pool, requestedId);
+    let found = await repo.findGameDetail(pool, id);
     if (!found) {
       // A seek paired with an older one lives on in that one's game; its owner is led there.
-      const redirect = await findSeekRedirect(pool, requestedId);
+      const redirect = await findSeekRedirect(pool, id);
       if (redirect?.userId === userId) found = await repo.findGameDetail(pool, redirect.gameId);
     }
     const game = visibleTo(found?.game, userId);
@@ -173,9 +175,10 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
       throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
     }
     if (input.type === 'matchmaking') return seek(userId, input, tc.value);
-    const opponentId = input.opponent_id;
+    // The body's schema took it for a UUID; parsed, it is the id the opponent's channel and rows go by.
+    const opponentId = parseId(input.opponent_id);
     if (!opponentId) throw validationError('opponent_id', 'required when type is challenge');
-    if (opponentId.toLowerCase() === userId.toLowerCase()) throw validationError('opponent_id', 'you cannot challenge yourself');
+    if (opponentId === userId) throw validationError('opponent_id', 'you cannot challenge yourself');
     const [challenger, opponent] = await Promise.all([findUserById(pool, userId), findUserById(pool, opponentId)]);
     if (!opponent) throw new AppError('USER_NOT_FOUND', 'Opponent not found');
     await assertFree(pool, [
@@ -200,8 +203,9 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     return formatPendingGame(game, config.publicUrl);
   }
 
-  async function acceptGame(userId: string, id: string): Promise<GameDetail> {
-    const game = await findVisible(userId, id);
+  async function acceptGame(userId: string, requestedId: string): Promise<GameDetail> {
+    const game = await findVisible(userId, requestedId);
+    const id = game.id;
     if (!isChallenged(game, userId)) throw new AppError('FORBIDDEN', 'Only the challenged player may accept');
     if (!isOpen(game, clock.now())) throw new AppError('GAME_NOT_PENDING', `The game is ${game.status === 'pending' ? 'expired' : game.status}`);
     const whiteId = game.whiteId!;
@@ -239,8 +243,9 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     return getGame(userId, id);
   }
 
-  async function closePending(userId: string, id: string, reason: 'declined' | 'cancelled'): Promise<GameDetail> {
-    const game = await findVisible(userId, id);
+  async function closePending(userId: string, requestedId: string, reason: 'declined' | 'cancelled'): Promise<GameDetail> {
+    const game = await findVisible(userId, requestedId);
+    const id = game.id;
     const allowed = reason === 'declined' ? isChallenged(game, userId) : game.createdBy === userId;
     if (!allowed) {
       throw new AppError('FORBIDDEN', reason === 'declined' ? 'Only the challenged player may decline' : 'Only the challenger may cancel');
@@ -268,10 +273,10 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
       {
         viewerId: userId,
         status: q.status,
-        playerId: q.player_id,
+        playerId: parseId(q.player_id),
         timeControl: q.time_control,
         result: q.result,
-        tournamentId: q.tournament_id?.toLowerCase(),
+        tournamentId: parseId(q.tournament_id),
         search: q.search || undefined,
       },
       { field, direction: descending ? 'desc' : (q.order ?? 'desc') },
@@ -315,8 +320,9 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
    * request was read) travels with the command, to whichever node hosts the game: the room
    * times the command from then, not from when its turn comes.
    */
-  async function command(gameId: string, input: CommandInput, request: CommandRequest): Promise<unknown> {
-    await forLiveGame(input.userId, gameId);
+  async function command(requestedId: string, input: CommandInput, request: CommandRequest): Promise<unknown> {
+    // The room is keyed by the game's own id: another spelling of it would open a second room.
+    const { id: gameId } = await forLiveGame(input.userId, requestedId);
     const { idempotencyKey, receivedAt } = request;
     const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${input.userId}:${idempotencyKey}`;
     return callGame(gameId, 'apiCommand', [receivedAt === undefined ? input : { ...input, receivedAt }, key]);

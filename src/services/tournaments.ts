@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import * as repo from '../db/tournaments.ts';
 import type { TournamentStatus } from '../db/tournaments.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { validateTimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import {
@@ -37,8 +37,9 @@ const finished = () => new AppError('TOURNAMENT_FINISHED', 'The tournament is ov
 
 /** DESIGN 2.10: a malformed id is an unknown id. */
 function tournamentIdOf(id: string): string {
-  if (!isUuid(id)) throw notFound();
-  return id.toLowerCase();
+  const parsed = parseId(id);
+  if (!parsed) throw notFound();
+  return parsed;
 }
 
 export type Tournaments = ReturnType<typeof createTournaments>;
@@ -165,6 +166,9 @@ export function createTournaments(ctx: AppContext) {
     },
 
     /** For the realtime channel: whether `tournament:<id>` names a tournament. */
-    exists: async (id: string): Promise<boolean> => isUuid(id) && repo.tournamentExists(pool, id.toLowerCase()),
+    exists: async (id: string): Promise<boolean> => {
+      const parsed = parseId(id);
+      return parsed !== undefined && repo.tournamentExists(pool, parsed);
+    },
   };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import * as repo from '../db/webhooks.ts';
-import { isUuid } from '../domain/ids.ts';
+import { parseId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 
 /** The event names of the interface (spec 6.1). */
@@ -110,8 +110,9 @@ export type Webhooks = ReturnType<typeof createWebhooks>;
 
 export function createWebhooks(ctx: AppContext) {
   const { pool, config } = ctx;
-  const owned = async (userId: string, id: string) => {
-    const w = isUuid(id) ? await repo.findWebhook(pool, userId, id) : undefined;
+  const owned = async (userId: string, requestedId: string) => {
+    const id = parseId(requestedId);
+    const w = id ? await repo.findWebhook(pool, userId, id) : undefined;
     if (!w) throw notFound();
     return w;
   };
@@ -133,8 +134,9 @@ export function createWebhooks(ctx: AppContext) {
       return { webhooks: rows.map(formatWebhook), total };
     },
     get: async (userId: string, id: string) => formatWebhook(await owned(userId, id)),
-    async remove(userId: string, id: string): Promise<void> {
-      if (!isUuid(id) || !(await repo.deleteWebhook(pool, userId, id))) throw notFound();
+    async remove(userId: string, requestedId: string): Promise<void> {
+      const id = parseId(requestedId);
+      if (!id || !(await repo.deleteWebhook(pool, userId, id))) throw notFound();
     },
     async deliveries(userId: string, id: string, page: { page: number; limit: number }) {
       const w = await owned(userId, id);

@@ -330,16 +330,27 @@ describe('clubs', () => {
       assert.deepEqual([res.body.pagination.total, res.body.pagination.hasNext], [3, false]);
     });
 
-    it('refuses the members to an invitee and to anyone else: 403 FORBIDDEN', async () => {
-      const [owner, invitee, stranger] = await users(3);
+    it('shows the members to anyone, without a token too, and never the invitees (DESIGN 2.10)', async () => {
+      const [owner, member, invitee, stranger] = await users(4);
       const club = await newClub(owner);
+      await join(club.id, member);
       await invite(club.id, owner, invitee.id);
-      for (const user of [invitee, stranger]) assertError(await api('GET', `/v1/clubs/${club.id}/members`, as(user)), 403, 'FORBIDDEN');
+      const seen = await Promise.all([anonymous(), as(invitee), as(stranger)].map((o) => api('GET', `/v1/clubs/${club.id}/members`, o)));
+      for (const res of seen) {
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.data.map((m: any) => Object.keys(m).sort()), [['joined_at', 'role', 'user'], ['joined_at', 'role', 'user']]);
+        assert.deepEqual(res.body.data.map((m: any) => [m.user, m.role]), [[who(owner), 'owner'], [who(member), 'member']]);
+        assert.equal(res.body.pagination.total, 2);
+      }
     });
 
-    it('needs a token for the members: 401 UNAUTHORIZED', async () => {
-      const club = await newClub(await createUser());
-      assertError(await api('GET', `/v1/clubs/${club.id}/members`, anonymous()), 401, 'UNAUTHORIZED');
+    it('answers an unknown club 404 CLUB_NOT_FOUND without a token', async () => {
+      for (const id of [randomUUID(), 'not-a-uuid']) assertError(await api('GET', `/v1/clubs/${id}/members`, anonymous()), 404, 'CLUB_NOT_FOUND');
+    });
+
+    it('documents the members list as public: a token is optional', async () => {
+      const { body: doc } = await api('GET', '/v1/openapi.json');
+      assert.deepEqual(doc.paths['/clubs/{id}/members'].get.security, [{}, { bearer: [] }]);
     });
   });
 

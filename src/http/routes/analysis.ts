@@ -30,6 +30,7 @@ export function analysisRoutes({ analysis }: Services): Route[] {
     route({
       method: 'get',
       path: '/games/:id/analysis',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary:
         'Read a finished game\'s engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made',
       tags: ['Games'],

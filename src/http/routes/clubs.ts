@@ -64,6 +64,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
     route({
       method: 'get',
       path: '/clubs/:id',
+      ids: { id: 'CLUB_NOT_FOUND' },
       summary: 'Read a club, with the caller’s role (owner, member, invited or null)',
       tags,
       auth: 'optional',
@@ -74,23 +75,24 @@ export function clubRoutes({ clubs }: Services): Route[] {
     route({
       method: 'get',
       path: '/clubs/:id/members',
-      summary: 'The members of a club, owner first, then by joining time (for its owner and members only)',
+      ids: { id: 'CLUB_NOT_FOUND' },
+      summary: 'The members of a club, owner first, then by joining time (public, like every club read; never the invitees)',
       tags,
-      // Only members may look, so a caller must say who they are (no token: 401, not 403).
-      auth: 'required',
+      auth: 'optional',
       query: PageQuery,
       envelope: 'list',
       response: z.array(ClubMemberView),
-      errors: ['CLUB_NOT_FOUND', 'FORBIDDEN'],
-      handler: async ({ user, params, query }) => {
+      errors: ['CLUB_NOT_FOUND'],
+      handler: async ({ params, query }) => {
         const page = { page: query.page, limit: query.limit };
-        const { members, total } = await clubs.members(user!.id, params.id, page);
+        const { members, total } = await clubs.members(params.id, page);
         return new Reply(200, { success: true, data: members, pagination: paginate(page, total) });
       },
     }),
     route({
       method: 'post',
       path: '/clubs/:id/join',
+      ids: { id: 'CLUB_NOT_FOUND' },
       summary: 'Join an open club, or a closed one you are invited to (already a member: 200 as is)',
       tags,
       auth: 'required',
@@ -101,6 +103,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
     route({
       method: 'post',
       path: '/clubs/:id/leave',
+      ids: { id: 'CLUB_NOT_FOUND' },
       summary: 'Leave a club (its owner cannot: delete it instead)',
       tags,
       auth: 'required',
@@ -114,6 +117,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
     route({
       method: 'post',
       path: '/clubs/:id/invites',
+      ids: { id: 'CLUB_NOT_FOUND' },
       summary: 'Invite a user (the owner only): 201 and club.invite to them, or 200 when already invited; lapses after 30 days',
       tags,
       auth: 'required',
@@ -130,6 +134,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
     route({
       method: 'delete',
       path: '/clubs/:id',
+      ids: { id: 'CLUB_NOT_FOUND' },
       summary: 'Delete a club with its memberships and invitations (the owner only)',
       tags,
       auth: 'required',

@@ -34,6 +34,7 @@ export function friendRoutes({ friends }: Services): Route[] {
     route({
       method: 'post',
       path: '/friends/:user_id',
+      ids: { user_id: 'USER_NOT_FOUND' },
       summary: 'Ask a user to be friends (201, status outgoing), or accept their request (200, status friends); 200 with the current state when already asked or friends',
       description:
         'A request tells the asked user (friend.request webhook, friend_request on their user channel) at most once per FRIEND_REQUEST_COOLDOWN_SECONDS (default 24 h) for the same asker: a request withdrawn or declined and sent again within it is made (201) without telling them again.',
@@ -51,6 +52,7 @@ export function friendRoutes({ friends }: Services): Route[] {
     route({
       method: 'delete',
       path: '/friends/:user_id',
+      ids: { user_id: 'USER_NOT_FOUND' },
       summary: 'Unfriend, withdraw your request, or decline theirs (204)',
       tags,
       auth: 'required',

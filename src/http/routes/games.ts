@@ -77,6 +77,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: hidden ? 'patch' : 'post',
       path,
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: hidden ? 'Make a move (alias of POST /games/{id}/moves)' : 'Make a move',
       tags: TAGS,
       auth: 'required',
@@ -120,6 +121,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'get',
       path: '/games/:id',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Read a game',
       tags: TAGS,
       auth: 'required',
@@ -131,6 +133,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'get',
       path: '/games/:id/pgn',
+      ids: { id: 'GAME_NOT_FOUND' },
       envelope: 'raw',
       contentType: 'application/x-chess-pgn',
       summary: 'Export a game as PGN (application/x-chess-pgn)',
@@ -143,6 +146,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/accept',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Accept a challenge (the challenged player): the game starts',
       tags: TAGS,
       auth: 'required',
@@ -153,6 +157,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/decline',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Decline a challenge (the challenged player)',
       tags: TAGS,
       auth: 'required',
@@ -163,6 +168,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/cancel',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Cancel a challenge (the challenger)',
       tags: TAGS,
       auth: 'required',
@@ -175,6 +181,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/resign',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Resign',
       tags: TAGS,
       auth: 'required',
@@ -185,6 +192,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/draw',
+      ids: { id: 'GAME_NOT_FOUND' },
       summary: "Offer a draw (accepts the opponent's pending offer)",
       tags: TAGS,
       auth: 'required',
@@ -195,6 +203,7 @@ export function gameRoutes({ games }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/draw/:offer_id',
+      ids: { id: 'GAME_NOT_FOUND', offer_id: 'DRAW_OFFER_NOT_FOUND' },
       summary: 'Answer a draw offer (the recipient)',
       tags: TAGS,
       auth: 'required',

@@ -57,6 +57,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
     route({
       method: 'get',
       path: '/tournaments/:id',
+      ids: { id: 'TOURNAMENT_NOT_FOUND' },
       summary: 'Read an arena with the first 100 standings',
       tags,
       auth: 'optional',
@@ -67,6 +68,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
     route({
       method: 'get',
       path: '/tournaments/:id/standings',
+      ids: { id: 'TOURNAMENT_NOT_FOUND' },
       summary: 'Page through every standing of an arena, ranked',
       tags,
       auth: 'optional',
@@ -83,6 +85,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
     route({
       method: 'post',
       path: '/tournaments/:id/join',
+      ids: { id: 'TOURNAMENT_NOT_FOUND' },
       summary: 'Join an arena before or while it runs (again: 200 as is; a withdrawn player comes back with their points)',
       tags,
       auth: 'required',
@@ -93,6 +96,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
     route({
       method: 'post',
       path: '/tournaments/:id/withdraw',
+      ids: { id: 'TOURNAMENT_NOT_FOUND' },
       summary: 'Stop being paired (points kept, a game in progress counts); before the start it removes you; not joined: 200 as is',
       tags,
       auth: 'required',

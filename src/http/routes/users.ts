@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { AppError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
 import { PrivateProfile, ProfilePatchBody, PublicProfile } from '../../services/users.ts';
 import { paginate } from '../pagination.ts';
 import { Reply, route, type Route } from '../route.ts';
-import { isUuid } from '../../domain/ids.ts';
 import { pageQuery } from '../validate.ts';
 
 const tags = ['Users'];
@@ -18,12 +16,6 @@ export const SearchQuery = z.object({
     .refine((q) => !/\p{Cc}/u.test(q), 'must not contain control characters'),
   ...pageQuery,
 });
-
-/** DESIGN 2.8: a malformed id is an unknown id (404), never a 400. */
-function userIdOf(params: Record<string, string>): string {
-  if (!isUuid(params.id)) throw new AppError('USER_NOT_FOUND', 'User not found');
-  return params.id;
-}
 
 // Literal paths (/users/me, /users/search) come before /users/:id, which would match them too.
 export function userRoutes({ users }: Services): Route[] {
@@ -66,16 +58,18 @@ export function userRoutes({ users }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/:id',
+      ids: { id: 'USER_NOT_FOUND' },
       summary: 'The public profile of a user',
       tags,
       auth: 'required',
       response: PublicProfile,
       errors: ['USER_NOT_FOUND'],
-      handler: ({ params }) => users.getPublic(userIdOf(params)),
+      handler: ({ params }) => users.getPublic(params.id),
     }),
     route({
       method: 'get',
       path: '/users/:id/avatar.svg',
+      ids: { id: 'USER_NOT_FOUND' },
       envelope: 'raw',
       contentType: 'image/svg+xml',
       summary: 'The generated default avatar of a user (SVG)',
@@ -83,7 +77,7 @@ export function userRoutes({ users }: Services): Route[] {
       auth: 'none',
       errors: ['USER_NOT_FOUND'],
       handler: async ({ params }) =>
-        new Reply(200, await users.avatarSvg(userIdOf(params)), {
+        new Reply(200, await users.avatarSvg(params.id), {
           'Content-Type': 'image/svg+xml',
           // It changes only with the username; after an hour clients revalidate (Express adds an ETag).
           'Cache-Control': 'public, max-age=3600',

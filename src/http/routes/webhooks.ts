@@ -41,6 +41,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
     route({
       method: 'get',
       path: '/webhooks/:id',
+      ids: { id: 'WEBHOOK_NOT_FOUND' },
       summary: 'One of your endpoints',
       tags,
       auth: 'required',
@@ -51,6 +52,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
     route({
       method: 'delete',
       path: '/webhooks/:id',
+      ids: { id: 'WEBHOOK_NOT_FOUND' },
       summary: 'Remove an endpoint (its pending deliveries go with it)',
       tags,
       auth: 'required',
@@ -64,6 +66,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
     route({
       method: 'get',
       path: '/webhooks/:id/deliveries',
+      ids: { id: 'WEBHOOK_NOT_FOUND' },
       summary: "An endpoint's deliveries, newest first: event, status, attempts, last response code, next attempt",
       tags,
       auth: 'required',
@@ -80,6 +83,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
     route({
       method: 'post',
       path: '/webhooks/:id/test',
+      ids: { id: 'WEBHOOK_NOT_FOUND' },
       summary: 'Send a webhook.test delivery to the endpoint',
       tags,
       auth: 'required',
