@@ -176,6 +176,17 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       assert.ok(pairOf(next).includes(late), 'the late joiner plays');
       assert.ok([a, b].some((p) => pairOf(next).includes(p)));
     });
+    it('with three waiting, pairs the late joiner with the loser of the last game and leaves its winner out (closest scores)', async () => {
+      const id = await arena.tournament();
+      await arena.players(id, [1500, 1500]);
+      await arena.host(id);
+      const [g] = await arena.activeGames(id);
+      const [late] = await arena.players(id, [1500]);
+      await arena.finish(g.id, 'white');
+      await arena.beat();
+      const [next] = await arena.activeGames(id);
+      assert.equal(pairOf(next), pair(late, g.black), 'the two with 0 points meet; the winner (2) waits');
+    });
   });
 
   describe('scoring', () => {
