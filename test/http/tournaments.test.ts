@@ -122,6 +122,20 @@ describe('tournaments', () => {
       }
     });
 
+    it('refuses names with direction overrides, zero-width or other format characters, and look-alike letters from another script', async () => {
+      const names = ['Arena \u202eCup', 'Zero\u200bWidth', 'BOM\ufeffArena', 'Join\u200dArena', 'Bl\u0456tz Arena', 'P\u0430ypal Cup'];
+      for (const name of names) {
+        const res = await create(creator, { name });
+        assertError(res, 400, 'VALIDATION_ERROR');
+        assert.deepEqual(Object.keys(res.body.error.details), ['name'], JSON.stringify(name));
+      }
+    });
+
+    it('stores a name in its plain form (NFKC: full-width and styled letters fold) and keeps names in one other script', async () => {
+      assert.equal((await newTournament(creator, { name: '  ＢＬＩＴＺ \u{1d400}rena  ' })).name, 'BLITZ Arena');
+      assert.equal((await newTournament(creator, { name: 'Шахматы Arena' })).name, 'Шахматы Arena');
+    });
+
     it('counts the shortest duration from TOURNAMENT_MIN_MINUTES (1 in the tests, 10 by default)', async () => {
       assert.equal((await create(creator, { duration_minutes: 1 })).status, 201);
       const { config } = await testService();
