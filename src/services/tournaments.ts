@@ -32,6 +32,11 @@ export type ListTournamentsInput = {
 
 /** PostgreSQL's query_canceled: the statement timeout ran out (here: waiting for the row lock). */
 const QUERY_CANCELED = '57014';
+/**
+ * Arenas a user may have upcoming or running at once: each running one with players costs an
+ * actor (a lease, a pass every 2 s), so one account cannot schedule thousands.
+ */
+export const MAX_OPEN_TOURNAMENTS_PER_USER = 5;
 const notFound = () => new AppError('TOURNAMENT_NOT_FOUND', 'Tournament not found');
 const finished = () => new AppError('TOURNAMENT_FINISHED', 'The tournament is over');
 
@@ -94,7 +99,7 @@ export function createTournaments(ctx: AppContext) {
       const startsAt = new Date(body.starts_at);
       if (startsAt.getTime() < now - SCHEDULE_BEHIND_MS) throw validationError('starts_at', 'must not be in the past (5 s of leeway)');
       if (startsAt.getTime() > now + SCHEDULE_AHEAD_MS) throw validationError('starts_at', 'must be at most 30 days ahead');
-      const id = await repo.insertTournament(pool, {
+      const tournament = {
         name: body.name,
         creatorId: userId,
         timeControl: tc.value.time_control,
@@ -105,7 +110,11 @@ export function createTournaments(ctx: AppContext) {
         endsAt: new Date(startsAt.getTime() + body.duration_minutes * 60_000),
         maxPlayers: body.max_players,
         createdAt: new Date(now),
-      });
+      };
+      const id = await withTransaction(pool, (tx) => repo.insertTournamentWithin(tx, tournament, MAX_OPEN_TOURNAMENTS_PER_USER));
+      if (!id) {
+        throw new AppError('TOURNAMENT_LIMIT', `A user may have at most ${MAX_OPEN_TOURNAMENTS_PER_USER} tournaments upcoming or running`);
+      }
       return view(pool, id, userId);
     },
 

@@ -142,6 +142,26 @@ describe('tournaments', () => {
       assert.equal(config.tournamentMinMinutes, 1);
     });
 
+    it('lets a user have at most 5 arenas upcoming or running (409 TOURNAMENT_LIMIT); a finished one no longer counts', async () => {
+      const made = [];
+      for (let i = 0; i < 5; i++) made.push(await newTournament(creator));
+      const refused = await create(creator);
+      assertError(refused, 409, 'TOURNAMENT_LIMIT');
+      assert.match(refused.body.error.message, /5/);
+      // Running ones count too; finished ones do not.
+      await sql(`UPDATE tournaments SET status = 'running' WHERE id = $1`, [made[0].id]);
+      assertError(await create(creator), 409, 'TOURNAMENT_LIMIT');
+      await sql(`UPDATE tournaments SET status = 'finished' WHERE id = $1`, [made[1].id]);
+      assert.equal((await create(creator)).status, 201);
+      // Someone else's arenas are theirs.
+      assert.equal((await create(await createUser())).status, 201);
+    });
+
+    it('lets exactly 5 of many concurrent creations by one user in', async () => {
+      const answers = await Promise.all(Array.from({ length: 9 }, () => create(creator)));
+      assert.deepEqual(answers.map((r) => r.status).sort(), [201, 201, 201, 201, 201, 409, 409, 409, 409]);
+    });
+
     it('needs a token (401) and answers every malformed body with a 4xx envelope', async () => {
       assertError(await api('POST', '/v1/tournaments', { body: body(), ...anonymous() }), 401, 'UNAUTHORIZED');
       await expectNo500('POST', '/v1/tournaments', {
@@ -303,6 +323,7 @@ describe('tournaments', () => {
       assert.ok(doc.paths['/tournaments/{id}/standings'].get);
       assert.match(doc.paths['/tournaments/{id}/join'].post.responses['409'].description, /TOURNAMENT_FULL.*TOURNAMENT_FINISHED|TOURNAMENT_FINISHED.*TOURNAMENT_FULL/);
       assert.match(doc.paths['/tournaments/{id}'].get.responses['404'].description, /TOURNAMENT_NOT_FOUND/);
+      assert.match(create.responses['409'].description, /TOURNAMENT_LIMIT/);
       const realtime = doc.paths['/realtime'].get.description;
       for (const word of ['tournament:<id>', 'pairing', 'standings', 'tournament_pairing', 'tournament_started']) assert.ok(realtime.includes(word), word);
     });
