@@ -48,13 +48,18 @@ function tournamentIdOf(id: string): string {
 
 export type Tournaments = ReturnType<typeof createTournaments>;
 
+export type TournamentsDeps = {
+  /** Makes sure a running (or due) arena's actor exists somewhere in the cluster (the gateway's openTournament). */
+  openTournament: (tournamentId: string) => Promise<boolean>;
+};
+
 /**
  * The arena use cases REST serves (DESIGN 2.10): create, list, read with standings, join and
  * withdraw. Joins and withdrawals take the tournament's row lock, which the tournament's actor
  * takes too for each of its steps, so a player's place changes between rounds, never during one.
  */
-export function createTournaments(ctx: AppContext) {
-  const { pool, clock } = ctx;
+export function createTournaments(ctx: AppContext, deps: TournamentsDeps) {
+  const { pool, clock, log } = ctx;
 
   async function view(db: Queryable, id: string, viewerId: string | undefined): Promise<TournamentView> {
     const tournament = await repo.findTournament(db, id, viewerId ?? null);
@@ -149,13 +154,18 @@ export function createTournaments(ctx: AppContext) {
      * with their points. Full → TOURNAMENT_FULL; from `ends_at` on → TOURNAMENT_FINISHED.
      */
     async join(userId: string, id: string): Promise<TournamentView> {
+      let second = false;
       const tournamentId = await withTournament(id, async (tx, t) => {
         if (isOver(t)) throw finished();
         const entry = await repo.findEntry(tx, t.id, userId);
         if (entry && !entry.withdrawn) return;
         if (t.maxPlayers !== null && t.playerCount >= t.maxPlayers) throw new AppError('TOURNAMENT_FULL', 'The tournament is full');
         await repo.enterPlayer(tx, t.id, userId, new Date(clock.now()));
+        second = t.playerCount + 1 === 2 && t.startsAt.getTime() <= clock.now();
       });
+      // An arena under way gets its actor with its second player (none before: nobody to pair).
+      // Should this fail, every node's sweeper hosts it within a second all the same.
+      if (second) await deps.openTournament(tournamentId).catch((err) => log.warn({ err, tournamentId }, 'could not host a tournament on its second join'));
       return view(pool, tournamentId, userId);
     },
 

@@ -331,6 +331,8 @@ describe('tournaments', () => {
     it('refuses a client that tries to join a tournament’s room (404), leaving it hosting', async () => {
       const t = await newTournament(creator, { starts_at: inMs(0) });
       await running(t.id);
+      // Two players: an arena has an actor (and a room) only from its second player on.
+      for (const p of await users(2)) await join(t.id, p);
       const [u] = await users(1);
       const { service } = await testService();
       const sdk = new Client(service.url.replace('http', 'ws'));
@@ -365,11 +367,12 @@ describe('tournaments', () => {
     it('pairs its players into ordinary games a client joins at once, announces the pairing and the standings after the game', async () => {
       const t = await newTournament(creator, { starts_at: inMs(0) });
       const [a, b, watcher] = await users(3);
-      for (const p of [a, b]) await join(t.id, p);
       const channel = await WsClient.open('/v1/realtime');
       channel.send({ type: 'subscribe', channel: `tournament:${t.id}`, token: watcher.accessToken });
       assert.equal((await channel.next('subscribed')).channel, `tournament:${t.id}`);
+      // Following their channels first, as a client does: the second join brings the actor, which pairs at once.
       const [sa, sb] = await Promise.all([subscribeUser(a), subscribeUser(b)]);
+      for (const p of [a, b]) await join(t.id, p);
       const [pa, pb] = await Promise.all([sa.until('tournament_pairing', 10_000), sb.until('tournament_pairing', 10_000)]);
       assert.equal(pa.game_id, pb.game_id);
       assert.deepEqual([pa.color, pb.color].sort(), ['black', 'white']);
@@ -397,6 +400,22 @@ describe('tournaments', () => {
       assert.deepEqual((await get(t.id)).body.data.standings, standings.standings);
       await room.leave().catch(() => {});
       for (const s of [sa, sb, channel]) s.close();
+      for (const p of [a, b]) await withdraw(t.id, p);
+    });
+
+    it('gives a running arena no actor until its second player joins; the join that makes two brings it, and it pairs them', async () => {
+      const t = await newTournament(creator, { starts_at: inMs(0) });
+      const [a, b] = await users(2);
+      const [sa, sb] = await Promise.all([subscribeUser(a), subscribeUser(b)]);
+      await join(t.id, a);
+      await running(t.id);
+      const hosted = async () => (await sql('SELECT host_epoch FROM tournaments WHERE id = $1', [t.id]))[0].host_epoch > 0;
+      assert.equal(await hosted(), false, 'one player: started without an actor');
+      assert.equal((await join(t.id, b)).status, 200);
+      assert.equal(await hosted(), true, 'hosted by the time the second join answers');
+      const [pa, pb] = await Promise.all([sa.until('tournament_pairing', 10_000), sb.until('tournament_pairing', 10_000)]);
+      assert.equal(pa.game_id, pb.game_id);
+      for (const s of [sa, sb]) s.close();
       for (const p of [a, b]) await withdraw(t.id, p);
     });
 
