@@ -10,7 +10,9 @@ export type TournamentRoomDeps = { ctx: AppContext; hostId: () => string; pool?:
 /**
  * One running arena: the room that hosts its actor (src/services/tournamentActor.ts), found and
  * leased like a game's (room id = tournament id), created by the sweeper when the tournament is
- * due or its host died. Nobody joins it: players follow a tournament on the realtime channel
+ * due or its host died, or by the join that brings its second player: an arena with fewer than
+ * two players and no game to count has none (src/services/tournamentSchedule.ts starts and
+ * finishes it). Nobody joins it: players follow a tournament on the realtime channel
  * `tournament:<id>` and their own `user:<id>`, and play in the games' rooms.
  */
 export class TournamentRoom extends Room {

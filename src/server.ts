@@ -27,6 +27,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { loadBundledPuzzles } from './services/puzzleImport.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
+import { createTournamentSchedule } from './services/tournamentSchedule.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, TOURNAMENT_ROOM, nodeGone, nodeSeen, openGame, openTournament, relistRooms } from './gateway/index.ts';
 import { OwnListingsDriver } from './gateway/listings.ts';
 import { startNodeWatch } from './workers/nodeWatch.ts';
@@ -241,6 +242,7 @@ export async function startService(
       // not answer is a dead node's leftover.
       openGame: (gameId) => openGame(gameId, { orphaned: true }),
       openTournament,
+      tendTournaments: createTournamentSchedule(ctx, tournamentPool).tend,
       onExpired: services.games.pendingExpired,
     });
     const webhooks = startWebhookDispatcher({

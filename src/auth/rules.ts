@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalizeText, textProblems } from '../domain/text.ts';
 import { isCountryCode } from './countries.ts';
 import { containsOffensiveWord } from './offensiveWords.ts';
 import { MAX_PASSWORD_BYTES } from './passwords.ts';
@@ -49,14 +50,19 @@ export const Password = requiredString().superRefine(rules(passwordProblems));
 export function usernameProblems(username: string): string[] {
   const problems: string[] = [];
   if (username.length < 3 || username.length > 20) problems.push('must be 3 to 20 characters');
-  if (!/^[A-Za-z0-9_]*$/.test(username)) problems.push('may contain only letters, digits and underscores');
+  const hidden = textProblems(username);
+  if (hidden.length > 0) problems.push(...hidden);
+  else if (!/^[A-Za-z0-9_]*$/.test(username)) problems.push('may contain only letters, digits and underscores');
   else if (containsOffensiveWord(username)) problems.push('must not contain offensive words');
   return problems;
 }
 export const Username = requiredString().superRefine(rules(usernameProblems));
 
-// Newlines and other control characters have no place in a display name.
-export const FullName = plainText().trim().max(100, 'must be at most 100 characters');
+/** A full name: stored in its plain form (NFKC), trimmed, under the rule every name follows. */
+export const FullName = requiredString()
+  .overwrite((s) => normalizeText(s).trim())
+  .max(100, 'must be at most 100 characters')
+  .superRefine(rules(textProblems));
 
 export const Country = requiredString()
   .trim()

@@ -32,24 +32,33 @@ const toHosted = (r: any): HostedTournament => ({
 const LEASE = `now() + make_interval(secs => $3::double precision / 1000)`;
 
 /**
+ * Whether tournament `t` needs an actor: two players to pair (joined, not withdrawn), or a game
+ * of it to count. Without either there is nothing to do every 2 s: such an arena is started and
+ * finished by the sweepers (`startUnhosted`, `finishUnhosted`), and its actor comes when the
+ * second player joins.
+ */
+const NEEDS_ACTOR = `(t.player_count >= 2 OR EXISTS (SELECT 1 FROM tournament_games g WHERE g.tournament_id = t.id AND g.counted_at IS NULL))`;
+const NO_LIVE_LEASE = `(t.lease_expires_at IS NULL OR t.lease_expires_at < now())`;
+
+/**
  * Takes the tournament's lease when it is running, or due to start (`starts_at` reached at
- * `now`), and nobody holds a live lease on it: one atomic UPDATE, so one node wins.
+ * `now`), needs an actor, and nobody holds a live lease on it: one atomic UPDATE, so one node wins.
  */
 export async function acquireTournamentLease(db: Queryable, id: string, host: string, leaseMs: number, now: Date): Promise<HostedTournament | undefined> {
   const { rows } = await db.query(
-    `UPDATE tournaments SET host = $2, host_epoch = host_epoch + 1, lease_expires_at = ${LEASE}
+    `UPDATE tournaments t SET host = $2, host_epoch = host_epoch + 1, lease_expires_at = ${LEASE}
       WHERE id = $1 AND (status = 'running' OR (status = 'upcoming' AND starts_at <= $4))
-        AND (lease_expires_at IS NULL OR lease_expires_at < now())
+        AND ${NO_LIVE_LEASE} AND ${NEEDS_ACTOR}
       RETURNING *`,
     [id, host, leaseMs, now],
   );
   return rows[0] && toHosted(rows[0]);
 }
 
-/** Whether the tournament is running, or due to start at `now` (someone may host it). */
+/** Whether the tournament is running, or due to start at `now`, and needs an actor (someone may host it). */
 export async function isHostable(db: Queryable, id: string, now: Date): Promise<boolean> {
   const { rows } = await db.query(
-    `SELECT 1 FROM tournaments WHERE id = $1 AND (status = 'running' OR (status = 'upcoming' AND starts_at <= $2))`,
+    `SELECT 1 FROM tournaments t WHERE id = $1 AND (status = 'running' OR (status = 'upcoming' AND starts_at <= $2)) AND ${NEEDS_ACTOR}`,
     [id, now],
   );
   return rows.length > 0;
@@ -96,16 +105,49 @@ export async function markFinished(tx: Queryable, id: string, now: Date): Promis
   );
 }
 
-/** Tournaments the sweeper should see hosted: due to start at `now`, or running with no live lease. */
+/** Tournaments the sweeper should see hosted: needing an actor, and due to start at `now` or running with no live lease. */
 export async function findTournamentsToHost(db: Queryable, now: Date, limit = 100): Promise<string[]> {
   const { rows } = await db.query(
-    `(SELECT id FROM tournaments WHERE status = 'upcoming' AND starts_at <= $1 ORDER BY starts_at LIMIT $2)
+    `(SELECT id FROM tournaments t WHERE status = 'upcoming' AND starts_at <= $1 AND ${NEEDS_ACTOR} ORDER BY starts_at LIMIT $2)
      UNION ALL
-     (SELECT id FROM tournaments WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+     (SELECT id FROM tournaments t WHERE status = 'running' AND ${NO_LIVE_LEASE} AND ${NEEDS_ACTOR}
        ORDER BY lease_expires_at NULLS FIRST LIMIT $2)`,
     [now, limit],
   );
   return rows.map((r) => r.id as string);
+}
+
+/**
+ * Tournaments no actor needs to host whose time has come: due to start (to start), or past
+ * `ends_at` while running (to finish). The sweepers start and finish them themselves.
+ */
+export async function findUnhostedDue(db: Queryable, now: Date, limit = 100): Promise<Array<{ id: string; status: 'upcoming' | 'running' }>> {
+  const { rows } = await db.query(
+    `(SELECT id, status FROM tournaments t WHERE status = 'upcoming' AND starts_at <= $1 AND ${NO_LIVE_LEASE} AND NOT ${NEEDS_ACTOR}
+       ORDER BY starts_at LIMIT $2)
+     UNION ALL
+     (SELECT id, status FROM tournaments t WHERE status = 'running' AND ends_at <= $1 AND ${NO_LIVE_LEASE} AND NOT ${NEEDS_ACTOR}
+       ORDER BY ends_at LIMIT $2)`,
+    [now, limit],
+  );
+  return rows.map((r) => ({ id: r.id, status: r.status }));
+}
+
+/**
+ * Locks a tournament that no actor hosts or needs, in `status`, whose `starts_at` (upcoming) or
+ * `ends_at` (running) has come: what a sweeper starts or finishes. The lock is the one joins and
+ * actors take, and the conditions are read again under it (a join that made two players first,
+ * or a node that took the lease first, wins): so one node starts it, once.
+ */
+export async function lockUnhosted(tx: Queryable, id: string, status: 'upcoming' | 'running', now: Date): Promise<{ name: string; startsAt: Date } | undefined> {
+  const { rows } = await tx.query(
+    `SELECT name, starts_at FROM tournaments t
+      WHERE id = $1 AND status = $2 AND (CASE WHEN $2 = 'upcoming' THEN starts_at ELSE ends_at END) <= $3
+        AND ${NO_LIVE_LEASE} AND NOT ${NEEDS_ACTOR}
+      FOR NO KEY UPDATE`,
+    [id, status, now],
+  );
+  return rows[0] && { name: rows[0].name, startsAt: rows[0].starts_at };
 }
 
 // ---- counting finished games ---------------------------------------------------------------

@@ -103,6 +103,18 @@ export async function insertTournament(db: Queryable, t: NewTournament): Promise
   return rows[0].id;
 }
 
+/**
+ * Creates a tournament unless its creator already has `maxOpen` upcoming or running ones
+ * (undefined then). The creator's row is locked first, so two creations at once cannot both
+ * take the last place; NO KEY UPDATE leaves foreign-key checks against the row alone.
+ */
+export async function insertTournamentWithin(tx: Queryable, t: NewTournament, maxOpen: number): Promise<string | undefined> {
+  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [t.creatorId]);
+  const { rows } = await tx.query(`SELECT count(*)::int AS n FROM tournaments WHERE creator_id = $1 AND status <> 'finished'`, [t.creatorId]);
+  if (rows[0].n >= maxOpen) return undefined;
+  return insertTournament(tx, t);
+}
+
 export async function findTournament(db: Queryable, id: string, viewerId: string | null): Promise<TournamentRecord | undefined> {
   const { rows } = await db.query(`${TOURNAMENT_VIEW} WHERE t.id = $2`, [viewerId, id]);
   return rows[0] && toTournament(rows[0]);

@@ -31,8 +31,9 @@ export const justPlayed = (a: ArenaPlayer, b: ArenaPlayer) => a.lastOpponentId =
 /**
  * The round's pairs. Players are ranked by score, then rating, and neighbours meet; a pair who
  * just played each other is split up (each meets the nearest other player instead) unless they
- * are the only two waiting. With an odd number waiting, the player who has waited least sits
- * out (the lowest ranked of those), unless that would leave fewer pairs than another choice.
+ * are the only two waiting. With an odd number waiting, the one left out is the one whose absence
+ * makes the pairs closest in score (DESIGN 2.10); among equally good choices, the one who has
+ * waited least (then the lowest ranked), unless that would leave fewer pairs than another choice.
  */
 export function pairArena(waiting: readonly ArenaPlayer[], coin: () => boolean): ArenaPairing[] {
   if (waiting.length < 2) return [];
@@ -42,19 +43,46 @@ export function pairArena(waiting: readonly ArenaPlayer[], coin: () => boolean):
   if (ranked.length % 2 === 0) {
     pairs = pairEven(ranked);
   } else {
-    const full = (ranked.length - 1) / 2;
+    const spreads = sitOutSpreads(ranked);
     const sitOutOrder = ranked
-      .map((p, rank) => ({ p, rank }))
-      .sort((a, b) => b.p.waitingSince - a.p.waitingSince || b.rank - a.rank)
+      .map((p, rank) => ({ p, rank, spread: spreads[rank] }))
+      .sort((a, b) => a.spread - b.spread || b.p.waitingSince - a.p.waitingSince || b.rank - a.rank)
       .slice(0, SIT_OUT_TRIES);
-    pairs = [];
+    // The spreads assume neighbours meet; a rematch to avoid may pair others, so each choice is
+    // tried and judged by what it really makes: most pairs, then the closest, then the order above.
+    let best: { pairs: Array<[ArenaPlayer, ArenaPlayer]>; spread: number } = { pairs: [], spread: Infinity };
     for (const { p } of sitOutOrder) {
       const tried = pairEven(ranked.filter((x) => x !== p));
-      if (tried.length > pairs.length) pairs = tried;
-      if (pairs.length === full) break;
+      const spread = scoreSpread(tried);
+      if (tried.length > best.pairs.length || (tried.length === best.pairs.length && spread < best.spread)) best = { pairs: tried, spread };
     }
+    pairs = best.pairs;
   }
   return pairs.map(([a, b]) => colored(a, b, coin));
+}
+
+const scoreSpread = (pairs: ReadonlyArray<readonly [ArenaPlayer, ArenaPlayer]>) =>
+  pairs.reduce((sum, [a, b]) => sum + Math.abs(a.score - b.score), 0);
+
+/**
+ * For each ranked player (an odd number of them), the summed score gap of the pairs left when
+ * that one sits out and neighbours meet: in linear time from the gaps of neighbour pairs counted
+ * from the top (before the one out) and from the bottom (after it).
+ */
+function sitOutSpreads(ranked: readonly ArenaPlayer[]): number[] {
+  const n = ranked.length;
+  const gap = (i: number, j: number) => Math.abs(ranked[i].score - ranked[j].score);
+  // fromTop[k]: players 0..k-1 paired (k even); fromBottom[k]: players k..n-1 paired (n - k even).
+  const fromTop = new Array<number>(n + 1).fill(0);
+  for (let k = 2; k <= n; k += 2) fromTop[k] = fromTop[k - 2] + gap(k - 2, k - 1);
+  const fromBottom = new Array<number>(n + 2).fill(0);
+  for (let k = n - 2; k >= 0; k -= 2) fromBottom[k] = fromBottom[k + 2] + gap(k, k + 1);
+  return ranked.map((_, out) =>
+    out % 2 === 0
+      ? fromTop[out] + fromBottom[out + 1]
+      : // Odd: the player above it now meets the one below it.
+        fromTop[out - 1] + gap(out - 1, out + 1) + fromBottom[out + 2],
+  );
 }
 
 /**

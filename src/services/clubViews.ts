@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { requiredString } from '../auth/rules.ts';
 import { containsOffensiveWord } from '../auth/offensiveWords.ts';
 import type { ClubRecord, InvitationRecord, MemberRecord } from '../db/clubs.ts';
+import { textProblems } from '../domain/text.ts';
 
 /** The schemas of DESIGN 2.10 "Clubs": request bodies and the objects the routes answer with. */
 
@@ -17,7 +18,9 @@ export const normalizeClubName = (raw: string) => raw.trim().replace(/ {2,}/g, '
 export function clubNameProblems(name: string): string[] {
   const problems: string[] = [];
   if (name.length < CLUB_NAME_MIN || name.length > CLUB_NAME_MAX) problems.push(`must be ${CLUB_NAME_MIN} to ${CLUB_NAME_MAX} characters`);
-  if (!/^[A-Za-z0-9 _-]*$/.test(name)) problems.push('may contain only ASCII letters, digits, spaces, underscores and hyphens');
+  const hidden = textProblems(name);
+  if (hidden.length > 0) problems.push(...hidden);
+  else if (!/^[A-Za-z0-9 _-]*$/.test(name)) problems.push('may contain only ASCII letters, digits, spaces, underscores and hyphens');
   // The word list splits names at underscores; spaces and hyphens separate words here just the same.
   else if (containsOffensiveWord(name.replace(/[ -]/g, '_'))) problems.push('must not contain offensive words');
   return problems;
@@ -36,7 +39,9 @@ export const CreateClubBody = z.object({
     .string({ error: 'must be a string or null' })
     .max(CLUB_DESCRIPTION_MAX, `must be at most ${CLUB_DESCRIPTION_MAX} characters`)
     // Line breaks and tabs belong in a description; other control characters (NUL) do not.
-    .refine((s) => !/[^\P{Cc}\n\r\t]/u.test(s), 'must not contain control characters other than line breaks and tabs')
+    .superRefine((s, ctx) => {
+      for (const message of textProblems(s, { lineBreaks: true })) ctx.addIssue({ code: 'custom', message });
+    })
     .nullable()
     .default(null),
   open: z.boolean({ error: 'must be a boolean' }).default(true).meta({ description: 'anyone may join an open club; a closed one needs an invitation' }),

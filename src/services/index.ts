@@ -4,6 +4,7 @@ import { createSessionCache } from '../auth/sessionCache.ts';
 import { createSessions } from '../auth/sessions.ts';
 import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
+import { openTournament } from '../gateway/index.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createAnalysisService, type AnalysisService } from './analysis.ts';
 import { createClubs, type Clubs } from './clubs.ts';
@@ -81,7 +82,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     presence,
     clubs: createClubs(ctx),
     puzzles: createPuzzles(ctx),
-    tournaments: createTournaments(ctx),
+    tournaments: createTournaments(ctx, { openTournament }),
     webhooks: createWebhooks(ctx),
     close: async () => {
       presence.stop();

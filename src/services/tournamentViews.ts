@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { containsOffensiveWord } from '../auth/offensiveWords.ts';
 import { requiredString } from '../auth/rules.ts';
 import { TOURNAMENT_STATUSES, type StandingRecord, type TournamentRecord } from '../db/tournaments.ts';
+import { normalizeText, textProblems } from '../domain/text.ts';
 import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../domain/timeControl.ts';
 
 /** The schemas of DESIGN 2.10 "Tournaments": the request body and the objects the API answers with. */
@@ -32,7 +33,8 @@ export function tournamentNameProblems(name: string): string[] {
     problems.push(`must be ${TOURNAMENT_NAME_MIN} to ${TOURNAMENT_NAME_MAX} characters`);
     if (length > TOURNAMENT_NAME_MAX) return problems;
   }
-  if (/\p{Cc}/u.test(name)) problems.push('must not contain control characters');
+  const hidden = textProblems(name);
+  if (hidden.length > 0) problems.push(...hidden);
   // Any run of non-letters separates words, as underscores do in usernames.
   else if (containsOffensiveWord(name.replace(/[^\p{L}\p{N}]+/gu, '_'))) problems.push('must not contain offensive words');
   return problems;
@@ -42,11 +44,13 @@ export function tournamentNameProblems(name: string): string[] {
 export function createTournamentBody(minMinutes: number) {
   return z.object({
     name: requiredString()
-      .overwrite((s) => s.trim())
+      .overwrite((s) => normalizeText(s).trim())
       .superRefine((name, ctx) => {
         for (const message of tournamentNameProblems(name)) ctx.addIssue({ code: 'custom', message });
       })
-      .meta({ description: `trimmed, then ${TOURNAMENT_NAME_MIN}–${TOURNAMENT_NAME_MAX} characters, no offensive words` }),
+      .meta({
+        description: `NFKC-normalised and trimmed, then ${TOURNAMENT_NAME_MIN}–${TOURNAMENT_NAME_MAX} characters, no offensive words, no control or format characters (direction overrides, zero-width), no word mixing Latin, Greek and Cyrillic letters`,
+      }),
     time_control: oneOf(TIME_CONTROLS).meta({
       description: 'must be the category of initial_time + 40 × increment: bullet < 180 s ≤ blitz < 480 s ≤ rapid < 1500 s ≤ classical',
     }),

@@ -32,6 +32,11 @@ export type ListTournamentsInput = {
 
 /** PostgreSQL's query_canceled: the statement timeout ran out (here: waiting for the row lock). */
 const QUERY_CANCELED = '57014';
+/**
+ * Arenas a user may have upcoming or running at once: each running one with players costs an
+ * actor (a lease, a pass every 2 s), so one account cannot schedule thousands.
+ */
+export const MAX_OPEN_TOURNAMENTS_PER_USER = 5;
 const notFound = () => new AppError('TOURNAMENT_NOT_FOUND', 'Tournament not found');
 const finished = () => new AppError('TOURNAMENT_FINISHED', 'The tournament is over');
 
@@ -44,13 +49,18 @@ function tournamentIdOf(id: string): string {
 
 export type Tournaments = ReturnType<typeof createTournaments>;
 
+export type TournamentsDeps = {
+  /** Makes sure a running (or due) arena's actor exists somewhere in the cluster (the gateway's openTournament). */
+  openTournament: (tournamentId: string) => Promise<boolean>;
+};
+
 /**
  * The arena use cases REST serves (DESIGN 2.10): create, list, read with standings, join and
  * withdraw. Joins and withdrawals take the tournament's row lock, which the tournament's actor
  * takes too for each of its steps, so a player's place changes between rounds, never during one.
  */
-export function createTournaments(ctx: AppContext) {
-  const { pool, clock } = ctx;
+export function createTournaments(ctx: AppContext, deps: TournamentsDeps) {
+  const { pool, clock, log } = ctx;
 
   async function view(db: Queryable, id: string, viewerId: string | undefined): Promise<TournamentView> {
     const tournament = await repo.findTournament(db, id, viewerId ?? null);
@@ -95,7 +105,7 @@ export function createTournaments(ctx: AppContext) {
       const startsAt = new Date(body.starts_at);
       if (startsAt.getTime() < now - SCHEDULE_BEHIND_MS) throw validationError('starts_at', 'must not be in the past (5 s of leeway)');
       if (startsAt.getTime() > now + SCHEDULE_AHEAD_MS) throw validationError('starts_at', 'must be at most 30 days ahead');
-      const id = await repo.insertTournament(pool, {
+      const tournament = {
         name: body.name,
         creatorId: userId,
         timeControl: tc.value.time_control,
@@ -106,7 +116,11 @@ export function createTournaments(ctx: AppContext) {
         endsAt: new Date(startsAt.getTime() + body.duration_minutes * 60_000),
         maxPlayers: body.max_players,
         createdAt: new Date(now),
-      });
+      };
+      const id = await withTransaction(pool, (tx) => repo.insertTournamentWithin(tx, tournament, MAX_OPEN_TOURNAMENTS_PER_USER));
+      if (!id) {
+        throw new AppError('TOURNAMENT_LIMIT', `A user may have at most ${MAX_OPEN_TOURNAMENTS_PER_USER} tournaments upcoming or running`);
+      }
       return view(pool, id, userId);
     },
 
@@ -141,13 +155,18 @@ export function createTournaments(ctx: AppContext) {
      * with their points. Full → TOURNAMENT_FULL; from `ends_at` on → TOURNAMENT_FINISHED.
      */
     async join(userId: string, id: string): Promise<TournamentView> {
+      let second = false;
       const tournamentId = await withTournament(id, async (tx, t) => {
         if (isOver(t)) throw finished();
         const entry = await repo.findEntry(tx, t.id, userId);
         if (entry && !entry.withdrawn) return;
         if (t.maxPlayers !== null && t.playerCount >= t.maxPlayers) throw new AppError('TOURNAMENT_FULL', 'The tournament is full');
         await repo.enterPlayer(tx, t.id, userId, new Date(clock.now()));
+        second = t.playerCount + 1 === 2 && t.startsAt.getTime() <= clock.now();
       });
+      // An arena under way gets its actor with its second player (none before: nobody to pair).
+      // Should this fail, every node's sweeper hosts it within a second all the same.
+      if (second) await deps.openTournament(tournamentId).catch((err) => log.warn({ err, tournamentId }, 'could not host a tournament on its second join'));
       return view(pool, tournamentId, userId);
     },
 

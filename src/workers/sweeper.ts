@@ -14,6 +14,8 @@ export type SweeperDeps = {
   openGame: (gameId: string) => Promise<boolean>;
   /** Hosts a tournament that is due to start or lost its host (the gateway's openTournament). */
   openTournament?: (tournamentId: string) => Promise<boolean>;
+  /** Starts and finishes the tournaments that need no actor (fewer than two players). */
+  tendTournaments?: () => Promise<void>;
   /** Told about each pending game that expired (notifications). */
   onExpired?: (game: GameRecord) => void;
   intervalMs?: number;
@@ -33,7 +35,8 @@ const MAX_BATCHES = 10;
  * within 1 s of their deadline (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
  * nobody hosts (their node died, or released them on shutdown) get a room again, which then
  * enforces their clocks and first-move deadlines. Tournaments whose `starts_at` has come get their
- * actor, which starts them (so within 1 s), and running ones nobody hosts get it again. SKIP
+ * actor, which starts them (so within 1 s), and running ones nobody hosts get it again; those
+ * with fewer than two players get no actor and are started and finished here instead. SKIP
  * LOCKED and the leases keep nodes apart: whichever node's sweeper looks first, one actor wins.
  * Idempotency keys past their 24 h are deleted (they already count as absent), and the deltas
  * of the kept list totals are folded into them.
@@ -56,7 +59,10 @@ export function startSweeper(d: SweeperDeps): Sweeper {
     const open = d.openTournament;
     if (!open) return;
     const due = await findTournamentsToHost(d.pool, new Date(d.clock.now()));
-    await Promise.all(due.map((id) => open(id).catch((err) => d.log.warn({ err, tournamentId: id }, 'could not host a tournament'))));
+    await Promise.all([
+      ...due.map((id) => open(id).catch((err) => d.log.warn({ err, tournamentId: id }, 'could not host a tournament'))),
+      d.tendTournaments?.(),
+    ]);
   };
   const sweep = async () => {
     try {

@@ -34,9 +34,13 @@ describe('account field rules', () => {
       assert.deepEqual(usernameProblems('a'.repeat(21)), ['must be 3 to 20 characters']);
     });
     it('refuses other characters', () => {
-      for (const name of ['with space', 'dash-ed', 'dot.ted', 'ünïcode', 'emoji😀x', 'tab\there']) {
+      for (const name of ['with space', 'dash-ed', 'dot.ted', 'ünïcode', 'emoji😀x']) {
         assert.deepEqual(usernameProblems(name), ['may contain only letters, digits and underscores'], name);
       }
+    });
+    it('refuses hidden characters by the rule every name follows, before its own alphabet', () => {
+      assert.deepEqual(usernameProblems('tab\there'), ['must not contain control characters']);
+      assert.deepEqual(usernameProblems('zero\u200bwidth'), ['must not contain invisible formatting characters (direction overrides, zero-width characters)']);
     });
   });
 

@@ -42,7 +42,8 @@ export async function arenaFixture(pool: Pool, config: Partial<Config> = {}) {
     return live instanceof LiveGame;
   };
   const actors: TournamentActor[] = [];
-  const service = createTournaments(ctx);
+  // The tests host arenas themselves (`host`, or a sweeper they start): a join opens nothing.
+  const service = createTournaments(ctx, { openTournament: async () => false });
 
   /** What a channel carried, in order. */
   async function listen(channel: string): Promise<any[]> {

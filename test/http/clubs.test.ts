@@ -89,6 +89,22 @@ describe('clubs', () => {
       }
     });
 
+    it('refuses a name or a description with direction overrides or zero-width characters (the rule every name follows)', async () => {
+      const owner = await createUser();
+      for (const [body, field] of [
+        [{ name: `Knights\u202e ${random(6)}` }, 'name'],
+        [{ name: `Zero\u200b${random(6)}` }, 'name'],
+        [{ name: clubName(), description: 'Welcome \u202eto the club' }, 'description'],
+        [{ name: clubName(), description: 'Hidden\u200bword' }, 'description'],
+        [{ name: clubName(), description: 'Ch\u0435ss on Sundays' }, 'description'],
+      ] as const) {
+        const res = await createClub(owner, body);
+        assertError(res, 400, 'VALIDATION_ERROR');
+        assert.deepEqual(Object.keys(res.body.error.details), [field], JSON.stringify(body));
+        assert.match(res.body.error.details[field].join(), /formatting|mix/, JSON.stringify(body));
+      }
+    });
+
     it('refuses offensive words, also when spaces or hyphens set them apart', async () => {
       const owner = await createUser();
       for (const name of ['Shit Happens', `Ass Club ${random(4)}`, `big-ass-${random(4)}`, `F U C K ${random(4)}`]) {

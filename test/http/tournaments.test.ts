@@ -122,10 +122,44 @@ describe('tournaments', () => {
       }
     });
 
+    it('refuses names with direction overrides, zero-width or other format characters, and look-alike letters from another script', async () => {
+      const names = ['Arena \u202eCup', 'Zero\u200bWidth', 'BOM\ufeffArena', 'Join\u200dArena', 'Bl\u0456tz Arena', 'P\u0430ypal Cup'];
+      for (const name of names) {
+        const res = await create(creator, { name });
+        assertError(res, 400, 'VALIDATION_ERROR');
+        assert.deepEqual(Object.keys(res.body.error.details), ['name'], JSON.stringify(name));
+      }
+    });
+
+    it('stores a name in its plain form (NFKC: full-width and styled letters fold) and keeps names in one other script', async () => {
+      assert.equal((await newTournament(creator, { name: '  ＢＬＩＴＺ \u{1d400}rena  ' })).name, 'BLITZ Arena');
+      assert.equal((await newTournament(creator, { name: 'Шахматы Arena' })).name, 'Шахматы Arena');
+    });
+
     it('counts the shortest duration from TOURNAMENT_MIN_MINUTES (1 in the tests, 10 by default)', async () => {
       assert.equal((await create(creator, { duration_minutes: 1 })).status, 201);
       const { config } = await testService();
       assert.equal(config.tournamentMinMinutes, 1);
+    });
+
+    it('lets a user have at most 5 arenas upcoming or running (409 TOURNAMENT_LIMIT); a finished one no longer counts', async () => {
+      const made = [];
+      for (let i = 0; i < 5; i++) made.push(await newTournament(creator));
+      const refused = await create(creator);
+      assertError(refused, 409, 'TOURNAMENT_LIMIT');
+      assert.match(refused.body.error.message, /5/);
+      // Running ones count too; finished ones do not.
+      await sql(`UPDATE tournaments SET status = 'running' WHERE id = $1`, [made[0].id]);
+      assertError(await create(creator), 409, 'TOURNAMENT_LIMIT');
+      await sql(`UPDATE tournaments SET status = 'finished' WHERE id = $1`, [made[1].id]);
+      assert.equal((await create(creator)).status, 201);
+      // Someone else's arenas are theirs.
+      assert.equal((await create(await createUser())).status, 201);
+    });
+
+    it('lets exactly 5 of many concurrent creations by one user in', async () => {
+      const answers = await Promise.all(Array.from({ length: 9 }, () => create(creator)));
+      assert.deepEqual(answers.map((r) => r.status).sort(), [201, 201, 201, 201, 201, 409, 409, 409, 409]);
     });
 
     it('needs a token (401) and answers every malformed body with a 4xx envelope', async () => {
@@ -289,6 +323,7 @@ describe('tournaments', () => {
       assert.ok(doc.paths['/tournaments/{id}/standings'].get);
       assert.match(doc.paths['/tournaments/{id}/join'].post.responses['409'].description, /TOURNAMENT_FULL.*TOURNAMENT_FINISHED|TOURNAMENT_FINISHED.*TOURNAMENT_FULL/);
       assert.match(doc.paths['/tournaments/{id}'].get.responses['404'].description, /TOURNAMENT_NOT_FOUND/);
+      assert.match(create.responses['409'].description, /TOURNAMENT_LIMIT/);
       const realtime = doc.paths['/realtime'].get.description;
       for (const word of ['tournament:<id>', 'pairing', 'standings', 'tournament_pairing', 'tournament_started']) assert.ok(realtime.includes(word), word);
     });
@@ -296,6 +331,8 @@ describe('tournaments', () => {
     it('refuses a client that tries to join a tournament’s room (404), leaving it hosting', async () => {
       const t = await newTournament(creator, { starts_at: inMs(0) });
       await running(t.id);
+      // Two players: an arena has an actor (and a room) only from its second player on.
+      for (const p of await users(2)) await join(t.id, p);
       const [u] = await users(1);
       const { service } = await testService();
       const sdk = new Client(service.url.replace('http', 'ws'));
@@ -330,11 +367,12 @@ describe('tournaments', () => {
     it('pairs its players into ordinary games a client joins at once, announces the pairing and the standings after the game', async () => {
       const t = await newTournament(creator, { starts_at: inMs(0) });
       const [a, b, watcher] = await users(3);
-      for (const p of [a, b]) await join(t.id, p);
       const channel = await WsClient.open('/v1/realtime');
       channel.send({ type: 'subscribe', channel: `tournament:${t.id}`, token: watcher.accessToken });
       assert.equal((await channel.next('subscribed')).channel, `tournament:${t.id}`);
+      // Following their channels first, as a client does: the second join brings the actor, which pairs at once.
       const [sa, sb] = await Promise.all([subscribeUser(a), subscribeUser(b)]);
+      for (const p of [a, b]) await join(t.id, p);
       const [pa, pb] = await Promise.all([sa.until('tournament_pairing', 10_000), sb.until('tournament_pairing', 10_000)]);
       assert.equal(pa.game_id, pb.game_id);
       assert.deepEqual([pa.color, pb.color].sort(), ['black', 'white']);
@@ -362,6 +400,22 @@ describe('tournaments', () => {
       assert.deepEqual((await get(t.id)).body.data.standings, standings.standings);
       await room.leave().catch(() => {});
       for (const s of [sa, sb, channel]) s.close();
+      for (const p of [a, b]) await withdraw(t.id, p);
+    });
+
+    it('gives a running arena no actor until its second player joins; the join that makes two brings it, and it pairs them', async () => {
+      const t = await newTournament(creator, { starts_at: inMs(0) });
+      const [a, b] = await users(2);
+      const [sa, sb] = await Promise.all([subscribeUser(a), subscribeUser(b)]);
+      await join(t.id, a);
+      await running(t.id);
+      const hosted = async () => (await sql('SELECT host_epoch FROM tournaments WHERE id = $1', [t.id]))[0].host_epoch > 0;
+      assert.equal(await hosted(), false, 'one player: started without an actor');
+      assert.equal((await join(t.id, b)).status, 200);
+      assert.equal(await hosted(), true, 'hosted by the time the second join answers');
+      const [pa, pb] = await Promise.all([sa.until('tournament_pairing', 10_000), sb.until('tournament_pairing', 10_000)]);
+      assert.equal(pa.game_id, pb.game_id);
+      for (const s of [sa, sb]) s.close();
       for (const p of [a, b]) await withdraw(t.id, p);
     });
 

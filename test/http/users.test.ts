@@ -164,6 +164,10 @@ describe('PATCH /users/me', () => {
       ['a javascript: avatar', { avatar_url: 'javascript:alert(1)' }, 'avatar_url'],
       ['an empty avatar', { avatar_url: '' }, 'avatar_url'],
       ['an avatar over 2048 characters', { avatar_url: `https://img.example.com/${'a'.repeat(2030)}` }, 'avatar_url'],
+      ['a full name with a direction override', { full_name: 'Ada \u202eLovelace' }, 'full_name'],
+      ['a full name with a zero-width space', { full_name: 'Ada\u200bLovelace' }, 'full_name'],
+      ['a full name mixing Cyrillic look-alikes into a Latin word', { full_name: 'Ad\u0430 Lovelace' }, 'full_name'],
+      ['a username with a zero-width space', { username: 'ada\u200blovelace' }, 'username'],
       ['a full name over 100 characters', { full_name: 'x'.repeat(101) }, 'full_name'],
       ['a full name that is an object', { full_name: { first: 'A' } }, 'full_name'],
     ];

@@ -73,6 +73,19 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       assert.equal((await tournamentRow(id)).host, 'node-b');
     });
 
+    it('is not hosted with fewer than two players in (nobody to pair), and is once the second joins', async () => {
+      const id = await arena.tournament();
+      const [first] = await arena.players(id, [undefined]);
+      assert.equal(await arena.open(id), 'not_active');
+      const [second] = await arena.players(id, [undefined]);
+      await arena.service.withdraw(second, id);
+      assert.equal(await arena.open(id), 'not_active', 'a withdrawn player does not count');
+      await arena.players(id, [undefined]);
+      await arena.host(id);
+      assert.equal((await tournamentRow(id)).status, 'running');
+      assert.ok(pairOf((await arena.activeGames(id))[0]).includes(first));
+    });
+
     it('pairs the players who joined before the start at once', async () => {
       const id = await arena.tournament();
       await arena.players(id, [1600, 1500, 1400, 1300]);
@@ -175,6 +188,17 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       const [next] = await arena.activeGames(id);
       assert.ok(pairOf(next).includes(late), 'the late joiner plays');
       assert.ok([a, b].some((p) => pairOf(next).includes(p)));
+    });
+    it('with three waiting, pairs the late joiner with the loser of the last game and leaves its winner out (closest scores)', async () => {
+      const id = await arena.tournament();
+      await arena.players(id, [1500, 1500]);
+      await arena.host(id);
+      const [g] = await arena.activeGames(id);
+      const [late] = await arena.players(id, [1500]);
+      await arena.finish(g.id, 'white');
+      await arena.beat();
+      const [next] = await arena.activeGames(id);
+      assert.equal(pairOf(next), pair(late, g.black), 'the two with 0 points meet; the winner (2) waits');
     });
   });
 
@@ -371,8 +395,11 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
 
     it('finishes at ends_at itself when no game is going', async () => {
       const id = await arena.tournament({ minutes: 1 });
-      await arena.players(id, [1500]);
+      const players = await arena.players(id, [1500, 1500]);
       await arena.host(id);
+      const [g] = await arena.activeGames(id);
+      await arena.finish(g.id, 'white');
+      for (const p of players) await arena.service.withdraw(p, id);
       await arena.beat(60_000);
       assert.equal((await tournamentRow(id)).status, 'finished');
     });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { TournamentActor } from '../../src/services/tournamentActor.ts';
+import { createTournamentSchedule } from '../../src/services/tournamentSchedule.ts';
 import { startSweeper } from '../../src/workers/sweeper.ts';
 import { arenaFixture, type ArenaFixture } from '../helpers/arena.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -40,13 +41,16 @@ describe('The sweeper hosts tournaments', function () {
           clock: arena.clock,
           openGame: async () => false,
           openTournament: async (id) => (await arena.open(id, node)) instanceof TournamentActor,
+          tendTournaments: createTournamentSchedule(arena.ctx).tend,
           intervalMs: 20,
         }).stop,
       );
     }
   };
   const row = async (id: string) =>
-    (await db.pool.query('SELECT status, starts_at, started_at, host, host_epoch FROM tournaments WHERE id = $1', [id])).rows[0];
+    (await db.pool.query('SELECT status, starts_at, started_at, ends_at, finished_at, host, host_epoch FROM tournaments WHERE id = $1', [id])).rows[0];
+  /** Several sweeps of every node go by (they tick every 20 ms). */
+  const sweepsGoBy = () => new Promise((r) => setTimeout(r, 200));
   const startedEvents = async (id: string) =>
     (await db.pool.query(`SELECT user_ids FROM outbox WHERE topic = 'tournament.started' AND payload->'tournament'->>'id' = $1`, [id])).rows;
 
@@ -83,5 +87,69 @@ describe('The sweeper hosts tournaments', function () {
     await until('hosted again', async () => (await row(id)).host === 'node-live', { ms: 5000 });
     await arena.beat();
     assert.equal(lost, true, 'the old actor learnt at its next step that it lost the tournament');
+  });
+
+  it('starts an arena with fewer than two players at its starts_at without an actor: tournament.started to its player, once', async () => {
+    const id = await arena.tournament({ startsIn: 60_000 });
+    const [player] = await arena.players(id, [undefined]);
+    const channel = await arena.listen(`user:${player}`);
+    sweepers(['node-a', 'node-b']);
+    const startsAt = (await row(id)).starts_at.getTime();
+    await arena.clock.advance(startsAt - arena.clock.now());
+    const started = await until('started', async () => ((await row(id)).status === 'running' ? row(id) : undefined), { ms: 5000 });
+    assert.equal(started.started_at.getTime(), startsAt);
+    await sweepsGoBy();
+    assert.deepEqual([(await row(id)).host, (await row(id)).host_epoch], [null, 0], 'no node ever took a lease: no actor');
+    const events = await startedEvents(id);
+    assert.deepEqual(events.map((e) => e.user_ids), [[player]]);
+    assert.deepEqual(channel.filter((m) => m.type === 'tournament_started').map((m) => m.tournament.id), [id]);
+  });
+
+  it('finishes an arena without an actor at its ends_at, standings and status told on its channel', async () => {
+    const id = await arena.tournament({ minutes: 1 });
+    await arena.players(id, [undefined]);
+    const channel = await arena.listen(`tournament:${id}`);
+    sweepers(['node-a', 'node-b']);
+    await until('running', async () => (await row(id)).status === 'running', { ms: 5000 });
+    const endsAt = (await row(id)).ends_at.getTime();
+    await arena.clock.advance(endsAt - 1 - arena.clock.now());
+    await sweepsGoBy();
+    assert.equal((await row(id)).status, 'running', 'not a millisecond before ends_at');
+    await arena.clock.advance(1);
+    const finished = await until('finished', async () => ((await row(id)).status === 'finished' ? row(id) : undefined), { ms: 5000 });
+    assert.equal(finished.finished_at.getTime(), endsAt);
+    assert.equal(finished.host_epoch, 0);
+    await sweepsGoBy();
+    assert.deepEqual(channel.filter((m) => m.type === 'status').map((m) => m.status), ['running', 'finished']);
+    assert.equal(channel.filter((m) => m.type === 'standings').length, 1);
+  });
+
+  it('gives a running arena its actor when its second player joins, not before, and the actor pairs them', async () => {
+    const id = await arena.tournament();
+    await arena.players(id, [undefined]);
+    sweepers(['node-a', 'node-b']);
+    await until('running', async () => (await row(id)).status === 'running', { ms: 5000 });
+    await sweepsGoBy();
+    assert.equal((await row(id)).host, null, 'one player: no actor');
+    await arena.players(id, [undefined]);
+    await until('hosted', async () => (await row(id)).host !== null, { ms: 5000 });
+    await until('paired', async () => (await arena.activeGames(id)).length === 1, { ms: 5000 });
+  });
+
+  it('does not host again an arena whose host died once nothing is left to do (players gone, games counted)', async () => {
+    const id = await arena.tournament({ minutes: 1 });
+    const players = await arena.players(id, [undefined, undefined]);
+    await arena.host(id, 'node-dead');
+    const [g] = await arena.activeGames(id);
+    for (const p of players) await arena.service.withdraw(p, id);
+    await arena.finish(g.id, 'white');
+    await arena.beat();
+    assert.equal((await arena.activeGames(id)).length, 0);
+    await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    sweepers(['node-live']);
+    await sweepsGoBy();
+    assert.equal((await row(id)).host, 'node-dead', 'nobody took it over');
+    await arena.clock.advance((await row(id)).ends_at.getTime() - arena.clock.now());
+    await until('finished', async () => (await row(id)).status === 'finished', { ms: 5000 });
   });
 });

@@ -36,6 +36,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
       body: createTournamentBody(ctx.config.tournamentMinMinutes),
       status: 201,
       response: TournamentView,
+      errors: ['TOURNAMENT_LIMIT'],
       handler: ({ user, body }) => tournaments.create(user!.id, body),
     }),
     route({
