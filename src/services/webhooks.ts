@@ -23,7 +23,8 @@ export function targetProblem(url: string, allowPrivate: boolean): string | unde
   if (u.username || u.password) return 'must not carry credentials';
   if (allowPrivate) return undefined;
   if (u.protocol !== 'https:') return 'must be https';
-  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // `localhost.` is `localhost` (a fully qualified name ends in the root's empty label).
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return 'must be a public address';
   if (ipaddr.isValid(host)) {
     const parsed = ipaddr.process(host);
