@@ -247,7 +247,7 @@ export async function startService(
       pool,
       log: log.child({ component: 'webhooks' }),
       clock,
-      send: createSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs, now: () => clock.now() }),
+      send: createSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs, clock }),
       // A claim outlives any send; past it the delivery is another node's to try (this one died).
       lockMs: 3 * config.webhookTimeoutMs,
       gameDetail: services.games.getPublicGame,

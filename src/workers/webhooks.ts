@@ -202,8 +202,10 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
     try {
       result = await d.send({ url: c.url, id: `msg_${c.id}`, body: c.body, secret: c.secret, at });
     } catch (err) {
-      result = { statusCode: null, error: (err as Error).message, retryAfterMs: null, durationMs: 0 };
+      result = { statusCode: null, error: 'request failed', detail: (err as Error).message, retryAfterMs: null, durationMs: 0 };
     }
+    // The owner sees the coarse error; what really happened (names, addresses) is ours.
+    if (result.detail) d.log.info({ delivery: c.id, webhook: c.webhookId, error: result.error, detail: result.detail }, 'webhook attempt got no answer');
     const attemptNo = c.attempts + 1;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
