@@ -248,8 +248,9 @@ export async function startService(
       log: log.child({ component: 'webhooks' }),
       clock,
       send: createSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs, clock }),
-      // A claim outlives any send; past it the delivery is another node's to try (this one died).
-      lockMs: 3 * config.webhookTimeoutMs,
+      attemptTimeoutMs: config.webhookTimeoutMs,
+      perOwner: config.webhookInFlightPerUser,
+      maxPending: config.webhookMaxPending,
       gameDetail: services.games.getPublicGame,
       observe: registerWebhookMetrics(metrics.registry, () => countPendingDeliveries(pool)),
     });

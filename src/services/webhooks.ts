@@ -150,7 +150,8 @@ export function createWebhooks(ctx: AppContext) {
         timestamp: new Date(ctx.clock.now()).toISOString(),
         data: { webhook_id: w.id, message: 'A test delivery from the chess service' },
       });
-      const [delivery] = await repo.insertDeliveries(pool, [{ webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 }], new Date(ctx.clock.now()));
+      const test = { webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 };
+      const [delivery] = await repo.insertDeliveries(pool, [test], new Date(ctx.clock.now()), config.webhookMaxPending);
       return formatDelivery(delivery);
     },
   };
