@@ -10,6 +10,8 @@ import { AppError } from '../errors.ts';
 export const WEBHOOK_EVENTS = ['game.started', 'game.finished', 'game.move', 'friend.request', 'friend.accepted', 'club.invite', 'tournament.started'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS_PER_USER = 20;
+/** Test deliveries an endpoint may have pending at once (each holds a slot while its receiver is slow). */
+export const MAX_PENDING_TESTS = 3;
 
 /**
  * Whether a registered URL may be a target. Without WEBHOOKS_ALLOW_PRIVATE: https, and no host
@@ -142,9 +144,18 @@ export function createWebhooks(ctx: AppContext) {
       const { rows, total } = await repo.listDeliveries(pool, w.id, page.limit, (page.page - 1) * page.limit);
       return { deliveries: rows.map(formatDelivery), total };
     },
-    /** A `webhook.test` delivery to the endpoint, whatever events it subscribes to. */
+    /**
+     * A `webhook.test` delivery to the endpoint, whatever events it subscribes to. At most
+     * MAX_PENDING_TESTS wait at once: a test is there to see an endpoint answer, and a pile of
+     * them against a slow receiver only holds delivery slots.
+     */
     async test(userId: string, id: string): Promise<DeliveryView> {
       const w = await owned(userId, id);
+      if ((await repo.countPending(pool, w.id, 'webhook.test')) >= MAX_PENDING_TESTS) {
+        throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${MAX_PENDING_TESTS} test deliveries may be pending per webhook`, undefined, {
+          retryAfter: Math.ceil(config.webhookTimeoutMs / 1000),
+        });
+      }
       const body = JSON.stringify({
         type: 'webhook.test',
         timestamp: new Date(ctx.clock.now()).toISOString(),

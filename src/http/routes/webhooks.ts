@@ -80,12 +80,12 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
     route({
       method: 'post',
       path: '/webhooks/:id/test',
-      summary: 'Send a webhook.test delivery to the endpoint',
+      summary: 'Send a webhook.test delivery to the endpoint (at most 3 pending per endpoint, else 429)',
       tags,
       auth: 'required',
       status: 202,
       response: DeliveryView,
-      errors: ['WEBHOOK_NOT_FOUND'],
+      errors: ['WEBHOOK_NOT_FOUND', 'RATE_LIMIT_EXCEEDED'],
       handler: ({ user, params }) => webhooks.test(user!.id, params.id),
     }),
   ];
