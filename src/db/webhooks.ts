@@ -79,6 +79,12 @@ export async function findWebhook(db: Queryable, userId: string, id: string): Pr
   return rows[0] && toWebhook(rows[0]);
 }
 
+/** Locks an endpoint's row for this transaction; false when it is gone. */
+export async function lockWebhook(tx: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', [id]);
+  return rowCount === 1;
+}
+
 export async function deleteWebhook(db: Queryable, userId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM webhooks WHERE id = $1 AND user_id = $2', [id, userId]);
   return rowCount === 1;

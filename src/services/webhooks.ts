@@ -151,18 +151,23 @@ export function createWebhooks(ctx: AppContext) {
      */
     async test(userId: string, id: string): Promise<DeliveryView> {
       const w = await owned(userId, id);
-      if ((await repo.countPending(pool, w.id, 'webhook.test')) >= MAX_PENDING_TESTS) {
-        throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${MAX_PENDING_TESTS} test deliveries may be pending per webhook`, undefined, {
-          retryAfter: Math.ceil(config.webhookTimeoutMs / 1000),
-        });
-      }
       const body = JSON.stringify({
         type: 'webhook.test',
         timestamp: new Date(ctx.clock.now()).toISOString(),
         data: { webhook_id: w.id, message: 'A test delivery from the chess service' },
       });
       const test = { webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 };
-      const [delivery] = await repo.insertDeliveries(pool, [test], new Date(ctx.clock.now()), config.webhookMaxPending);
+      const delivery = await withTransaction(pool, async (tx) => {
+        // The endpoint's row is locked, so tests asked for at once are counted one after another.
+        if (!(await repo.lockWebhook(tx, w.id))) throw notFound();
+        if ((await repo.countPending(tx, w.id, 'webhook.test')) >= MAX_PENDING_TESTS) {
+          throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${MAX_PENDING_TESTS} test deliveries may be pending per webhook`, undefined, {
+            retryAfter: Math.ceil(config.webhookTimeoutMs / 1000),
+          });
+        }
+        const [inserted] = await repo.insertDeliveries(tx, [test], new Date(ctx.clock.now()), config.webhookMaxPending);
+        return inserted;
+      });
       return formatDelivery(delivery);
     },
   };

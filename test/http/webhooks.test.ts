@@ -190,6 +190,13 @@ describe('webhooks', () => {
       assert.equal(listed.body.pagination.total, 3, 'the refused test was not queued');
     });
 
+    it('keeps to 3 pending tests when many are asked for at once', async () => {
+      const user = await createUser();
+      const id = (await register(user, { url: slowUrl, events: ['game.move'], secret: SECRET })).body.data.id;
+      const answers = await Promise.all(Array.from({ length: 8 }, () => api('POST', `/v1/webhooks/${id}/test`, as(user))));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [202, 202, 202, 429, 429, 429, 429, 429]);
+    });
+
     // Seven endpoints and 21 tests: as many as one user's 30 writes a minute allow.
     it("holds at most 4 of one user's deliveries in flight, and sends another user's test at once, while the first user's receiver drips", async () => {
       const hog = await createUser();
