@@ -59,10 +59,10 @@ export type WebhookDispatcherDeps = {
  * that marks them done; an endpoint's backlog is capped), then claims due deliveries (`FOR
  * UPDATE SKIP LOCKED` and a lock time that outlives the attempt, so two nodes never send one
  * attempt at once; a few per user, so nobody's slow receivers take everyone's slots) and sends
- * them, signed. A 2xx is delivered; 410
- * disables the endpoint; anything else retries on the schedule (or after `Retry-After`), and
- * after the last retry the delivery fails and the endpoint is disabled. A game's moves reach an
- * endpoint in order: a later one waits while an earlier one is pending.
+ * them, signed. A 2xx is delivered; 410 disables the endpoint; anything else retries on the
+ * schedule (or after `Retry-After`), and after the last retry the delivery fails and the
+ * endpoint is disabled. A game's moves reach an endpoint in order: a later one waits while an
+ * earlier one is pending.
  */
 export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => Promise<void>; kick: () => void } {
   const maxInFlight = d.maxInFlight ?? 32;
