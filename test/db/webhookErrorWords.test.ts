@@ -5,7 +5,7 @@ import { createDatabase } from '../helpers/database.ts';
 import { insertUser } from '../helpers/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 
-describe('Migration 019: stored webhook errors become the words an owner is shown', () => {
+describe('Migration 021: stored webhook errors become the words an owner is shown', () => {
   let db: { url: string; drop: () => Promise<void> };
   beforeEach(async () => {
     const { db: harness } = await testService();
@@ -16,7 +16,7 @@ describe('Migration 019: stored webhook errors become the words an owner is show
   it('rewrites the errors stored before it, naming no internal name or address, and leaves the new words alone', async () => {
     const pool = createPool(db.url, 2);
     try {
-      await migrate(pool, readMigrations().filter((m) => m.version < 19));
+      await migrate(pool, readMigrations().filter((m) => m.version < 21));
       const userId = await insertUser(pool);
       const { rows } = await pool.query(`INSERT INTO webhooks (user_id, url, events, secret) VALUES ($1, 'https://example.com/', '{game.move}', 'a-secret-of-16-chars') RETURNING id`, [
         userId,
