@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SEEK_POOL_IDLE_SECONDS: seconds.default(10),
   WEBHOOK_TIMEOUT_SECONDS: seconds.default(10),
+  WEBHOOK_MAX_PENDING: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  WEBHOOK_IN_FLIGHT_PER_USER: z.coerce.number().int().min(1).max(1000).default(4),
   TOURNAMENT_MIN_MINUTES: z.coerce.number().int().min(1).max(360).default(10),
   FRIEND_REQUEST_COOLDOWN_SECONDS: seconds.default(86_400),
   REALTIME_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
@@ -111,6 +113,10 @@ export type Config = {
   seekPoolIdleMs: number;
   /** How long a webhook receiver has to answer (DESIGN 2.7: 10 s). */
   webhookTimeoutMs: number;
+  /** Pending deliveries one endpoint may hold; later events are stored failed, not queued. */
+  webhookMaxPending: number;
+  /** One user's webhook deliveries in flight at once, across the cluster. */
+  webhookInFlightPerUser: number;
   /** The shortest arena that may be created (DESIGN 2.10: TOURNAMENT_MIN_MINUTES). */
   tournamentMinMinutes: number;
   /** A user hears of one asker's friend requests at most once in this long (withdrawn and re-sent ones stay quiet). */
@@ -175,6 +181,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionCacheMs: e.SESSION_CACHE_SECONDS * 1000,
     seekPoolIdleMs: e.SEEK_POOL_IDLE_SECONDS * 1000,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    webhookMaxPending: e.WEBHOOK_MAX_PENDING,
+    webhookInFlightPerUser: e.WEBHOOK_IN_FLIGHT_PER_USER,
     tournamentMinMinutes: e.TOURNAMENT_MIN_MINUTES,
     friendRequestCooldownMs: e.FRIEND_REQUEST_COOLDOWN_SECONDS * 1000,
     realtimeSocketsPerAddress: e.REALTIME_SOCKETS_PER_ADDRESS,

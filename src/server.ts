@@ -249,9 +249,10 @@ export async function startService(
       pool,
       log: log.child({ component: 'webhooks' }),
       clock,
-      send: createSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs, now: () => clock.now() }),
-      // A claim outlives any send; past it the delivery is another node's to try (this one died).
-      lockMs: 3 * config.webhookTimeoutMs,
+      send: createSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs, clock }),
+      attemptTimeoutMs: config.webhookTimeoutMs,
+      perOwner: config.webhookInFlightPerUser,
+      maxPending: config.webhookMaxPending,
       gameDetail: services.games.getPublicGame,
       observe: registerWebhookMetrics(metrics.registry, () => countPendingDeliveries(pool)),
     });

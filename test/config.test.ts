@@ -19,6 +19,16 @@ describe('Configuration', () => {
     assert.equal(c.drawOfferTtlMs, 60_000);
     assert.equal(c.databaseUrl, undefined);
     assert.equal(c.redisUrl, undefined);
+    assert.equal(c.webhookTimeoutMs, 10_000);
+    assert.equal(c.webhookMaxPending, 1000);
+    assert.equal(c.webhookInFlightPerUser, 4);
+  });
+
+  it('takes the webhook limits from the environment', () => {
+    const c = loadConfig({ DATA_DIR: tmp(), WEBHOOK_MAX_PENDING: '50', WEBHOOK_IN_FLIGHT_PER_USER: '2' });
+    assert.deepEqual([c.webhookMaxPending, c.webhookInFlightPerUser], [50, 2]);
+    assert.throws(() => loadConfig({ WEBHOOK_MAX_PENDING: '0' }), /WEBHOOK_MAX_PENDING/);
+    assert.throws(() => loadConfig({ WEBHOOK_IN_FLIGHT_PER_USER: 'many' }), /WEBHOOK_IN_FLIGHT_PER_USER/);
   });
 
   it('quiets a re-sent friend request for FRIEND_REQUEST_COOLDOWN_SECONDS (default a day)', () => {

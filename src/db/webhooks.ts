@@ -79,6 +79,12 @@ export async function findWebhook(db: Queryable, userId: string, id: string): Pr
   return rows[0] && toWebhook(rows[0]);
 }
 
+/** Locks an endpoint's row for this transaction; false when it is gone. */
+export async function lockWebhook(tx: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', [id]);
+  return rowCount === 1;
+}
+
 export async function deleteWebhook(db: Queryable, userId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM webhooks WHERE id = $1 AND user_id = $2', [id, userId]);
   return rowCount === 1;
@@ -98,12 +104,27 @@ export async function listDeliveries(db: Queryable, webhookId: string, limit: nu
 
 export type NewDelivery = { webhookId: string; event: string; body: string; orderKey: string | null; seq: number };
 
-/** New deliveries, due at `now` (the service's clock). */
-export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[], now: Date): Promise<DeliveryRecord[]> {
+/**
+ * New deliveries, due at `now` (the service's clock). An endpoint holds at most `maxPending`
+ * pending deliveries: one past that is not queued but stored failed, saying why, so its owner
+ * sees what it missed (the deliveries already promised keep their place and their order). Two
+ * nodes fanning out for one endpoint at the same instant may each fill the last places: the cap
+ * holds give or take one batch.
+ */
+export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[], now: Date, maxPending: number): Promise<DeliveryRecord[]> {
   if (deliveries.length === 0) return [];
   const { rows } = await db.query(
-    `INSERT INTO webhook_deliveries (webhook_id, event, body, order_key, seq, next_attempt_at)
-     SELECT w, e, b, o, s, $6 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS t(w, e, b, o, s)
+    `WITH t AS (
+       SELECT w, e, b, o, s, row_number() OVER (PARTITION BY w ORDER BY i) AS k
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS t(w, e, b, o, s, i)),
+     queued AS (
+       SELECT webhook_id, count(*) AS n FROM webhook_deliveries
+        WHERE status = 'pending' AND webhook_id = ANY($1::uuid[]) GROUP BY webhook_id),
+     placed AS (SELECT t.*, coalesce(q.n, 0) + t.k > $7 AS is_full FROM t LEFT JOIN queued q ON q.webhook_id = t.w)
+     INSERT INTO webhook_deliveries (webhook_id, event, body, order_key, seq, next_attempt_at, status, last_error)
+     SELECT w, e, b, o, s, $6, CASE WHEN is_full THEN 'failed' ELSE 'pending' END,
+            CASE WHEN is_full THEN 'not queued: ' || $7 || ' deliveries already pending' END
+       FROM placed
      RETURNING ${DELIVERY_COLUMNS}`,
     [
       deliveries.map((d) => d.webhookId),
@@ -112,9 +133,16 @@ export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[],
       deliveries.map((d) => d.orderKey),
       deliveries.map((d) => d.seq),
       now,
+      maxPending,
     ],
   );
   return rows.map(toDelivery);
+}
+
+/** How many `event` deliveries of an endpoint are pending. */
+export async function countPending(db: Queryable, webhookId: string, event: string): Promise<number> {
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND event = $2 AND status = 'pending'`, [webhookId, event]);
+  return rows[0].n;
 }
 
 /** The active endpoints of these users that subscribe to `event`. */
@@ -220,35 +248,40 @@ export type ClaimedDelivery = { id: string; webhookId: string; event: string; bo
 
 /**
  * Due deliveries, taken for `lockMs` (a node that dies mid-delivery lets them go again after
- * it). Per endpoint at most `perEndpoint`, none of the endpoints in `busy`; a delivery with an
- * order key waits while an earlier one of the same key (a game's earlier move) is pending.
+ * it). Per owner (the endpoints' user) at most `perOwner` in flight, counting those other nodes
+ * hold, so one user's slow endpoints cannot take every slot; a delivery with an order key waits
+ * while an earlier one of the same key (a game's earlier move) is pending.
  */
-export async function claimDeliveries(
-  db: Queryable,
-  o: { now: Date; limit: number; perEndpoint: number; lockMs: number; busy: string[] },
-): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: Queryable, o: { now: Date; limit: number; perOwner: number; lockMs: number }): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query(
-    `WITH due AS (
-       SELECT x.id, row_number() OVER (PARTITION BY x.webhook_id ORDER BY x.next_attempt_at, x.seq) AS n
+    `WITH held AS (
+       SELECT w.user_id, count(*) AS n FROM webhook_deliveries x JOIN webhooks w ON w.id = x.webhook_id
+        WHERE x.status = 'pending' AND x.locked_until >= $1 GROUP BY w.user_id),
+     ranked AS (
+       SELECT x.id, x.next_attempt_at, w.user_id, row_number() OVER (PARTITION BY w.user_id ORDER BY x.next_attempt_at, x.seq, x.id) AS n
          FROM webhook_deliveries x JOIN webhooks w ON w.id = x.webhook_id AND w.active
         WHERE x.status = 'pending' AND x.next_attempt_at <= $1 AND (x.locked_until IS NULL OR x.locked_until < $1)
-          AND NOT (x.webhook_id = ANY($5::uuid[]))
           AND (x.order_key IS NULL OR NOT EXISTS (
                 SELECT 1 FROM webhook_deliveries e
-                 WHERE e.webhook_id = x.webhook_id AND e.order_key = x.order_key AND e.status = 'pending' AND e.seq < x.seq))
-        ORDER BY x.next_attempt_at LIMIT $2 * 4),
+                 WHERE e.webhook_id = x.webhook_id AND e.order_key = x.order_key AND e.status = 'pending' AND e.seq < x.seq))),
+     due AS (
+       -- Each owner's share is cut before the limit: else one owner's backlog, due earlier,
+       -- would fill the limit and leave nothing for anyone else.
+       SELECT r.id FROM ranked r LEFT JOIN held h ON h.user_id = r.user_id
+        WHERE r.n + coalesce(h.n, 0) <= $3
+        ORDER BY r.next_attempt_at LIMIT $2 * 2),
      taken AS (
        -- The claim's own conditions again, on the row as locked: \`due\` saw the statement's
        -- snapshot, and a row another node claimed and committed since then is locked here all
        -- the same (SKIP LOCKED skips only rows still locked). Only these are checked again on
        -- the newest version of the row, so without them both nodes would send it.
-       SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id AND due.n <= $3
+       SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id
         WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < $1)
         ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
      UPDATE webhook_deliveries d SET locked_until = $1::timestamptz + make_interval(secs => $4::double precision / 1000)
        FROM taken, webhooks w WHERE d.id = taken.id AND w.id = d.webhook_id
      RETURNING d.id, d.webhook_id, d.event, d.body, d.attempts, w.url, w.secret`,
-    [o.now, o.limit, o.perEndpoint, o.lockMs, o.busy],
+    [o.now, o.limit, o.perOwner, o.lockMs],
   );
   return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, event: r.event, body: r.body, attempts: r.attempts, url: r.url, secret: r.secret }));
 }

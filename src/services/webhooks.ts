@@ -10,6 +10,8 @@ import { AppError } from '../errors.ts';
 export const WEBHOOK_EVENTS = ['game.started', 'game.finished', 'game.move', 'friend.request', 'friend.accepted', 'club.invite', 'tournament.started'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS_PER_USER = 20;
+/** Test deliveries an endpoint may have pending at once (each holds a slot while its receiver is slow). */
+export const MAX_PENDING_TESTS = 3;
 
 /**
  * Whether a registered URL may be a target. Without WEBHOOKS_ALLOW_PRIVATE: https, and no host
@@ -23,7 +25,8 @@ export function targetProblem(url: string, allowPrivate: boolean): string | unde
   if (u.username || u.password) return 'must not carry credentials';
   if (allowPrivate) return undefined;
   if (u.protocol !== 'https:') return 'must be https';
-  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // `localhost.` is `localhost` (a fully qualified name ends in the root's empty label).
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return 'must be a public address';
   if (ipaddr.isValid(host)) {
     const parsed = ipaddr.process(host);
@@ -143,7 +146,11 @@ export function createWebhooks(ctx: AppContext) {
       const { rows, total } = await repo.listDeliveries(pool, w.id, page.limit, (page.page - 1) * page.limit);
       return { deliveries: rows.map(formatDelivery), total };
     },
-    /** A `webhook.test` delivery to the endpoint, whatever events it subscribes to. */
+    /**
+     * A `webhook.test` delivery to the endpoint, whatever events it subscribes to. At most
+     * MAX_PENDING_TESTS wait at once: a test is there to see an endpoint answer, and a pile of
+     * them against a slow receiver only holds delivery slots.
+     */
     async test(userId: string, id: string): Promise<DeliveryView> {
       const w = await owned(userId, id);
       const body = JSON.stringify({
@@ -151,7 +158,18 @@ export function createWebhooks(ctx: AppContext) {
         timestamp: new Date(ctx.clock.now()).toISOString(),
         data: { webhook_id: w.id, message: 'A test delivery from the chess service' },
       });
-      const [delivery] = await repo.insertDeliveries(pool, [{ webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 }], new Date(ctx.clock.now()));
+      const test = { webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 };
+      const delivery = await withTransaction(pool, async (tx) => {
+        // The endpoint's row is locked, so tests asked for at once are counted one after another.
+        if (!(await repo.lockWebhook(tx, w.id))) throw notFound();
+        if ((await repo.countPending(tx, w.id, 'webhook.test')) >= MAX_PENDING_TESTS) {
+          throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${MAX_PENDING_TESTS} test deliveries may be pending per webhook`, undefined, {
+            retryAfter: Math.ceil(config.webhookTimeoutMs / 1000),
+          });
+        }
+        const [inserted] = await repo.insertDeliveries(tx, [test], new Date(ctx.clock.now()), config.webhookMaxPending);
+        return inserted;
+      });
       return formatDelivery(delivery);
     },
   };

@@ -2,9 +2,28 @@ import http from 'node:http';
 import https from 'node:https';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { Webhook } from 'standardwebhooks';
+import { targetProblem } from '../services/webhooks.ts';
+import { systemClock, type Clock } from '../time.ts';
 
-/** What one attempt came to: the receiver's status, or why there was none. */
-export type SendResult = { statusCode: number | null; error: string | null; retryAfterMs: number | null; durationMs: number };
+/**
+ * Why an attempt got no answer, as its endpoint's owner sees it. Deliberately coarse: the
+ * underlying error names what our resolver answered and which address we tried (a name inside
+ * our network, its private address), which is no business of whoever registered the URL. The
+ * detail goes to our log only.
+ */
+export const SEND_ERRORS = [
+  'target address not allowed',
+  'host not found',
+  'connection refused',
+  'connection reset',
+  'timed out',
+  'TLS error',
+  'request failed',
+] as const;
+export type SendError = (typeof SEND_ERRORS)[number];
+
+/** What one attempt came to: the receiver's status, or why there was none (`detail`: for the log only). */
+export type SendResult = { statusCode: number | null; error: SendError | null; detail: string | null; retryAfterMs: number | null; durationMs: number };
 
 export type Send = (o: { url: string; id: string; body: string; secret: string; at: Date }) => Promise<SendResult>;
 
@@ -16,34 +35,41 @@ export function signerFor(secret: string): Webhook {
   return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
 }
 
-/** The most a response may hold us (DESIGN 2.7: 2xx within 10 s counts). */
+/** The most one attempt may take, from sending to the last byte of the answer (DESIGN 2.7: 2xx within 10 s counts). */
 export const SEND_TIMEOUT_MS = 10_000;
+/** Answer bytes read at most: the status is what counts, and a longer body is not waited for. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * POSTs signed deliveries. Without WEBHOOKS_ALLOW_PRIVATE only https is sent, through agents
- * that check the address each connection really goes to (after DNS, so a name that resolves, or
- * later re-resolves, to loopback, a private, link-local, CGNAT or metadata address is refused).
- * Redirects are not followed (node's http never does): a 3xx is an answer like any non-2xx.
+ * POSTs signed deliveries. Without WEBHOOKS_ALLOW_PRIVATE only https is sent, to no host that
+ * names a non-public address, through agents that check the address each connection really
+ * goes to (after DNS, so a name that resolves, or later re-resolves, to loopback, a private,
+ * link-local, CGNAT or metadata address is refused). Redirects are not followed (node's http
+ * never does): a 3xx is an answer like any non-2xx.
+ *
+ * Each attempt has a hard deadline on `clock`, `timeoutMs` from its start, covering the
+ * connection, the status line, the headers and the body: a receiver that drips its answer a
+ * byte at a time never lets a socket go idle, so an idle timeout alone would let it hold the
+ * attempt (and the dispatcher's slot, and its claim) for as long as it likes.
  */
-export function createSender(o: { allowPrivate: boolean; timeoutMs?: number; now?: () => number }): Send {
+export function createSender(o: { allowPrivate: boolean; timeoutMs?: number; clock?: Clock }): Send {
   const timeoutMs = o.timeoutMs ?? SEND_TIMEOUT_MS;
-  const now = o.now ?? Date.now;
+  const clock = o.clock ?? systemClock;
   const agents = o.allowPrivate
     ? { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
     : { http: undefined, https: new RequestFilteringHttpsAgent({ keepAlive: true }) };
 
   return ({ url, id, body, secret, at }) => {
-    const started = now();
-    const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: now() - started });
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return Promise.resolve(done({ statusCode: null, error: 'invalid url', retryAfterMs: null }));
-    }
+    const started = clock.now();
+    const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: clock.now() - started });
+    const refused = (detail: string) => Promise.resolve(done({ statusCode: null, error: 'target address not allowed', detail, retryAfterMs: null }));
+    // The registration check again: a row may predate it, and it costs nothing before connecting.
+    const problem = targetProblem(url, o.allowPrivate);
+    if (problem) return refused(`url ${problem}`);
+    const target = new URL(url);
     const isHttps = target.protocol === 'https:';
     const agent = isHttps ? agents.https : agents.http;
-    if (!agent) return Promise.resolve(done({ statusCode: null, error: 'only https targets are allowed', retryAfterMs: null }));
+    if (!agent) return refused('only https targets are allowed');
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'chess-service-webhooks/1',
@@ -52,15 +78,52 @@ export function createSender(o: { allowPrivate: boolean; timeoutMs?: number; now
       'webhook-signature': signerFor(secret).sign(id, at, body),
     };
     return new Promise<SendResult>((resolve) => {
-      const request = (isHttps ? https : http).request(target, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
-        res.resume(); // the body does not matter; let the socket be reused
-        resolve(done({ statusCode: res.statusCode ?? null, error: null, retryAfterMs: retryAfterOf(res.headers['retry-after'], now()) }));
+      let settled = false;
+      const finish = (r: Omit<SendResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clock.clearTimeout(deadline);
+        resolve(done(r));
+      };
+      const fail = (err: Error) => finish({ statusCode: null, error: sendErrorOf(err), detail: err.message.slice(0, 500), retryAfterMs: null });
+      const request = (isHttps ? https : http).request(target, { method: 'POST', agent, headers }, (res) => {
+        const answered = () =>
+          finish({ statusCode: res.statusCode ?? null, error: null, detail: null, retryAfterMs: retryAfterOf(res.headers['retry-after'], clock.now()) });
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes <= MAX_ANSWER_BYTES) return;
+          answered();
+          request.destroy();
+        });
+        res.on('end', answered);
+        res.on('error', fail);
       });
-      request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      request.on('error', (err) => resolve(done({ statusCode: null, error: err.message.slice(0, 200), retryAfterMs: null })));
+      const deadline = clock.setTimeout(() => request.destroy(new DeadlineError(timeoutMs)), timeoutMs);
+      request.on('error', fail);
       request.end(body);
     });
   };
+}
+
+class DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`no complete answer within ${ms} ms`);
+  }
+}
+
+/** The owner's word for a failed attempt (SEND_ERRORS). */
+function sendErrorOf(err: Error): SendError {
+  if (err instanceof DeadlineError) return 'timed out';
+  // request-filtering-agent's refusal carries no code, only its message.
+  if (/ is not allowed/.test(err.message)) return 'target address not allowed';
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') return 'host not found';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset';
+  if (code === 'ETIMEDOUT') return 'timed out';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SSL|TLS/.test(code)) return 'TLS error';
+  return 'request failed';
 }
 
 /** `Retry-After` in seconds or as an HTTP date, as milliseconds from now. */

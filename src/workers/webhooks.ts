@@ -4,8 +4,8 @@ import * as repo from '../db/webhooks.ts';
 import { ChessGame } from '../domain/game.ts';
 import { seconds } from '../domain/liveGameViews.ts';
 import type { Logger } from '../logger.ts';
-import type { Clock, TimerHandle } from '../time.ts';
-import type { Send, SendResult } from './webhookSender.ts';
+import { withTimeout, type Clock, type TimerHandle } from '../time.ts';
+import { SEND_TIMEOUT_MS, type Send, type SendResult } from './webhookSender.ts';
 
 /** DESIGN 2.7: the waits before each retry; after the last one the endpoint is disabled. */
 export const RETRY_DELAYS_MS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400].map((s) => s * 1000);
@@ -16,6 +16,17 @@ type Board = { game: ChessGame; clocks: { white: number; black: number } };
 /** game.finished's place among a game's events: after every move. */
 const LAST_SEQ = 2 ** 31;
 const MAX_BOARDS = 1000;
+/** Deliveries of one user in flight at once, across the cluster. */
+export const IN_FLIGHT_PER_OWNER = 4;
+/** Pending deliveries one endpoint may hold (more are not queued, see insertDeliveries). */
+export const MAX_PENDING_PER_ENDPOINT = 1000;
+/**
+ * How long past an attempt's deadline its claim still holds: time to record the outcome. The
+ * claim must outlive the attempt, or another node takes the delivery while it is still in flight.
+ */
+const CLAIM_MARGIN_MS = 20_000;
+/** Past the sender's own deadline, the dispatcher's: a send that never settles still lets go of its slot before its claim lapses. */
+const BACKSTOP_MS = 1000;
 
 export type WebhookDispatcherDeps = {
   pool: Pool;
@@ -24,10 +35,18 @@ export type WebhookDispatcherDeps = {
   send: Send;
   /** The game detail for a game.started event's `data.game`. */
   gameDetail: (gameId: string) => Promise<unknown>;
-  /** Deliveries in flight on this node at once, and per endpoint (a slow receiver holds no more). */
+  /** Deliveries in flight on this node at once. */
   maxInFlight?: number;
-  perEndpoint?: number;
-  /** How long a claimed delivery is this node's (past it, another node may take it: it died). */
+  /** Deliveries of one user in flight at once, counted across the cluster (a slow user holds no more). */
+  perOwner?: number;
+  /** Pending deliveries an endpoint may hold; events past it are stored failed, not queued. */
+  maxPending?: number;
+  /** The send's deadline per attempt (the sender's `timeoutMs`). */
+  attemptTimeoutMs?: number;
+  /**
+   * How long a claimed delivery is this node's (past it, another node may take it: it died).
+   * Longer than an attempt can take, else a delivery still in flight is sent again elsewhere.
+   */
   lockMs?: number;
   pollMs?: number;
   /** Told of each finished attempt (metrics). */
@@ -37,17 +56,21 @@ export type WebhookDispatcherDeps = {
 /**
  * The webhook dispatcher of one node (DESIGN 2.7): every `pollMs` it turns new outbox rows and
  * new moves of followed games into deliveries (one per subscribed endpoint, in the transaction
- * that marks them done), then claims due deliveries (`FOR UPDATE SKIP LOCKED` and a lock time,
- * so two nodes never send one attempt at once) and sends them, signed. A 2xx is delivered; 410
- * disables the endpoint; anything else retries on the schedule (or after `Retry-After`), and
- * after the last retry the delivery fails and the endpoint is disabled. A game's moves reach an
- * endpoint in order: a later one waits while an earlier one is pending.
+ * that marks them done; an endpoint's backlog is capped), then claims due deliveries (`FOR
+ * UPDATE SKIP LOCKED` and a lock time that outlives the attempt, so two nodes never send one
+ * attempt at once; a few per user, so nobody's slow receivers take everyone's slots) and sends
+ * them, signed. A 2xx is delivered; 410 disables the endpoint; anything else retries on the
+ * schedule (or after `Retry-After`), and after the last retry the delivery fails and the
+ * endpoint is disabled. A game's moves reach an endpoint in order: a later one waits while an
+ * earlier one is pending.
  */
 export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => Promise<void>; kick: () => void } {
   const maxInFlight = d.maxInFlight ?? 32;
-  const perEndpoint = d.perEndpoint ?? 4;
-  const lockMs = d.lockMs ?? 30_000;
-  const inFlight = new Map<string, number>(); // endpoint → deliveries being sent
+  const perOwner = d.perOwner ?? IN_FLIGHT_PER_OWNER;
+  const maxPending = d.maxPending ?? MAX_PENDING_PER_ENDPOINT;
+  const attemptMs = (d.attemptTimeoutMs ?? SEND_TIMEOUT_MS) + BACKSTOP_MS;
+  const lockMs = d.lockMs ?? attemptMs + CLAIM_MARGIN_MS;
+  if (lockMs <= attemptMs) throw new Error(`webhook claims (${lockMs} ms) must outlive an attempt (${attemptMs} ms)`);
   const sending = new Set<Promise<void>>();
   const boards = new Map<string, Board>(); // the boards of followed games, kept between passes
   let stopped = false;
@@ -104,7 +127,7 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
         const order = row.gameId ? { orderKey: `game:${row.gameId}`, seq: row.topic === 'game.finished' ? LAST_SEQ : 0 } : { orderKey: null, seq: 0 };
         for (const e of endpoints) deliveries.push({ webhookId: e.id, event: row.topic, body, ...order });
       }
-      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()));
+      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()), maxPending);
       await repo.markOutboxProcessed(tx, rows.map((r) => r.id));
     });
   }
@@ -126,7 +149,7 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
     await withTransaction(d.pool, async (tx) => {
       const deliveries: repo.NewDelivery[] = [];
       for (const feed of await repo.claimMoveFeeds(tx, 50)) deliveries.push(...(await fanOutFeed(tx, feed)));
-      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()));
+      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()), maxPending);
     });
   }
 
@@ -181,16 +204,11 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
   async function deliverDue(): Promise<void> {
     const free = maxInFlight - sending.size;
     if (free <= 0) return;
-    const busy = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-    const claimed = await repo.claimDeliveries(d.pool, { now: new Date(d.clock.now()), limit: free, perEndpoint, lockMs, busy });
+    const claimed = await repo.claimDeliveries(d.pool, { now: new Date(d.clock.now()), limit: free, perOwner, lockMs });
     for (const c of claimed) {
-      inFlight.set(c.webhookId, (inFlight.get(c.webhookId) ?? 0) + 1);
       const work = attempt(c).finally(() => {
         sending.delete(work);
         soon();
-        const n = (inFlight.get(c.webhookId) ?? 1) - 1;
-        if (n <= 0) inFlight.delete(c.webhookId);
-        else inFlight.set(c.webhookId, n);
       });
       sending.add(work);
     }
@@ -200,10 +218,17 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
     const at = new Date(d.clock.now());
     let result: SendResult;
     try {
-      result = await d.send({ url: c.url, id: `msg_${c.id}`, body: c.body, secret: c.secret, at });
+      result = await withTimeout(
+        d.send({ url: c.url, id: `msg_${c.id}`, body: c.body, secret: c.secret, at }),
+        attemptMs,
+        (): SendResult => ({ statusCode: null, error: 'timed out', detail: `the send did not settle within ${attemptMs} ms`, retryAfterMs: null, durationMs: attemptMs }),
+        d.clock,
+      );
     } catch (err) {
-      result = { statusCode: null, error: (err as Error).message, retryAfterMs: null, durationMs: 0 };
+      result = { statusCode: null, error: 'request failed', detail: (err as Error).message, retryAfterMs: null, durationMs: 0 };
     }
+    // The owner sees the coarse error; what really happened (names, addresses) is ours.
+    if (result.detail) d.log.info({ delivery: c.id, webhook: c.webhookId, error: result.error, detail: result.detail }, 'webhook attempt got no answer');
     const attemptNo = c.attempts + 1;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;

@@ -4,13 +4,27 @@ import type { AddressInfo } from 'node:net';
 export type Received = { headers: http.IncomingHttpHeaders; body: string; json: any; at: number };
 
 /**
+ * A receiver that answers, but slowly: one byte every `everyMs`, of its status line and headers
+ * (`part: 'headers'`) or of a body after prompt headers (`part: 'body'`), so the socket is never
+ * idle for long. The far side a sender must not wait on for ever.
+ */
+export type Drip = { drip: { everyMs: number; part: 'headers' | 'body'; status?: number } };
+
+/**
  * A real HTTP receiver for webhooks: keeps every request, answers as `respond` says (200 by
  * default), and lets a test wait for the requests it expects.
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];
-  respond: (r: Received, n: number) => { status: number; headers?: Record<string, string> } | 'hang' = () => ({ status: 200 });
+  respond: (r: Received, n: number) => { status: number; headers?: Record<string, string> } | 'hang' | Drip = () => ({ status: 200 });
+  /** The most requests of one webhook-id this receiver held open at once. */
+  readonly peakOpen = new Map<string, number>();
+  private open = new Map<string, number>();
   private server = http.createServer((req, res) => {
+    const id = String(req.headers['webhook-id']);
+    this.open.set(id, (this.open.get(id) ?? 0) + 1);
+    this.peakOpen.set(id, Math.max(this.peakOpen.get(id) ?? 0, this.open.get(id)!));
+    res.once('close', () => this.open.set(id, this.open.get(id)! - 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -20,6 +34,7 @@ export class WebhookReceiver {
       const answer = this.respond(r, this.received.length);
       for (const w of this.waiters.splice(0)) w();
       if (answer === 'hang') return; // never answers: the sender's timeout decides
+      if ('drip' in answer) return drip(res, answer.drip);
       res.writeHead(answer.status, answer.headers).end();
     });
   });
@@ -48,6 +63,25 @@ export class WebhookReceiver {
       });
     }
   }
+}
+
+function drip(res: http.ServerResponse, o: Drip['drip']): void {
+  const status = o.status ?? 200;
+  const body = 'x'.repeat(1000);
+  let bytes: Buffer;
+  if (o.part === 'headers') {
+    bytes = Buffer.from(`HTTP/1.1 ${status} OK\r\nContent-Length: 0\r\nX-Padding: ${'p'.repeat(1000)}\r\n\r\n`);
+  } else {
+    res.writeHead(status, { 'content-length': body.length }).flushHeaders();
+    bytes = Buffer.from(body);
+  }
+  const socket = res.socket!;
+  let i = 0;
+  const timer = setInterval(() => {
+    if (i >= bytes.length || socket.destroyed) return clearInterval(timer);
+    socket.write(bytes.subarray(i, ++i));
+  }, o.everyMs);
+  socket.once('close', () => clearInterval(timer));
 }
 
 function safeJson(text: string): any {

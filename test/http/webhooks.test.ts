@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { api } from '../helpers/http.ts';
 import { as, createActiveGame, playLine } from '../helpers/games.ts';
-import { receiverPerTest, type Received } from '../helpers/receiver.ts';
+import { receiverPerTest, WebhookReceiver, type Received } from '../helpers/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -165,5 +165,51 @@ describe('webhooks', () => {
     assert.match(metrics, /^chess_webhook_attempts_total\{outcome="delivered"\} [1-9]/m);
     assert.match(metrics, /^chess_webhook_attempt_seconds_count [1-9]/m);
     assert.match(metrics, /^chess_webhook_deliveries_pending \d+$/m);
+  });
+
+  describe('one user against a slow receiver', () => {
+    let slow: WebhookReceiver;
+    let slowUrl: string;
+    beforeEach(async () => {
+      slow = new WebhookReceiver();
+      slowUrl = await slow.start();
+      // Answers a byte every 200 ms: never idle, done long after the 10 s an attempt may take.
+      slow.respond = () => ({ drip: { everyMs: 200, part: 'headers' } });
+    });
+    afterEach(() => slow.stop());
+
+    it('answers 429 RATE_LIMIT_EXCEEDED, in the envelope, to a fourth test while three wait', async () => {
+      const user = await createUser();
+      const id = (await register(user, { url: slowUrl, events: ['game.move'], secret: SECRET })).body.data.id;
+      for (let i = 0; i < 3; i++) assert.equal((await api('POST', `/v1/webhooks/${id}/test`, as(user))).status, 202);
+      const over = await api('POST', `/v1/webhooks/${id}/test`, as(user));
+      assert.equal(over.status, 429, over.text);
+      assert.deepEqual([over.body.success, over.body.error.code], [false, 'RATE_LIMIT_EXCEEDED']);
+      assert.match(over.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      const listed = await api('GET', `/v1/webhooks/${id}/deliveries`, as(user));
+      assert.equal(listed.body.pagination.total, 3, 'the refused test was not queued');
+    });
+
+    it('keeps to 3 pending tests when many are asked for at once', async () => {
+      const user = await createUser();
+      const id = (await register(user, { url: slowUrl, events: ['game.move'], secret: SECRET })).body.data.id;
+      const answers = await Promise.all(Array.from({ length: 8 }, () => api('POST', `/v1/webhooks/${id}/test`, as(user))));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [202, 202, 202, 429, 429, 429, 429, 429]);
+    });
+
+    // Seven endpoints and 21 tests: as many as one user's 30 writes a minute allow.
+    it("holds at most 4 of one user's deliveries in flight, and sends another user's test at once, while the first user's receiver drips", async () => {
+      const hog = await createUser();
+      for (let i = 0; i < 7; i++) {
+        const id = (await register(hog, { url: `${slowUrl}?n=${i}`, events: ['game.move'], secret: SECRET })).body.data.id;
+        for (let t = 0; t < 3; t++) assert.equal((await api('POST', `/v1/webhooks/${id}/test`, as(hog))).status, 202);
+      }
+      await slow.waitFor(4);
+      const user = await createUser();
+      const id = (await register(user, { url: hooks.url, events: ['game.move'], secret: SECRET })).body.data.id;
+      assert.equal((await api('POST', `/v1/webhooks/${id}/test`, as(user))).status, 202);
+      await hooks.receiver.waitFor(1, () => true, 3000);
+      assert.equal(slow.received.length, 4, "one user's deliveries in flight at once: 4");
+    });
   });
 });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Pool } from '../../src/db/pool.ts';
 import * as repo from '../../src/db/webhooks.ts';
 import { createLogger } from '../../src/logger.ts';
-import { RETRY_DELAYS_MS, startWebhookDispatcher } from '../../src/workers/webhooks.ts';
+import { freePort } from '../../src/util/net.ts';
+import { RETRY_DELAYS_MS, startWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/workers/webhooks.ts';
 import { createSender } from '../../src/workers/webhookSender.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { insertUser } from '../helpers/fixtures.ts';
@@ -39,28 +40,32 @@ describe('webhook dispatcher (retries, order, two nodes)', function () {
     await receiver.stop();
   });
 
-  const dispatcher = () => {
+  const dispatcher = (o: Partial<WebhookDispatcherDeps> & { allowPrivate?: boolean } = {}) => {
     const d = startWebhookDispatcher({
       pool: db.pool,
       log: createLogger('silent'),
       clock,
-      send: createSender({ allowPrivate: true, now: () => clock.now(), timeoutMs: 2000 }),
+      send: createSender({ allowPrivate: o.allowPrivate ?? true, clock, timeoutMs: 2000 }),
+      attemptTimeoutMs: 2000,
       gameDetail: async () => ({}),
+      ...o,
     });
     running.push(d);
     return d;
   };
-  const endpoint = async (events = ['game.move']) => {
-    const userId = await insertUser(db.pool);
-    return (await repo.insertWebhook(db.pool, { userId, url, events, secret: 'a-secret-of-16-chars', max: 20 }))!;
+  const endpoint = async (events = ['game.move'], o: { userId?: string; url?: string } = {}) => {
+    const userId = o.userId ?? (await insertUser(db.pool));
+    return (await repo.insertWebhook(db.pool, { userId, url: o.url ?? url, events, secret: 'a-secret-of-16-chars', max: 20 }))!;
   };
-  const deliver = async (webhookId: string, n: number, orderKey: string | null = null) =>
+  const deliver = async (webhookId: string, n: number, orderKey: string | null = null, at = clock.now()) =>
     repo.insertDeliveries(
       db.pool,
       Array.from({ length: n }, (_, i) => ({ webhookId, event: 'game.move', body: JSON.stringify({ type: 'game.move', i }), orderKey, seq: i + 1 })),
-      new Date(clock.now()),
+      new Date(at),
+      1000,
     );
-  const delivery = async (id: string) => (await db.pool.query('SELECT status, attempts, next_attempt_at, last_status_code FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
+  const delivery = async (id: string) =>
+    (await db.pool.query('SELECT status, attempts, next_attempt_at, last_status_code, last_error FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
   /** Time passes (timers do not fire: the next pass is kicked). */
   const later = (ms: number, d: { kick: () => void }) => {
     clock.skip(ms);
@@ -165,5 +170,102 @@ describe('webhook dispatcher (retries, order, two nodes)', function () {
     assert.equal(ids.length, 60);
     assert.equal(new Set(ids).size, 60, 'each delivery once');
     assert.equal(got.length, 60);
+  });
+
+  describe('one slow user does not hold up the others', () => {
+    let slow: WebhookReceiver;
+    let slowUrl: string;
+    beforeEach(async () => {
+      slow = new WebhookReceiver();
+      slowUrl = await slow.start();
+      // Answers, a byte every 50 ms: never idle, never done (a second of drip is 20 bytes).
+      slow.respond = () => ({ drip: { everyMs: 50, part: 'headers' } });
+    });
+    // Closing its sockets ends the attempts still held, so the dispatchers can stop.
+    afterEach(() => slow.stop());
+
+    it("sends another user's delivery at once while one user's eight endpoints drip", async () => {
+      const hog = await insertUser(db.pool);
+      for (let i = 0; i < 8; i++) {
+        const w = await endpoint(['game.move'], { userId: hog, url: `${slowUrl}?n=${i}` });
+        await deliver(w.id, 5, null, clock.now() - 1000); // due first
+      }
+      const other = await endpoint();
+      const [mine] = await deliver(other.id, 1);
+      dispatcher().kick();
+      await receiver.waitFor(1, () => true, 3000);
+      await settled(async () => (await delivery(mine.id)).status === 'delivered');
+      assert.equal(slow.received.length, 4, "one user's deliveries in flight at once: 4");
+    });
+
+    it("does not let one user's backlog, due earlier, crowd another user's delivery out of a claim", async () => {
+      const hog = await endpoint(['game.move'], { url: slowUrl });
+      await deliver(hog.id, 30, null, clock.now() - 1000);
+      const other = await endpoint();
+      const [mine] = await deliver(other.id, 1);
+      dispatcher({ maxInFlight: 4, perOwner: 2 }).kick();
+      await receiver.waitFor(1, () => true, 3000);
+      await settled(async () => (await delivery(mine.id)).status === 'delivered');
+      assert.equal(slow.received.length, 2);
+    });
+
+    it('keeps a dripping attempt to its deadline: recorded "timed out", retried on schedule, never sent twice at once by two nodes', async () => {
+      const w = await endpoint(['game.move'], { url: slowUrl });
+      const [one] = await deliver(w.id, 1);
+      const nodes = [dispatcher(), dispatcher()];
+      for (const n of nodes) n.kick();
+      await slow.waitFor(1);
+      // 40 s: past a 30 s claim, long enough for any node to take a delivery it thinks abandoned.
+      for (let s = 0; s < 40; s++) {
+        await clock.advance(1000);
+        for (const n of nodes) n.kick();
+        await new Promise((r) => setTimeout(r, 20));
+        if (s === 1) {
+          await settled(async () => (await delivery(one.id)).attempts === 1);
+          const after1 = await delivery(one.id);
+          assert.deepEqual([after1.status, after1.last_status_code, after1.last_error], ['pending', null, 'timed out']);
+          assert.equal(after1.next_attempt_at.getTime() - clock.now(), RETRY_DELAYS_MS[0], 'retried on schedule');
+        }
+      }
+      assert.equal(slow.peakOpen.get(`msg_${one.id}`), 1, 'one attempt at a time');
+      const attempts = (await db.pool.query('SELECT error, duration_ms FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [one.id])).rows;
+      assert.ok(attempts.length >= 2);
+      assert.deepEqual(attempts[0], { error: 'timed out', duration_ms: 2000 });
+    });
+  });
+
+  describe("what a delivery's owner is told", () => {
+    it('records a refused private target as "target address not allowed", naming no internal name or address', async () => {
+      const port = new URL(url).port;
+      const w = await endpoint(['game.move'], { url: `https://localhost.:${port}/hook` });
+      const [one] = await deliver(w.id, 1);
+      dispatcher({ allowPrivate: false }).kick();
+      await settled(async () => (await delivery(one.id)).attempts === 1);
+      const row = await delivery(one.id);
+      assert.equal(row.last_error, 'target address not allowed');
+      assert.equal(receiver.received.length, 0);
+    });
+
+    it('records a closed port as "connection refused"', async () => {
+      const w = await endpoint(['game.move'], { url: `http://127.0.0.1:${await freePort()}/hook` });
+      const [one] = await deliver(w.id, 1);
+      dispatcher().kick();
+      await settled(async () => (await delivery(one.id)).attempts === 1);
+      assert.equal((await delivery(one.id)).last_error, 'connection refused');
+    });
+  });
+
+  it('queues at most maxPending deliveries per endpoint: later events are not queued, and listed as failed saying why', async () => {
+    const w = await endpoint(['friend.request']);
+    await deliver(w.id, 3, null, clock.now() + 3_600_000); // pending, due in an hour
+    for (let i = 0; i < 2; i++) await repo.insertOutbox(db.pool, { topic: 'friend.request', gameId: null, userIds: [w.userId], payload: { i } });
+    dispatcher({ maxPending: 3 }).kick();
+    await settled(async () => (await db.pool.query('SELECT 1 FROM outbox WHERE processed_at IS NULL')).rowCount === 0);
+    const rows = (await db.pool.query(`SELECT status, attempts, last_error FROM webhook_deliveries WHERE webhook_id = $1 AND event = 'friend.request'`, [w.id])).rows;
+    assert.deepEqual(rows, [
+      { status: 'failed', attempts: 0, last_error: 'not queued: 3 deliveries already pending' },
+      { status: 'failed', attempts: 0, last_error: 'not queued: 3 deliveries already pending' },
+    ]);
+    assert.equal(receiver.received.length, 0);
   });
 });
