@@ -38,7 +38,8 @@ export type RunningPostgres = { stop: () => Promise<void> };
 
 /**
  * Starts the server and resolves once it accepts connections; it listens on 127.0.0.1:`port` and,
- * when `socketDir` is given, on a Unix socket there (`.s.PGSQL.<port>`).
+ * when `socketDir` is given, on a Unix socket there (`.s.PGSQL.<port>`). `settings` are further
+ * server settings (`-c name=value`).
  */
 export function startCluster(
   bin: PostgresBinaries,
@@ -46,10 +47,11 @@ export function startCluster(
   port: number,
   owner: Owner | undefined,
   log: Logger,
-  socketDir?: string,
+  o: { socketDir?: string; settings?: Record<string, string> } = {},
 ): Promise<RunningPostgres> {
   const locale = bestLocale();
-  const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`];
+  const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: o.socketDir ?? '', ...o.settings };
+  const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
   const child = spawn(bin.postgres, args, { ...owner, env: { ...process.env, LC_MESSAGES: locale }, stdio: ['ignore', 'ignore', 'pipe'] });
   // Should this process end without stopping it (a crash), the server goes with it.
   const onExit = () => void child.kill('SIGINT');

