@@ -21,6 +21,8 @@ type Internals = {
   _makeMove(move: InternalMove): void;
   _undoMove(): unknown;
   _incPositionCount(): void;
+  _history: unknown[];
+  _positionCount: Map<bigint, number>;
   _isKingAttacked(color: Color): boolean;
 };
 
@@ -72,6 +74,21 @@ export function playFast(chess: Chess, from: string, to: string, promotion?: str
     flags,
     after: chess.fen(),
   };
+}
+
+/**
+ * Drops what chess.js keeps of the moves before the current position, which a live game would
+ * otherwise hold for its whole length: the undo history (a game undoes at most the one tentative
+ * move it plays after this) and, after an irreversible move (a capture or a pawn move), the
+ * positions counted before it, which can never occur again.
+ */
+export function forgetPast(chess: Chess, irreversible: boolean): void {
+  const c = chess as unknown as Internals;
+  c._history.length = 0;
+  if (irreversible) {
+    c._positionCount.clear();
+    c._incPositionCount();
+  }
 }
 
 /** Whether the side to move has any legal move: stops at the first one found. */

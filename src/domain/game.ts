@@ -4,7 +4,8 @@
 
 import { Chess } from 'chess.js';
 import type { Square } from 'chess.js';
-import { hasLegalMove, playFast, type PlayedMove } from './fastMove.ts';
+import { flat } from '../util/strings.ts';
+import { forgetPast, hasLegalMove, playFast, type PlayedMove } from './fastMove.ts';
 
 export const COLORS = ['white', 'black'] as const;
 export type Color = (typeof COLORS)[number];
@@ -304,15 +305,23 @@ export class ChessGame {
     return tried;
   }
 
-  /** Updates the incremental state with a judged move. */
+  /**
+   * Updates the incremental state with a judged move. A live game keeps only what its next moves
+   * need: no undo history, and no position from before the last capture or pawn move (none can
+   * recur); its movetext is flattened now and then instead of growing a rope of one string per ply.
+   */
   private record({ tried, key, seen }: { tried: TriedMove; key: string; seen: number }): void {
     this.text += tried.pgnSuffix;
+    if ((this.sans.length & 15) === 15) this.text = flat(this.text);
     if (this.side === 'black') this.fullMove++;
     this.side = opponentOf(this.side);
     this.sans.push(tried.move.san);
     this.currentFen = tried.fen;
     this.last = tried.move;
+    const irreversible = halfmoveClock(tried.fen) === 0;
+    if (irreversible) this.repetitions.clear();
     this.repetitions.set(key, seen);
+    forgetPast(this.chess, irreversible);
     this.end = tried.ending;
     this.flags = tried.position;
   }

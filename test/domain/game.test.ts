@@ -176,6 +176,36 @@ describe('ChessGame', () => {
       assert.equal(outcome.position.in_draw, true);
     });
 
+    it('still sees a threefold repetition after a capture or pawn move has cleared the positions before it', () => {
+      const game = new ChessGame();
+      const shuffle = ['Nf3', 'Nf6', 'Ng1', 'Ng8'];
+      // The knights' first dance, then pawn moves (irreversible): the count starts again from there.
+      play(game, [...shuffle, 'e4', 'e5']);
+      const before = okOutcome(play(game, [...shuffle, 'Nf3', 'Nf6', 'Ng1']));
+      assert.equal(before.ending, null);
+      const outcome = okOutcome(play(game, ['Ng8']));
+      assert.equal(outcome.ending?.termination, 'repetition');
+    });
+
+    it('holds no undo history and no position from before the last capture or pawn move', () => {
+      const game = new ChessGame();
+      play(game, ['Nf3', 'Nf6', 'Ng1', 'Ng8', 'e4', 'Nf6', 'Nc3', 'Nxe4']);
+      const inside = game as unknown as {
+        repetitions: Map<string, number>;
+        chess: { _history: unknown[]; _positionCount: Map<bigint, number> };
+      };
+      assert.equal(inside.chess._history.length, 0);
+      // Positions since Nxe4: the one it made. Before it: 9 positions a long game would keep forever.
+      assert.equal(inside.repetitions.size, 1);
+      assert.equal(inside.chess._positionCount.size, 1);
+      // A tentative move can still be taken back.
+      const tried = game.tryMove({ from: 'c3', to: 'e4' });
+      assert.equal(tried.ok, true);
+      game.rollback();
+      assert.equal(game.fen, 'rnbqkb1r/pppppppp/8/8/4n3/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 5');
+      assert.equal(okOutcome(game.play({ from: 'c3', to: 'e4' })).move.san, 'Nxe4');
+    });
+
     it('does not count positions with different castling rights as repetitions', () => {
       const game = new ChessGame();
       // The rook trip costs White the kingside castling right: the piece placements recur
