@@ -25,6 +25,7 @@ import type { DetailInput } from './gameViews.ts';
 import { LiveGameFacts } from './liveGameDetail.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 import { Timers } from './timers.ts';
+import { flat } from '../util/strings.ts';
 
 export type { GameEvent, NumberedEvent, Seat } from '../domain/liveGameViews.ts';
 
@@ -34,11 +35,13 @@ export type LiveReply = Reply<unknown, ErrorCode>;
 
 /**
  * How many answered command keys a game remembers, for retries (REST, gateway, reconnected
- * sockets). A retry follows its command within seconds (a reconnect, the gateway's timeout), so
- * the last few commands are all it can concern; each remembered answer holds its reply's objects,
- * and 256 of them were a large part of a long game's memory.
+ * sockets). A retry follows its command within seconds (a reconnect, the gateway's timeout), and
+ * while a player's command is in doubt that player sends nothing new, so only the opponent's reply
+ * and a draw or takeback answer can come between them; 16 leaves room for many times that. Each
+ * remembered answer holds its reply's objects and strings (about half a kilobyte for a move), and
+ * 256, then 32 of them were a large part of a long game's memory.
  */
-const REMEMBERED_COMMANDS = 32;
+const REMEMBERED_COMMANDS = 16;
 
 /**
  * The actor shell of one live game, free of Colyseus. The rules are the pure decider in
@@ -387,10 +390,10 @@ function withId(input: CommandInput): PlayerCommand {
 function fingerprintOf(c: CommandInput): string {
   switch (c.type) {
     case 'move':
-      return `move:${c.userId}:${c.from}${c.to}${c.promotion ?? ''}`;
+      return flat(`move:${c.userId}:${c.from}${c.to}${c.promotion ?? ''}`);
     case 'answer_draw':
-      return `answer_draw:${c.userId}:${c.offerId}:${c.accept}`;
+      return flat(`answer_draw:${c.userId}:${c.offerId}:${c.accept}`);
     default:
-      return `${c.type}:${c.userId}`;
+      return flat(`${c.type}:${c.userId}`);
   }
 }
