@@ -164,6 +164,7 @@ export async function startService(
       hold: services.presence.hold,
       snapshot: services.games.snapshot,
       missed: gameEvents.since,
+      watching: gameEvents.watch,
       openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
       tournamentExists: services.tournaments.exists,
       caps: { perAddress: config.realtimeSocketsPerAddress, perUser: config.realtimeSocketsPerUser },

@@ -11,7 +11,7 @@ import type { ChannelName } from './messages.ts';
 /** What a subscription needs: the realtime deps it uses, the node's hub and game ticks, and its settings resolved. */
 export type ChannelDeps = Pick<
   RealtimeDeps,
-  'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'openSeeks' | 'tournamentExists'
+  'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'watching' | 'openSeeks' | 'tournamentExists'
 > & { hub: ChannelHub; ticks: GameTicks; now: () => number; sessionCheckMs: number };
 
 export type ChannelOptions = {
@@ -94,7 +94,7 @@ const NONE: Subscription = { close: () => {} };
 async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string, user: AuthUser | undefined): Promise<Subscription> {
   let announced = false;
   const watch = new GameWatch(
-    { hub: deps.hub, ticks: deps.ticks, snapshot: () => deps.snapshot(user?.id, gameId), missed: (after) => deps.missed(gameId, after), now: deps.now },
+    { hub: deps.hub, ticks: deps.ticks, snapshot: () => deps.snapshot(user?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now: deps.now },
     {
       gameId,
       send: (m) => {

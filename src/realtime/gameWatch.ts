@@ -13,6 +13,8 @@ export type GameWatchDeps = {
   snapshot: () => Promise<GameSnapshot>;
   /** Published numbered events after `after` (JSON), or undefined when the buffer does not reach back. */
   missed: (after: number) => Promise<string[] | undefined>;
+  /** This viewer begins watching: the game's events are kept for `missed` from now on. */
+  watching?: () => void;
   now: () => number;
 };
 
@@ -60,6 +62,7 @@ export class GameWatch {
     if (this.done) return stop(); // closed while subscribing
     this.stop = stop;
     this.tick = this.deps.ticks.join(this.o.gameId, (m) => this.ticked(m));
+    this.deps.watching?.();
     try {
       const snapshot = await this.deps.snapshot();
       const since = this.o.since;

@@ -33,6 +33,8 @@ export type RealtimeDeps = {
   snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
   /** Events of the game published after `after`, from the replay buffer. */
   missed: (gameId: string, after: number) => Promise<string[] | undefined>;
+  /** A stream of this node begins watching the game: its events must be kept for `missed` from now on. */
+  watching?: (gameId: string) => void;
   openSeeks: () => Promise<SeekView[]>;
   /** Whether a tournament exists (`tournament:<id>` of an unknown one is refused). */
   tournamentExists?: (id: string) => Promise<boolean>;
@@ -157,7 +159,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     const gameId = parseId(requestedId);
     if (!gameId) return notFound(peer);
     const watch = new GameWatch(
-      { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), now },
+      { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now },
       {
         gameId,
         since,

@@ -23,6 +23,13 @@ export type GameEventLog = {
    * buffer does not reach back that far (then a fresh state is the answer).
    */
   since(gameId: string, after: number): Promise<string[] | undefined>;
+  /**
+   * A stream of this node begins watching the game: its events are kept from now on. In memory
+   * (one node) only watched games keep a buffer, since only a stream that was there can come back
+   * with `?since`: a game played in rooms and streamed by nobody keeps none (its 32 events were a
+   * seventh of a live game's memory). Redis keeps every game's, as a stream may be on any node.
+   */
+  watch(gameId: string): void;
 };
 
 /** What a live game publishes: its events with their number and time. */
@@ -52,6 +59,7 @@ export function createGameEventLog(o: { events: EventBus; redis: Redis | undefin
       // was the largest part of a live game's memory.
       if (event.type !== 'time_update') store.append(gameId, flat(json), event.type === 'game_end');
     },
+    watch: (gameId) => store.watch(gameId),
     async since(gameId, after) {
       const kept = (await store.read(gameId)).map((json) => ({ json, v: (JSON.parse(json) as PublishedEvent).v }));
       const missed = kept.filter((e) => e.v > after);
@@ -62,7 +70,11 @@ export function createGameEventLog(o: { events: EventBus; redis: Redis | undefin
   };
 }
 
-type ReplayStore = { append(gameId: string, json: string, last: boolean): void; read(gameId: string): Promise<string[]> };
+type ReplayStore = {
+  append(gameId: string, json: string, last: boolean): void;
+  read(gameId: string): Promise<string[]>;
+  watch(gameId: string): void;
+};
 
 function redisStore(redis: Redis): ReplayStore {
   return {
@@ -73,6 +85,7 @@ function redisStore(redis: Redis): ReplayStore {
       void redis.multi().rpush(key, json).ltrim(key, -REPLAY_EVENTS, -1).expire(key, ttl).exec().catch(() => {});
     },
     read: (gameId) => redis.lrange(bufferKey(gameId), 0, -1),
+    watch: () => {},
   };
 }
 
@@ -81,6 +94,11 @@ function memoryStore(clock: Clock): ReplayStore {
   // Finished games in the order they ended, i.e. of their drop times: swept from the front as the
   // store is used, so no timer runs per game.
   const finished: { gameId: string; dropAt: number }[] = [];
+  const keep = (gameId: string, kept: string[]) => {
+    games.delete(gameId); // re-inserted last: the map's order is the order of last use
+    games.set(gameId, kept);
+    if (games.size > MEMORY_GAMES) games.delete(games.keys().next().value!);
+  };
   const sweep = () => {
     const now = clock.now();
     let n = 0;
@@ -90,13 +108,16 @@ function memoryStore(clock: Clock): ReplayStore {
   return {
     append(gameId, json, last) {
       sweep();
+      const kept = games.get(gameId);
+      if (!kept) return; // nobody streams it here
       if (last) finished.push({ gameId, dropAt: clock.now() + FINISHED_REPLAY_MS });
-      const kept = games.get(gameId) ?? [];
-      games.delete(gameId); // re-inserted last: the map's order is the order of last use
       kept.push(json);
       if (kept.length > REPLAY_EVENTS) kept.shift();
-      games.set(gameId, kept);
-      if (games.size > MEMORY_GAMES) games.delete(games.keys().next().value!);
+      keep(gameId, kept);
+    },
+    watch(gameId) {
+      sweep();
+      keep(gameId, games.get(gameId) ?? []);
     },
     read: async (gameId) => {
       sweep();
