@@ -4,7 +4,7 @@
 // INSTANCES (default: one per core), PORT (the first; process i listens on PORT + i). A game's
 // socket must reach the process holding its room: each process announces where (PUBLIC_ADDRESS),
 // either its own port on PUBLIC_HOST (default localhost), or, with PROXY_HOST set (behind the
-// README's nginx), PROXY_HOST/node-<i>, a path the proxy sends to process i.
+// nginx of docs/operations.md), PROXY_HOST/node-<i>, a path the proxy sends to process i.
 // The package is an ES module, so this file is too: PM2 require()s it, which Node ≥ 20.19
 // answers with the module namespace: the named `apps` export is what it reads there (the
 // default export serves `import`).

@@ -39,10 +39,10 @@ async function freePortRange(count: number): Promise<number> {
 }
 
 /**
- * The cluster as an operator starts it (README, Scaling out): `pm2 start ecosystem.config.js`,
+ * The cluster as an operator starts it (docs/operations.md, Scaling out): `pm2 start ecosystem.config.js`,
  * three processes in fork mode on Redis and PostgreSQL, a PM2 of the test's own (PM2_HOME in a
- * temporary directory, its daemon killed after), and nginx in front of them with the README's own
- * configuration when Debian's nginx is installed.
+ * temporary directory, its daemon killed after), and nginx in front of them with the configuration
+ * of docs/operations.md when Debian's nginx is installed.
  */
 describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', function () {
   this.timeout(120_000);
@@ -176,7 +176,7 @@ describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', fu
     assert.ok(ids.includes(host));
   });
 
-  it('works behind nginx with the README configuration, without sticky sessions', async function () {
+  it('works behind nginx with the documented configuration, without sticky sessions', async function () {
     if (!NGINX) {
       console.warn("    SKIPPED: nginx is not installed (Debian's nginx; .ci/run installs it), so the nginx test did not run");
       return this.skip();
@@ -184,10 +184,10 @@ describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', fu
     const nginxPort = (await freePortRange(1));
     const proxyHost = `127.0.0.1:${nginxPort}`;
     const nodes = await startCluster({ PROXY_HOST: proxyHost, TRUST_PROXY: 'loopback' });
-    // The README's nginx block, with this run's ports.
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const block = /```nginx\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'README.md has an nginx example');
+    // The operations guide's nginx block, with this run's ports.
+    const guide = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+    const block = /```nginx\n([\s\S]*?)```/.exec(guide)?.[1];
+    assert.ok(block, 'docs/operations.md has an nginx example');
     let site = block.replace('listen 80;', `listen 127.0.0.1:${nginxPort};`);
     for (let i = 0; i < INSTANCES; i++) site = site.replaceAll(`127.0.0.1:${2567 + i}`, `127.0.0.1:${nodes[i].port}`);
     nginxDir = mkdtempSync(path.join(os.tmpdir(), 'chess-nginx-'));
