@@ -189,6 +189,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       assert.ok(pairOf(next).includes(late), 'the late joiner plays');
       assert.ok([a, b].some((p) => pairOf(next).includes(p)));
     });
+
     it('with three waiting, pairs the late joiner with the loser of the last game and leaves its winner out (closest scores)', async () => {
       const id = await arena.tournament();
       await arena.players(id, [1500, 1500]);
