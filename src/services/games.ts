@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import * as repo from '../db/games.ts';
-import type { GameListFilter, GameRecord } from '../db/games.ts';
+import type { GameRecord } from '../db/games.ts';
+import { listGames as listGameRows, type GameListFilter, type GameListOrder } from '../db/gameLists.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
 import type { Color, GameResult } from '../domain/game.ts';
@@ -267,8 +268,8 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
 
   async function listGames(userId: string, q: ListGamesInput): Promise<{ games: GameListItem[]; total: number }> {
     const descending = q.sort?.startsWith('-');
-    const field = (q.sort?.replace(/^-/, '') ?? 'created_at') as repo.GameListOrder['field'];
-    const { games, total } = await repo.listGames(
+    const field = (q.sort?.replace(/^-/, '') ?? 'created_at') as GameListOrder['field'];
+    const { games, total } = await listGameRows(
       pool,
       {
         viewerId: userId,
