@@ -1,6 +1,8 @@
 // The games row as a record, and the mapping every read of it shares (src/db/games.ts,
 // src/db/gameLists.ts, src/db/liveTail.ts).
 
+import type { DrawOfferStatus, GameStatus } from '../domain/statuses.ts';
+
 /** A games row as plain data (times in ms, dates as Date). */
 export type GameRecord = {
   id: string;
@@ -9,7 +11,7 @@ export type GameRecord = {
   whiteId: string | null;
   blackId: string | null;
   colorPreference: 'white' | 'black' | 'random';
-  status: 'pending' | 'active' | 'finished' | 'abandoned';
+  status: GameStatus;
   result: '1-0' | '0-1' | '1/2-1/2' | null;
   winner: 'white' | 'black' | null;
   termination: string | null;
@@ -56,7 +58,7 @@ export type DrawOfferRecord = {
   gameId: string;
   offeredBy: string;
   ply: number;
-  status: 'pending' | 'accepted' | 'declined' | 'expired';
+  status: DrawOfferStatus;
   createdAt: Date;
   expiresAt: Date;
 };
