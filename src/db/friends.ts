@@ -1,11 +1,10 @@
+import type { FriendStatus } from '../domain/statuses.ts';
 import type { Queryable } from './pool.ts';
 
 // Friendships (migration 010): one row per pair, `user_low < user_high`.
 
 export type FriendshipRecord = { status: 'pending' | 'friends'; requestedBy: string; since: Date };
 
-export const FRIEND_STATUSES = ['friends', 'incoming', 'outgoing'] as const;
-export type FriendStatus = (typeof FRIEND_STATUSES)[number];
 
 export type FriendRow = {
   id: string;

@@ -1,5 +1,5 @@
 import { movetextSuffix } from '../domain/pgn.ts';
-import type { GameRecord } from './games.ts';
+import type { GameRecord } from './gameRecords.ts';
 import type { Queryable } from './pool.ts';
 
 /**

@@ -1,11 +1,10 @@
+import type { TournamentStatus } from '../domain/statuses.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import type { Queryable } from './pool.ts';
 
 // Tournaments (migration 013): what REST reads and changes. The actor's SQL (lease, pairing,
 // counting) is in ./tournamentPlay.ts.
 
-export const TOURNAMENT_STATUSES = ['upcoming', 'running', 'finished'] as const;
-export type TournamentStatus = (typeof TOURNAMENT_STATUSES)[number];
 
 export type TournamentRecord = {
   id: string;

@@ -4,6 +4,7 @@
 
 import { Chess } from 'chess.js';
 import type { Square } from 'chess.js';
+import { GAME_STATUSES } from './statuses.ts';
 import { flat } from '../util/strings.ts';
 import { forgetPast, hasLegalMove, playFast, type PlayedMove } from './fastMove.ts';
 
@@ -22,8 +23,8 @@ export const TERMINATIONS = [
 ] as const;
 export type Termination = (typeof TERMINATIONS)[number];
 
-/** Game statuses a list may be filtered by. */
-export const LIST_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
+/** Game statuses a list may be filtered by: every one. */
+export const LIST_STATUSES = GAME_STATUSES;
 
 export const RESULTS = ['1-0', '0-1', '1/2-1/2'] as const;
 export type GameResult = (typeof RESULTS)[number];

@@ -1,18 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { AuthUser } from '../context.ts';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  findIdempotencyKey,
-  releaseIdempotencyKey,
-  type KeyRef,
-  type StoredAnswer,
-} from '../db/idempotency.ts';
-import type { Queryable } from '../db/pool.ts';
-import { AppError, validationError } from '../errors.ts';
+import { validationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { sleep, type Clock } from '../time.ts';
+import { claimKey, releaseKey, settleKey, type ClaimedKey, type IdempotencyDeps, type StoredAnswer } from '../services/idempotency.ts';
 import type { Route } from './route.ts';
 import { objectBody } from './validate.ts';
 
@@ -26,9 +17,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  */
 const ANSWER_HEADERS = ['content-type', 'content-disposition', 'content-language', 'location', 'etag', 'cache-control', 'www-authenticate'];
 
-export type IdempotencyOptions = {
-  db: Queryable;
-  clock: Clock;
+export type IdempotencyOptions = Omit<IdempotencyDeps, 'waitMs'> & {
   log: Logger;
   /** How long a request waits for another one with its key to finish before answering 503. */
   waitMs?: number;
@@ -47,10 +36,11 @@ export type IdempotencyOutcome = { key: string | undefined; replayed: boolean };
  * at most `waitMs`, then 503 SERVICE_UNAVAILABLE with Retry-After) and replays its answer; it
  * never acts alongside it. Answers that mean "try again" (5xx, 429) are not kept: the key is
  * released and the retry acts. An in-progress row 60 s old is taken to be a dead process's and a
- * retry of the same request takes it over (IDEMPOTENCY_STALE_MS).
+ * retry of the same request takes it over (IDEMPOTENCY_STALE_MS). The keys themselves are
+ * src/services/idempotency.ts's; this step only reads the request and holds back its response.
  */
 export function createIdempotency(o: IdempotencyOptions) {
-  const waitMs = o.waitMs ?? 10_000;
+  const deps: IdempotencyDeps = { db: o.db, clock: o.clock, waitMs: o.waitMs ?? 10_000 };
 
   return async function idempotency(req: Request, res: Response, r: Route, user: AuthUser | undefined): Promise<IdempotencyOutcome> {
     const key = req.get(IDEMPOTENCY_HEADER);
@@ -58,30 +48,13 @@ export function createIdempotency(o: IdempotencyOptions) {
     if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw validationError(IDEMPOTENCY_HEADER, `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
     }
-    const ref: KeyRef = { userId: user.id, key };
-    const requestHash = hashRequest(r, req);
-    const claim = randomUUID();
-    const deadline = o.clock.now() + waitMs;
-    for (let attempt = 0; ; attempt++) {
-      const now = new Date(o.clock.now());
-      if (await claimIdempotencyKey(o.db, { ...ref, requestHash, claim, now })) {
-        keepAnswer(res, { ...ref, claim }, o);
-        return { key, replayed: false };
-      }
-      const found = await findIdempotencyKey(o.db, ref, now);
-      if (found && found.requestHash !== requestHash) {
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another request');
-      }
-      if (found?.answer) {
-        replay(res, found.answer);
-        return { key, replayed: true };
-      }
-      // In progress elsewhere (or released in between): wait, then claim or replay.
-      if (o.clock.now() >= deadline) {
-        throw new AppError('SERVICE_UNAVAILABLE', 'A request with this Idempotency-Key is still in progress', undefined, { retryAfter: 1 });
-      }
-      await sleep(Math.min(25 * 2 ** attempt, 250), o.clock);
+    const outcome = await claimKey(deps, { userId: user.id, key }, hashRequest(r, req));
+    if (outcome.kind === 'answered') {
+      replay(res, outcome.answer);
+      return { key, replayed: true };
     }
+    keepAnswer(res, outcome.key, deps, o.log);
+    return { key, replayed: false };
   };
 }
 
@@ -114,26 +87,27 @@ function canonical(value: unknown): unknown {
  * answer a client receives is always the one a retry gets. Whatever builds the response (the
  * route, or the error middleware for a thrown error) ends it through `res.end`.
  */
-function keepAnswer(res: Response, ref: KeyRef & { claim: string }, o: IdempotencyOptions): void {
+function keepAnswer(res: Response, key: ClaimedKey, deps: IdempotencyDeps, log: Logger): void {
   const end = res.end;
   res.end = function (this: Response, chunk?: unknown, encoding?: unknown, cb?: unknown) {
     res.end = end;
     if (typeof chunk === 'function') [cb, chunk, encoding] = [chunk, undefined, undefined];
     else if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
     const finish = () => (end as (...args: unknown[]) => Response).call(res, chunk, encoding, cb);
-    settle(res, ref, chunk, encoding as BufferEncoding | undefined, o).then(finish, (err) => {
-      o.log.warn({ err }, 'idempotency key not stored');
-      void releaseIdempotencyKey(o.db, ref).catch(() => {});
+    // Async, so that a chunk that cannot be read as an answer releases the key like a failed store.
+    (async () => settleKey(deps, key, answerOf(res, chunk, encoding as BufferEncoding | undefined)))().then(finish, (err) => {
+      log.warn({ err }, 'idempotency key not stored');
+      void releaseKey(deps, key).catch(() => {});
       finish();
     });
     return res;
   } as Response['end'];
 }
 
-async function settle(res: Response, ref: KeyRef & { claim: string }, chunk: unknown, encoding: BufferEncoding | undefined, o: IdempotencyOptions) {
-  const status = res.statusCode;
+/** The answer as a retry would replay it; undefined when this response is not one whole answer. */
+function answerOf(res: Response, chunk: unknown, encoding: BufferEncoding | undefined): StoredAnswer | undefined {
   // Headers already sent means the body went out in pieces we did not see: not a whole answer.
-  if (res.headersSent || status >= 500 || status === 429) return releaseIdempotencyKey(o.db, ref);
+  if (res.headersSent) return undefined;
   const body =
     chunk === undefined || chunk === null
       ? Buffer.alloc(0)
@@ -147,8 +121,7 @@ async function settle(res: Response, ref: KeyRef & { claim: string }, chunk: unk
     const value = res.getHeader(name);
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
-  // False when another attempt took the key over meanwhile: its answer stands.
-  await completeIdempotencyKey(o.db, ref, { status, headers, body });
+  return { status: res.statusCode, headers, body };
 }
 
 function replay(res: Response, answer: StoredAnswer): void {

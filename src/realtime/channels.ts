@@ -5,7 +5,7 @@ import type { TimerHandle } from '../time.ts';
 import type { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import type { ChannelHub, Relayed } from './hub.ts';
-import type { RealtimeDeps } from './index.ts';
+import type { RealtimeDeps } from './deps.ts';
 import type { ChannelName } from './messages.ts';
 
 /** What a subscription needs: the realtime deps it uses, the node's hub and game ticks, and its settings resolved. */

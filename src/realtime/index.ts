@@ -5,49 +5,19 @@ import { bearerToken } from '../auth/tokens.ts';
 import type { AuthUser } from '../context.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, isAppError } from '../errors.ts';
-import type { EventBus } from '../events.ts';
-import type { Logger } from '../logger.ts';
-import type { GameSnapshot } from '../services/games.ts';
-import type { SeekView } from '../services/seekViews.ts';
-import type { Clock, TimerHandle } from '../time.ts';
-import { DEFAULT_SOCKET_CAPS, SocketCaps, type SocketCapLimits } from './caps.ts';
+import type { TimerHandle } from '../time.ts';
+import { DEFAULT_SOCKET_CAPS, SocketCaps } from './caps.ts';
 import { openChannel, type ChannelDeps, type Subscription } from './channels.ts';
 import { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import { ChannelHub } from './hub.ts';
 import { formatChannel, parseClientMessage, parseChannel } from './messages.ts';
-import { CLOSE, DEFAULT_PEER_LIMITS, Peer, type PeerLimits } from './peer.ts';
+import { CLOSE, DEFAULT_PEER_LIMITS, Peer } from './peer.ts';
+import type { RealtimeDeps } from './deps.ts';
 
 export { CLOSE };
 
-export type RealtimeDeps = {
-  events: Pick<EventBus, 'subscribeRaw'>;
-  clock: Clock;
-  log: Logger;
-  /** A verified access token of a live session, else throws UNAUTHORIZED. */
-  authenticate: (token: string) => Promise<AuthUser>;
-  sessionLive: (sessionId: string) => Promise<boolean>;
-  /** Counts the user as online while their user channel is open (friend lists' `online`). */
-  hold?: (userId: string) => () => void;
-  /** The game as `viewerId` (or anyone) may see it; throws GAME_NOT_FOUND. */
-  snapshot: (viewerId: string | undefined, gameId: string) => Promise<GameSnapshot>;
-  /** Events of the game published after `after`, from the replay buffer. */
-  missed: (gameId: string, after: number) => Promise<string[] | undefined>;
-  /** A stream of this node begins watching the game: its events must be kept for `missed` from now on. */
-  watching?: (gameId: string) => void;
-  openSeeks: () => Promise<SeekView[]>;
-  /** Whether a tournament exists (`tournament:<id>` of an unknown one is refused). */
-  tournamentExists?: (id: string) => Promise<boolean>;
-  limits?: Partial<PeerLimits>;
-  /** Open sockets one client address, and one user, may hold on this node (default 50 and 20). */
-  caps?: Partial<SocketCapLimits>;
-  /** The client's address, as the HTTP side sees it behind trusted proxies (default: the peer's address). */
-  addressOf?: (req: IncomingMessage) => string | undefined;
-  /** A socket that does not answer a ping within this long is dropped (default 30 s). */
-  heartbeatMs?: number;
-  /** How often a `user:` subscription checks its session is still live (default 5 min). */
-  sessionCheckMs?: number;
-};
+export type { RealtimeDeps };
 
 export type Realtime = {
   /** Whether an upgrade request is for the stream or the realtime channel (else it is Colyseus's). */

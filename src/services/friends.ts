@@ -4,6 +4,7 @@ import * as repo from '../db/friends.ts';
 import { withTransaction } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
 import { parseId } from '../domain/ids.ts';
+import { FRIEND_STATUSES, type FriendStatus } from '../domain/statuses.ts';
 import { AppError } from '../errors.ts';
 import type { Presence } from './presence.ts';
 import { userNotifier, type UserEvent } from './userEvents.ts';
@@ -24,7 +25,7 @@ export type FriendshipView = z.infer<typeof FriendshipView>;
 
 export const FriendListItem = z.object({
   user: z.object({ id: z.uuid(), username: z.string(), avatar_url: z.url(), rating: z.number().int() }),
-  status: z.enum(repo.FRIEND_STATUSES),
+  status: z.enum(FRIEND_STATUSES),
   since: z.iso.datetime(),
   online: z.boolean().nullable().meta({
     description: 'friends only: a live socket to the service, or an authenticated request in the last 5 minutes; null on requests (incoming, outgoing)',
@@ -99,7 +100,7 @@ export function createFriends(ctx: AppContext, presence: Presence) {
 
   async function list(
     userId: string,
-    q: { status: repo.FriendStatus; page: number; limit: number; order?: 'asc' | 'desc' },
+    q: { status: FriendStatus; page: number; limit: number; order?: 'asc' | 'desc' },
   ): Promise<{ items: FriendListItem[]; total: number }> {
     const { rows, total } = await repo.listFriends(pool, {
       userId,

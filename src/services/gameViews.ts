@@ -6,12 +6,11 @@ import type { DrawOfferRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRe
 import { COLORS, RESULTS, TERMINATIONS, type Color } from '../domain/game.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import { formatPgn } from '../domain/pgn.ts';
+import { DRAW_OFFER_STATUSES, GAME_STATUSES } from '../domain/statuses.ts';
 import { TIME_CONTROLS } from '../domain/timeControl.ts';
 import { defaultAvatarUrl } from './users.ts';
 
-export const GAME_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
 export const ABORT_REASONS = ['expired', 'declined', 'cancelled', 'no_first_move'] as const;
-export const DRAW_OFFER_STATUSES = ['pending', 'accepted', 'declined', 'expired'] as const;
 /** Which way a pending game points, seen by the caller: created by them or sent to them. */
 export const PENDING_DIRECTIONS = ['incoming', 'outgoing'] as const;
 export type PendingDirection = (typeof PENDING_DIRECTIONS)[number];

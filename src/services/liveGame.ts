@@ -23,11 +23,34 @@ import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { DetailInput } from './gameViews.ts';
 import { LiveGameFacts } from './liveGameDetail.ts';
-import type { LiveGameHost } from './liveGameHost.ts';
+import type { Config } from '../config.ts';
+import type { GameRecord, PlayerRecord } from '../db/games.ts';
+import type { MoveWriter } from '../db/moveWriter.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../logger.ts';
+import type { Clock } from '../time.ts';
+import type { PublishedEvent } from './gameEvents.ts';
 import { Timers } from './timers.ts';
 import { flat } from '../util/strings.ts';
 
 export type { GameEvent, NumberedEvent, Seat } from '../domain/liveGameViews.ts';
+
+/**
+ * What a live game needs of the node hosting it. LiveGameHost (src/services/liveGameHost.ts) is
+ * the one; it is declared here so that the host imports the game and not both ways.
+ */
+export type GameHosting = {
+  readonly pool: Pool;
+  readonly config: Pick<Config, 'gameLeaseMs' | 'firstMoveMs' | 'drawOfferTtlMs'>;
+  readonly log: Logger;
+  readonly hostId: string;
+  readonly clock: Clock;
+  readonly writer: Pick<MoveWriter, 'write'>;
+  findGame(id: string): Promise<GameRecord | undefined>;
+  seats(record: GameRecord): Promise<{ seats: { white: Seat; black: Seat }; players: { white: PlayerRecord; black: PlayerRecord } }>;
+  handBack(gameId: string, epoch: number): void;
+  publish(gameId: string, event: PublishedEvent): void;
+};
 
 /** A command as callers send it: a draw offer's id is made here. */
 export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | Omit<Extract<PlayerCommand, { type: 'offer_draw' }>, 'offerId'>;
@@ -66,7 +89,7 @@ export class LiveGame {
   private leaseUntil: number;
 
   private constructor(
-    private readonly host: LiveGameHost,
+    private readonly host: GameHosting,
     readonly state: LiveGameState,
     readonly epoch: number,
     private readonly facts: LiveGameFacts,
@@ -77,7 +100,7 @@ export class LiveGame {
   }
 
   /** Takes the game's lease and rebuilds it from PostgreSQL. */
-  static async open(host: LiveGameHost, gameId: string): Promise<LiveGame | 'not_active' | 'lease_held'> {
+  static async open(host: GameHosting, gameId: string): Promise<LiveGame | 'not_active' | 'lease_held'> {
     const now = host.clock.now();
     const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
     if (!leased) {

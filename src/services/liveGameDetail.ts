@@ -3,9 +3,9 @@
 // the few row facts the actor keeps for it. test/services/liveGameDetail.test.ts holds both
 // paths to the same JSON.
 import type { GameRecord, PlayerRecord } from '../db/games.ts';
-import type { Write } from '../domain/liveGame.ts';
+import type { LiveGameState, Write } from '../domain/liveGame.ts';
+import type { DrawOffer } from '../domain/liveGameViews.ts';
 import type { DetailInput } from './gameViews.ts';
-import type { LiveGame } from './liveGame.ts';
 
 /** Row facts that do not change while the game is active. */
 type FixedFacts = Pick<
@@ -66,7 +66,7 @@ export class LiveGameFacts {
   }
 
   /** The detail of `live` as of `now`, as the repository would give it (src/db/games.ts findGameDetail). */
-  detail(live: LiveGame, now: number): DetailInput {
+  detail(live: { readonly state: LiveGameState; readonly drawOffer: DrawOffer | null }, now: number): DetailInput {
     const s = live.state;
     const snap = s.clock.snapshot();
     const turnStart = s.clock.turnStart;

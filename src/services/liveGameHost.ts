@@ -7,7 +7,8 @@ import { findPlayers } from '../db/users.ts';
 import type { PlayerRecord } from '../db/games.ts';
 import type { Logger } from '../logger.ts';
 import { systemClock, type Clock } from '../time.ts';
-import type { LiveGame, Seat } from './liveGame.ts';
+import type { Seat } from '../domain/liveGameViews.ts';
+import type { GameHosting, LiveGame } from './liveGame.ts';
 
 import type { PublishedEvent } from './gameEvents.ts';
 
@@ -28,7 +29,7 @@ export const RENEW_CHUNK = 100;
  * What the live games of one process share: the group-commit writer, the bulk lease renewal,
  * the event publisher and a few reads. One per process.
  */
-export class LiveGameHost {
+export class LiveGameHost implements GameHosting {
   readonly writer: MoveWriter;
   private readonly games = new Map<string, LiveGame>();
   private renewTimer: NodeJS.Timeout | undefined;

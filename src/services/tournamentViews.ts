@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { containsOffensiveWord } from '../auth/offensiveWords.ts';
 import { requiredString } from '../auth/rules.ts';
-import { TOURNAMENT_STATUSES, type StandingRecord, type TournamentRecord } from '../db/tournaments.ts';
+import type { StandingRecord, TournamentRecord } from '../db/tournaments.ts';
+import { TOURNAMENT_STATUSES } from '../domain/statuses.ts';
 import { normalizeText, textProblems } from '../domain/text.ts';
 import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../domain/timeControl.ts';
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import * as repo from '../db/tournaments.ts';
-import type { TournamentStatus } from '../db/tournaments.ts';
+import type { TournamentStatus } from '../domain/statuses.ts';
 import { parseId } from '../domain/ids.ts';
 import { validateTimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';

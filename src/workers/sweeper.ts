@@ -1,4 +1,5 @@
-import { expirePendingGames, findOrphanedGames, foldGameListCounts, type GameRecord } from '../db/games.ts';
+import { foldGameListCounts } from '../db/gameLists.ts';
+import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
 import { findTournamentsToHost } from '../db/tournamentPlay.ts';
 import type { Clock } from '../time.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { findGame, findGameDetail, listGames } from '../../src/db/games.ts';
+import { listGames } from '../../src/db/gameLists.ts';
+import { findGame, findGameDetail } from '../../src/db/games.ts';
 import { MoveWriter, MoveWriteTimeout, SNAPSHOT_EVERY, writeDeadlineMs, type MoveWrite } from '../../src/db/moveWriter.ts';
 import { createPool, STATEMENT_TIMEOUT_MS, type Pool, type PoolClient } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -4,7 +4,7 @@ import { as, challenge, createActiveGame, playLine } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
 import { createUser, uniqueUsername, type TestUser } from '../helpers/users.ts';
 import { testService } from '../helpers/service.ts';
-import { foldGameListCounts } from '../../src/db/games.ts';
+import { foldGameListCounts } from '../../src/db/gameLists.ts';
 
 // The interface's list view, plus result and winner (README, Decisions).
 const LIST_KEYS = [

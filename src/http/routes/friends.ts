@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FRIEND_STATUSES } from '../../db/friends.ts';
+import { FRIEND_STATUSES } from '../../domain/statuses.ts';
 import { FriendListItem, FriendshipView } from '../../services/friends.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TOURNAMENT_STATUSES } from '../../db/tournaments.ts';
+import { TOURNAMENT_STATUSES } from '../../domain/statuses.ts';
 import type { Services } from '../../services/index.ts';
 import { TOURNAMENT_SORTS } from '../../services/tournaments.ts';
 import { createTournamentBody, StandingView, TournamentSummaryView, TournamentView } from '../../services/tournamentViews.ts';

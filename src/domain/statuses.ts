@@ -1,0 +1,15 @@
+// The statuses the API shows and filters by, as const arrays: the zod enums of the routes and
+// views and the records' types of the repositories come from these, so neither side owns them.
+
+export const GAME_STATUSES = ['pending', 'active', 'finished', 'abandoned'] as const;
+export type GameStatus = (typeof GAME_STATUSES)[number];
+
+export const DRAW_OFFER_STATUSES = ['pending', 'accepted', 'declined', 'expired'] as const;
+export type DrawOfferStatus = (typeof DRAW_OFFER_STATUSES)[number];
+
+export const TOURNAMENT_STATUSES = ['upcoming', 'running', 'finished'] as const;
+export type TournamentStatus = (typeof TOURNAMENT_STATUSES)[number];
+
+/** A user's friend list, filtered: accepted friends, or requests received or sent. */
+export const FRIEND_STATUSES = ['friends', 'incoming', 'outgoing'] as const;
+export type FriendStatus = (typeof FRIEND_STATUSES)[number];

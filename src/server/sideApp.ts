@@ -1,0 +1,55 @@
+// The Express side app: the REST routes with their middleware, the ops endpoints (health,
+// metrics, OpenAPI), matchmaking, the account pages and the browser client.
+import { matchMaker } from '@colyseus/core';
+import type { Express } from 'express';
+import type { AppContext } from '../context.ts';
+import { createHttpApp } from '../http/app.ts';
+import { createIdempotency } from '../http/idempotency.ts';
+import { matchmakeRouter } from '../http/matchmake.ts';
+import { buildOpenApi } from '../http/openapi.ts';
+import { opsRouter, type createMetrics } from '../http/ops.ts';
+import { pagesRouter } from '../http/pages.ts';
+import { createRateLimit } from '../http/rateLimit.ts';
+import { buildRoutes } from '../http/routes/index.ts';
+import { webRouter } from '../http/web.ts';
+import { webBundle } from '../http/webBundle.ts';
+import type { Services } from '../services/index.ts';
+
+export type SideAppOptions = {
+  ctx: AppContext;
+  services: Services;
+  metrics: ReturnType<typeof createMetrics>;
+};
+
+export function createSideApp({ ctx, services, metrics }: SideAppOptions): Express {
+  const { config, log, pool, redis, limits, clock } = ctx;
+  const routes = buildRoutes(services);
+  let openapiDoc: object | undefined;
+  const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
+  const rateLimit = createRateLimit(limits);
+  return createHttpApp({
+    log,
+    trustProxy: config.trustProxy,
+    https: config.publicUrl.startsWith('https:'),
+    corsOrigins: config.corsOrigins,
+    routes,
+    deps: { authenticate: services.auth.authenticate, rateLimit, idempotency: createIdempotency({ db: pool, clock, log }) },
+    before: [metrics.observe],
+    clock,
+    ops: opsRouter({
+      probes: {
+        database: async () => void (await pool.query('SELECT 1')),
+        ...(redis ? { redis: async () => void (await redis.ping()) } : {}),
+      },
+      registry: metrics.registry,
+      openapi,
+      metricsToken: config.metricsToken,
+      nodeId: () => matchMaker.processId,
+    }),
+    routers: [
+      matchmakeRouter(),
+      pagesRouter({ accounts: services.accounts, rateLimit, log }),
+      webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl }),
+    ],
+  });
+}

@@ -1,0 +1,42 @@
+// A player's commands on a live game (move, resign, draw): checked here only as far as the order
+// of errors demands (exists → player → active), then judged by the game's actor, its only writer.
+import { randomUUID } from 'node:crypto';
+import type { GameRecord } from '../db/games.ts';
+import { AppError } from '../errors.ts';
+import { callGame } from '../gateway/index.ts';
+import { findVisible, isPlayer, type GamesDeps } from './gameAccess.ts';
+import type { CommandInput } from './liveGame.ts';
+
+export type MoveInput = { from: string; to: string; promotion?: string | null };
+/** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */
+export type CommandRequest = { idempotencyKey?: string; receivedAt?: number };
+
+/** The checks REST owes before the room judges: exists (404) → a player (403) → active (409). */
+async function forLiveGame(d: GamesDeps, userId: string, id: string): Promise<GameRecord> {
+  const game = await findVisible(d, userId, id);
+  if (!isPlayer(game, userId)) throw new AppError('NOT_A_PLAYER', 'You are not a player of this game');
+  if (game.status !== 'active') throw new AppError('GAME_NOT_ACTIVE', `The game is ${game.status}`);
+  return game;
+}
+
+/**
+ * Hands a player's command to the game's room. The room remembers answered keys: the client's
+ * Idempotency-Key when given, else one made for this request, so the gateway's own retry after
+ * a timeout is answered as the first try was and never acts twice. `receivedAt` (when the
+ * request was read) travels with the command, to whichever node hosts the game: the room
+ * times the command from then, not from when its turn comes.
+ */
+async function command(d: GamesDeps, requestedId: string, input: CommandInput, request: CommandRequest): Promise<unknown> {
+  // The room is keyed by the game's own id: another spelling of it would open a second room.
+  const { id: gameId } = await forLiveGame(d, input.userId, requestedId);
+  const { idempotencyKey, receivedAt } = request;
+  const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${input.userId}:${idempotencyKey}`;
+  return callGame(gameId, 'apiCommand', [receivedAt === undefined ? input : { ...input, receivedAt }, key]);
+}
+
+export const makeMove = (d: GamesDeps, userId: string, id: string, move: MoveInput, request: CommandRequest = {}) =>
+  command(d, id, { type: 'move', userId, from: move.from, to: move.to, promotion: move.promotion ?? null }, request);
+export const resign = (d: GamesDeps, userId: string, id: string, request: CommandRequest = {}) => command(d, id, { type: 'resign', userId }, request);
+export const offerDraw = (d: GamesDeps, userId: string, id: string, request: CommandRequest = {}) => command(d, id, { type: 'offer_draw', userId }, request);
+export const answerDraw = (d: GamesDeps, userId: string, id: string, offerId: string, accept: boolean, request: CommandRequest = {}) =>
+  command(d, id, { type: 'answer_draw', userId, offerId, accept }, request);
