@@ -1,8 +1,8 @@
 import { logger, Room, type Client } from '@colyseus/core';
 import type { AuthUser } from '../src/context.ts';
-import { channels, type EventBus } from '../src/events.ts';
+import type { EventBus } from '../src/events.ts';
+import { channels, type UserEvent } from '../src/services/channelEvents.ts';
 import { formatChallenge, formatSeek, type LobbyEvent, type LobbyReads, type SeekView } from '../src/services/seekViews.ts';
-import type { UserEvent } from '../src/services/userEvents.ts';
 import { LobbyState, SeekState } from './schema/LobbyState.ts';
 
 // The sweeper abandons seeks in the database but need not publish it: drop them here on time.

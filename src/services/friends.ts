@@ -5,8 +5,9 @@ import { withTransaction } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
+import type { UserEvent } from './channelEvents.ts';
 import type { Presence } from './presence.ts';
-import { userNotifier, type UserEvent } from './userEvents.ts';
+import { userNotifier } from './userEvents.ts';
 import { DEFAULT_RATING, defaultAvatarUrl } from './users.ts';
 import { emit } from './webhooks.ts';
 

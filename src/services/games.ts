@@ -11,7 +11,7 @@ import { AppError, validationError } from '../errors.ts';
 import { callGame, callPool, openGame } from '../gateway/index.ts';
 import { cancelOpenSeeksOf, findSeekRedirect } from '../db/seeks.ts';
 import { poolId } from '../domain/pairing.ts';
-import { channels } from '../events.ts';
+import { channels } from './channelEvents.ts';
 import type { CommandInput } from './liveGame.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 import { assertMaySeek, type SeekResult } from './seekPool.ts';
