@@ -95,8 +95,8 @@ export type GameServerMessage = Union<GameServerMessages>;
 export type LobbyServerMessage = Union<LobbyServerMessages>;
 export type SeekPoolServerMessage = Union<SeekPoolServerMessages>;
 export type ServerMessage = GameServerMessage | LobbyServerMessage | SeekPoolServerMessage;
-/** The body of the server message `T`. */
-export type ServerBody<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>['body'];
+/** The body of the server message `T`, whichever room sends it (`error` is the same in all). */
+export type ServerBody<T extends ServerMessage['type']> = (GameServerMessages & LobbyServerMessages & SeekPoolServerMessages)[T];
 
 /** Every message name by room and direction: what the docs' protocol tables must list. */
 const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
