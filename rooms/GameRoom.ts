@@ -7,12 +7,12 @@ import { ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.
 import { parseId } from '../src/domain/ids.ts';
 import { LiveGame, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
-import { AnswerDrawMessage, BareMessage, MoveMessage } from './messages.ts';
+import { GameCommandSchemas, refuseUnknownMessage, type CommandAnswers, type GameClientMessages, type GameCommand, type GameServerMessages } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
 
 /** Who a socket is; `release` ends its user's presence hold (online in friend lists). */
 type Seat = { userId?: string; color?: Color; release?: () => void };
-type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser } }>;
+type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
 
 /** Close code telling clients the game moved to another node: join it again by id. */
 export const CLOSE_GAME_MOVED = 4503;
@@ -52,7 +52,7 @@ export type GameRoomDeps = {
  * One live game: the actor that owns it. Board, clocks and rules live in LiveGame (services);
  * this class only wires sockets, schema and the REST entry points to it.
  */
-export class GameRoom extends Room<{ state: GameState }> {
+export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   static deps: GameRoomDeps;
 
   live!: LiveGame;
@@ -89,23 +89,21 @@ export class GameRoom extends Room<{ state: GameState }> {
     live.onEvent = (event) => this.onGameEvent(event);
     live.onLost = () => void this.disconnect(CLOSE_GAME_MOVED);
 
-    this.onMessage('move', (client, raw) =>
-      this.command(client, 'move', MoveMessage, raw, (userId, m) => ({
+    this.onMessage('move', (client: GameClient, raw) =>
+      this.command(client, 'move', raw, (userId, m) => ({
         type: 'move', userId, from: m.from, to: m.to, promotion: m.promotion, lagMs: m.lag,
       })),
     );
-    this.onMessage('resign', (client, raw) => this.command(client, 'resign', BareMessage, raw, (userId) => ({ type: 'resign', userId })));
-    this.onMessage('offer_draw', (client, raw) =>
-      this.command(client, 'offer_draw', BareMessage, raw, (userId) => ({ type: 'offer_draw', userId })),
+    this.onMessage('resign', (client: GameClient, raw) => this.command(client, 'resign', raw, (userId) => ({ type: 'resign', userId })));
+    this.onMessage('offer_draw', (client: GameClient, raw) =>
+      this.command(client, 'offer_draw', raw, (userId) => ({ type: 'offer_draw', userId })),
     );
-    this.onMessage('answer_draw', (client, raw) =>
-      this.command(client, 'answer_draw', AnswerDrawMessage, raw, (userId, m) => ({
+    this.onMessage('answer_draw', (client: GameClient, raw) =>
+      this.command(client, 'answer_draw', raw, (userId, m) => ({
         type: 'answer_draw', userId, offerId: m.offer_id, accept: m.accept,
       })),
     );
-    this.onMessage('*', (client, type) => {
-      client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
-    });
+    this.onMessage('*', refuseUnknownMessage);
   }
 
   override onJoin(client: GameClient, _options: unknown, auth?: { user?: AuthUser }): void {
@@ -158,12 +156,11 @@ export class GameRoom extends Room<{ state: GameState }> {
    * command's `id` is its key: resent after a reconnect (same session), it is answered again
    * instead of acting twice.
    */
-  private async command<S extends z.ZodType>(
+  private async command<C extends GameCommand>(
     client: GameClient,
-    name: string,
-    schema: S,
+    name: C,
     raw: unknown,
-    build: (userId: string, message: z.infer<S> & {}) => CommandInput,
+    build: (userId: string, message: NonNullable<GameClientMessages[C]>) => CommandInput,
   ): Promise<void> {
     // Read first: the frame was just read off the socket, and a move is timed from here (DESIGN 2.4).
     const receivedAt = GameRoom.deps.host.clock.now();
@@ -176,17 +173,23 @@ export class GameRoom extends Room<{ state: GameState }> {
     if (!this.spend(client)) {
       return client.send('error', { ...replyId, code: 'RATE_LIMIT_EXCEEDED', message: 'Too many messages' });
     }
-    const parsed = schema.safeParse(raw ?? {});
+    const parsed = (GameCommandSchemas[name] as z.ZodType).safeParse(raw ?? {});
     if (!parsed.success) {
       const details = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || '_', [i.message]]));
       return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
     }
     const key = 'id' in replyId ? `socket:${client.sessionId}:${String(replyId.id)}` : undefined;
-    const command = build(userId, (parsed.data ?? {}) as z.infer<S> & {});
+    const command = build(userId, (parsed.data ?? {}) as NonNullable<GameClientMessages[C]>);
     command.receivedAt = receivedAt; // on the command just built: no copy of it per move
     const reply = await this.live.execute(command, key);
-    if (reply.ok) client.send(`${name}:ok`, { ...replyId, ...(reply.data as object) });
+    // The live game answers each command with its REST answer's data (the decider, src/domain/liveGame.ts).
+    if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...(reply.data as CommandAnswers[C]) });
     else client.send('error', { ...replyId, code: reply.code, message: reply.message, details: reply.details });
+  }
+
+  /** `<name>:ok`: the pairing of name and answer is checked here, not by `client.send`, which cannot follow a generic name. */
+  private sendAnswer<C extends GameCommand>(client: GameClient, name: C, body: { id?: string | number } & CommandAnswers[C]): void {
+    client.send(`${name}:ok` as `${GameCommand}:ok`, body as GameServerMessages[`${GameCommand}:ok`]);
   }
 
   /**

@@ -1,8 +1,9 @@
 import { logger, Room, type Client } from '@colyseus/core';
 import type { AuthUser } from '../src/context.ts';
-import { channels, type EventBus } from '../src/events.ts';
-import { formatChallenge, formatSeek, type LobbyEvent, type LobbyReads, type SeekView } from '../src/services/seekViews.ts';
-import type { UserEvent } from '../src/services/userEvents.ts';
+import type { EventBus } from '../src/events.ts';
+import { channels, type ChannelEvents } from '../src/services/channelEvents.ts';
+import { formatChallenge, formatSeek, type LobbyReads, type SeekView } from '../src/services/seekViews.ts';
+import { refuseUnknownMessage, type LobbyServerMessages } from './messages.ts';
 import { LobbyState, SeekState } from './schema/LobbyState.ts';
 
 // The sweeper abandons seeks in the database but need not publish it: drop them here on time.
@@ -22,14 +23,14 @@ type Watcher = {
   loading?: boolean;
   reload?: boolean;
 };
-type LobbyClient = Client<{ userData: Watcher; auth: { user?: AuthUser } }>;
+type LobbyClient = Client<{ userData: Watcher; auth: { user?: AuthUser }; messages: LobbyServerMessages }>;
 
 /**
  * The live list of open seeks, fed by the `lobby:seeks` channel, plus each logged-in watcher's
  * own pending challenges (re-sent when its `user:<id>` channel says they changed) and its
  * `game_started` events. Read-only: clients send nothing here.
  */
-export class LobbyRoom extends Room<{ state: LobbyState }> {
+export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> {
   static deps: LobbyRoomDeps;
 
   // Patches go out right after each change; the interval is only a backstop.
@@ -54,7 +55,7 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
     this.state = new LobbyState();
     // Subscribe first, then read the table: a change made in between is seen by one or the other.
     this.removedWhileLoading = new Set();
-    this.unsubscribeLobby = await events.subscribe(channels.lobby, (event: LobbyEvent) => this.onLobbyEvent(event));
+    this.unsubscribeLobby = await events.subscribe(channels.lobby, (event) => this.onLobbyEvent(event));
     try {
       for (const seek of await reads.openSeeks()) {
         if (!this.removedWhileLoading.has(seek.id)) this.state.seeks.set(seek.id, toSeekState(formatSeek(seek)));
@@ -65,9 +66,7 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
     }
     this.removedWhileLoading = undefined;
     this.pruneTimer = setInterval(() => this.prune(), PRUNE_INTERVAL_MS);
-    this.onMessage('*', (client, type) => {
-      client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
-    });
+    this.onMessage('*', refuseUnknownMessage);
   }
 
   override async onJoin(client: LobbyClient, _options: unknown, auth?: { user?: AuthUser }): Promise<void> {
@@ -75,7 +74,7 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
     client.userData = { userId };
     if (!userId) return;
     // onLeave runs even when the socket closes during this await, and finds the unsubscribe.
-    client.userData.unsubscribe = await LobbyRoom.deps.events.subscribe(channels.user(userId), (event: UserEvent) =>
+    client.userData.unsubscribe = await LobbyRoom.deps.events.subscribe(channels.user(userId), (event) =>
       this.onUserEvent(client, event),
     );
     void this.sendChallenges(client);
@@ -102,7 +101,7 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
 
   // ---- internals ----------------------------------------------------------------------------
 
-  private onLobbyEvent(event: LobbyEvent): void {
+  private onLobbyEvent(event: ChannelEvents['lobby']): void {
     if (event?.type === 'seek_added' && typeof event.seek?.id === 'string') {
       this.state.seeks.set(event.seek.id, toSeekState(event.seek));
     } else if (event?.type === 'seek_removed' && typeof event.id === 'string') {
@@ -114,7 +113,7 @@ export class LobbyRoom extends Room<{ state: LobbyState }> {
     this.schedulePatch();
   }
 
-  private onUserEvent(client: LobbyClient, event: UserEvent): void {
+  private onUserEvent(client: LobbyClient, event: ChannelEvents['user']): void {
     if (event?.type === 'challenges_changed') void this.sendChallenges(client);
     else if (event?.type === 'game_started') client.send('game_started', event);
   }

@@ -6,9 +6,10 @@ import { validateTimeControl } from '../src/domain/timeControl.ts';
 import { AppError } from '../src/errors.ts';
 import { reserveGameSeat, ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.ts';
 import { assertMaySeek, PoolRetired, SeekPool, type Pairing, type SeekResult } from '../src/services/seekPool.ts';
+import { refuseUnknownMessage, type SeekPoolServerMessages } from './messages.ts';
 
 type SeekerData = { user: AuthUser; seekId?: string };
-type SeekerClient = Client<{ userData: SeekerData; auth: { user: AuthUser } }>;
+type SeekerClient = Client<{ userData: SeekerData; auth: { user: AuthUser }; messages: SeekPoolServerMessages }>;
 
 export type SeekPoolRoomDeps = { ctx: AppContext; authenticate: (token: string) => Promise<AuthUser>; hostId: () => string };
 
@@ -45,7 +46,7 @@ function parsePoolKey(options: unknown): PoolKey {
  * the game's room when paired (`paired` message). Leaving the room cancels a waiting seek. A
  * pool with no seek and no socket goes after SEEK_POOL_IDLE_SECONDS (src/services/seekPool.ts).
  */
-export class SeekPoolRoom extends Room {
+export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
   static deps: SeekPoolRoomDeps;
   pool!: SeekPool;
   override autoDispose = false;
@@ -90,9 +91,7 @@ export class SeekPoolRoom extends Room {
     pool.onLost = () => void this.disconnect();
     pool.mayRetire = () => this.mayRetire();
     pool.onRetired = () => void this.disconnect();
-    this.onMessage('*', (client, type) => {
-      client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
-    });
+    this.onMessage('*', refuseUnknownMessage);
   }
 
   override async onJoin(client: SeekerClient, options: unknown, auth: { user: AuthUser }): Promise<void> {

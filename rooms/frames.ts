@@ -2,6 +2,7 @@ import { getMessageBytes, Protocol } from '@colyseus/core';
 import { WebSocketTransport, type TransportOptions } from '@colyseus/ws-transport';
 import { unpack } from 'msgpackr';
 import type { WebSocket, WebSocketServer } from 'ws';
+import type { ErrorBody } from './messages.ts';
 
 /**
  * Frames a client may send to our rooms, judged before Colyseus sees them. Colyseus decodes a
@@ -89,7 +90,7 @@ function guardFrames(wss: WebSocketServer, o: FrameGuardOptions): void {
         if (problem) {
           o.refused('malformed_frame', problem);
           if (++malformed > maxMalformed) ws.close(1008, 'too many malformed frames');
-          else ws.send(getMessageBytes.raw(Protocol.ROOM_DATA, 'error', { code: 'VALIDATION_ERROR', message: `Malformed frame: ${problem}` }));
+          else ws.send(getMessageBytes.raw(Protocol.ROOM_DATA, 'error', malformedFrame(problem)));
           return false;
         }
       }
@@ -97,6 +98,8 @@ function guardFrames(wss: WebSocketServer, o: FrameGuardOptions): void {
     } as WebSocket['emit'];
   });
 }
+
+const malformedFrame = (problem: string): ErrorBody => ({ code: 'VALIDATION_ERROR', message: `Malformed frame: ${problem}` });
 
 function asBytes(data: unknown): Uint8Array {
   if (data instanceof Uint8Array) return data;

@@ -1,7 +1,23 @@
+import type { Client } from '@colyseus/core';
 import { z } from 'zod';
+import type { ErrorCode, ErrorDetails } from '../src/errors.ts';
+import type { GameEvent } from '../src/domain/liveGameViews.ts';
+import type { DrawAnswerResult, DrawOfferResult, GameEndResult, MoveResult } from '../src/services/gameViews.ts';
+import type { UserEvent } from '../src/services/channelEvents.ts';
+import type { ChallengeView } from '../src/services/seekViews.ts';
 
-/** Messages a player sends to a GameRoom. Each may carry an `id`, echoed in the answer. */
+/**
+ * The catalogue of what goes over a room's socket, each way, for every room (as lila-ws declares
+ * `ClientOut` and `ClientIn`): a client's messages are parsed with the schemas below, a room's are
+ * sent through a client typed with its room's map (Colyseus checks `client.send(type, body)` and
+ * `broadcast` against it), and the protocol tables in the docs are checked against ROOM_MESSAGES
+ * (test/rooms/protocol.test.ts).
+ */
+
+// ---- client → server ---------------------------------------------------------------------------
+
 const square = z.string().regex(/^[a-h][1-8]$/, 'must be a square like e4');
+/** Any command may carry an `id`, echoed in its answer; it also makes a resent command safe. */
 const requestId = z.union([z.string().max(64), z.number().int()]).optional();
 
 export const MoveMessage = z.object({
@@ -22,3 +38,82 @@ export const AnswerDrawMessage = z.object({
   id: requestId,
 });
 export type AnswerDrawMessage = z.infer<typeof AnswerDrawMessage>;
+
+/** What a player sends to a GameRoom; the lobby, seek-pool and tournament rooms take nothing. */
+export const GAME_COMMANDS = ['move', 'resign', 'offer_draw', 'answer_draw'] as const;
+export type GameCommand = (typeof GAME_COMMANDS)[number];
+export const GameCommandSchemas = {
+  move: MoveMessage,
+  resign: BareMessage,
+  offer_draw: BareMessage,
+  answer_draw: AnswerDrawMessage,
+} as const satisfies Record<GameCommand, z.ZodType>;
+
+type Union<M> = { [T in keyof M]: { type: T; body: M[T] } }[keyof M];
+export type GameClientMessages = { [C in GameCommand]: z.infer<(typeof GameCommandSchemas)[C]> };
+export type ClientMessage = Union<GameClientMessages>;
+
+// ---- server → client ---------------------------------------------------------------------------
+
+/** The `id` of the command answered, when it had one. */
+type Echo = { id?: string | number };
+/** A refusal, with the REST codes; `details` names the fields of an invalid message. */
+export type ErrorBody = Echo & { code: ErrorCode; message: string; details?: ErrorDetails };
+
+/** What a command's `<name>:ok` carries besides `id`: the same data as the REST answer. */
+export type CommandAnswers = {
+  move: z.infer<typeof MoveResult>;
+  resign: z.infer<typeof GameEndResult>;
+  offer_draw: z.infer<typeof DrawOfferResult>;
+  answer_draw: z.infer<typeof DrawAnswerResult>;
+};
+export type GameEnd = Omit<Extract<GameEvent, { type: 'game_end' }>, 'type' | 'result'> &
+  Extract<GameEvent, { type: 'game_end' }>['result'] & { v: number };
+
+export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & CommandAnswers[C] } & {
+  error: ErrorBody;
+  /** To everyone in the room, players and spectators, as the game ends. */
+  game_end: GameEnd;
+};
+export type LobbyServerMessages = {
+  /** The watcher's pending challenges, on join and whenever they change (with a token only). */
+  challenges: { challenges: ChallengeView[] };
+  /** The user event as it came from the `user:<id>` channel. */
+  game_started: Extract<UserEvent, { type: 'game_started' }> & { ts: number };
+  error: ErrorBody;
+};
+export type SeekPoolServerMessages = {
+  seeking: { seek_id: string; expires_at: string };
+  /** `reservation` (a Colyseus seat reservation) is null when none could be made: join the game by id. */
+  paired: { game_id: string; reservation: unknown };
+  error: ErrorBody;
+};
+/** Nobody joins a tournament room: an arena is followed on the realtime channel `tournament:<id>`. */
+export type TournamentServerMessages = Record<never, never>;
+
+export type GameServerMessage = Union<GameServerMessages>;
+export type LobbyServerMessage = Union<LobbyServerMessages>;
+export type SeekPoolServerMessage = Union<SeekPoolServerMessages>;
+export type ServerMessage = GameServerMessage | LobbyServerMessage | SeekPoolServerMessage;
+/** The body of the server message `T`, whichever room sends it (`error` is the same in all). */
+export type ServerBody<T extends ServerMessage['type']> = (GameServerMessages & LobbyServerMessages & SeekPoolServerMessages)[T];
+
+/** Every message name by room and direction: what the docs' protocol tables must list. */
+const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
+export const ROOM_MESSAGES = {
+  game: {
+    in: [...GAME_COMMANDS],
+    out: names<GameServerMessages>({ 'move:ok': true, 'resign:ok': true, 'offer_draw:ok': true, 'answer_draw:ok': true, error: true, game_end: true }),
+  },
+  lobby: { in: [], out: names<LobbyServerMessages>({ challenges: true, game_started: true, error: true }) },
+  seek_pool: { in: [], out: names<SeekPoolServerMessages>({ seeking: true, paired: true, error: true }) },
+  tournament: { in: [], out: names<TournamentServerMessages>({}) },
+} as const;
+
+/**
+ * Every room's answer to a message type it does not take (`onMessage('*', …)`), with the error
+ * its frame guard gives junk frames (rooms/frames.ts).
+ */
+export function refuseUnknownMessage(client: Client<{ messages: { error: ErrorBody } }>, type: string | number): void {
+  client.send('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${String(type).slice(0, 40)}` });
+}

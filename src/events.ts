@@ -2,22 +2,21 @@ import type { Presence } from '@colyseus/core';
 
 /**
  * Realtime events between processes, over Colyseus presence (Redis pub/sub when REDIS_URL is
- * set, in process otherwise). Channels: `game:<id>` (a live game's events, DESIGN 2.6),
- * `user:<id>` (personal: pairing, challenges), `tournament:<id>` (an arena's
- * pairings and standings), `lobby:seeks` (open seeks appearing and going).
+ * set, in process otherwise). The channels, and what each carries, are named in
+ * src/services/channelEvents.ts.
  */
-export const channels = {
-  game: (gameId: string) => `game:${gameId}`,
-  user: (userId: string) => `user:${userId}`,
-  tournament: (tournamentId: string) => `tournament:${tournamentId}`,
-  lobby: 'lobby:seeks',
-} as const;
+
+declare const carries: unique symbol;
+/** A bus channel's name, with the type of the events it carries: a channel is only made by a cast. */
+export type Channel<Event> = string & { readonly [carries]: Event };
 
 export type EventBus = {
-  publish(channel: string, event: object): void;
+  /** The event must be of the channel's type: a `game:` channel takes a game's events, and so on. */
+  publish<Event>(channel: Channel<Event>, event: NoInfer<Event>): void;
   /** Publishes text that is already JSON (serialised once, relayed as is). */
   publishRaw(channel: string, json: string): void;
-  subscribe(channel: string, listener: (event: any) => void): Promise<() => void>;
+  /** Events as published by any process: of the channel's type, as far as every publisher is ours. */
+  subscribe<Event>(channel: Channel<Event>, listener: (event: Event) => void): Promise<() => void>;
   /** The published JSON text as it came, for relaying to many sockets without parsing it each time. */
   subscribeRaw(channel: string, listener: (json: string) => void): Promise<() => void>;
   /** Connects the bus to the matchmaker's presence once the server has set it up. */

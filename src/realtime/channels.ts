@@ -1,6 +1,7 @@
 import type { AuthUser } from '../context.ts';
 import { isAppError, type ErrorCode } from '../errors.ts';
-import { INTERNAL_USER_EVENTS, type UserEvent } from '../services/userEvents.ts';
+import { channels, type UserEvent } from '../services/channelEvents.ts';
+import { INTERNAL_USER_EVENTS } from '../services/userEvents.ts';
 import type { TimerHandle } from '../time.ts';
 import type { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
@@ -186,7 +187,7 @@ async function lobbyChannel(deps: ChannelDeps, o: ChannelOptions): Promise<Subsc
   const queued: Relayed[] = [];
   let loading = true;
   // Listen first, then read the open seeks: a change in between is seen by one or the other.
-  const stop = await deps.hub.listen('lobby:seeks', (m) => (loading ? queued.push(m) : o.send(m.withChannel(o.channel))));
+  const stop = await deps.hub.listen(channels.lobby, (m) => (loading ? queued.push(m) : o.send(m.withChannel(o.channel))));
   try {
     const seeks = await deps.openSeeks();
     o.subscribed();

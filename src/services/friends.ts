@@ -6,8 +6,9 @@ import { findUserById } from '../db/users.ts';
 import { parseId } from '../domain/ids.ts';
 import { FRIEND_STATUSES, type FriendStatus } from '../domain/statuses.ts';
 import { AppError } from '../errors.ts';
+import type { UserEvent } from './channelEvents.ts';
 import type { Presence } from './presence.ts';
-import { userNotifier, type UserEvent } from './userEvents.ts';
+import { userNotifier } from './userEvents.ts';
 import { DEFAULT_RATING, defaultAvatarUrl } from './users.ts';
 import { emit } from './webhooks.ts';
 

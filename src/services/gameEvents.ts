@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
 import type { NumberedEvent } from '../domain/liveGameViews.ts';
-import { channels, type EventBus } from '../events.ts';
+import type { EventBus } from '../events.ts';
 import type { Clock } from '../time.ts';
 import { flat } from '../util/strings.ts';
+import { channels } from './channelEvents.ts';
 
 /**
  * The events of a game on its `game:<id>` channel (DESIGN 2.6), and a short replay buffer of them

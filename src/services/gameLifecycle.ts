@@ -10,7 +10,7 @@ import { parseId } from '../domain/ids.ts';
 import { poolId } from '../domain/pairing.ts';
 import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
-import { channels } from '../events.ts';
+import { channels } from './channelEvents.ts';
 import { callPool, openGame } from '../gateway/index.ts';
 import { challengesChanged, findVisible, isChallenged, isOpen, notFound, notify, type GamesDeps } from './gameAccess.ts';
 import { gameStatusChanged } from './gameEvents.ts';

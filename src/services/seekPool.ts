@@ -9,7 +9,7 @@ import type { TimeControl } from '../domain/timeControl.ts';
 import { AppError } from '../errors.ts';
 import { Timers } from './timers.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
-import { channels } from '../events.ts';
+import { channels } from './channelEvents.ts';
 import { openGame, type RoomReply } from '../gateway/index.ts';
 import { formatSeek, type LobbyEvent } from './seekViews.ts';
 import { gameStatusChanged } from './gameEvents.ts';

@@ -39,7 +39,7 @@ export function formatSeek(s: OpenSeek): SeekView {
   };
 }
 
-/** Events on the `lobby:seeks` channel (src/events.ts). */
+/** Events on the `lobby:seeks` channel (src/services/channelEvents.ts). */
 export type LobbyEvent =
   | { type: 'seek_added'; seek: SeekView }
   | { type: 'seek_removed'; id: string; reason: 'paired' | 'cancelled' | 'expired' };

@@ -7,7 +7,7 @@ import * as play from '../db/tournamentPlay.ts';
 import { countStandings, listStandings } from '../db/tournaments.ts';
 import { countEnded, performanceRating } from '../domain/arena.ts';
 import { pairArena } from '../domain/arenaPairing.ts';
-import { channels } from '../events.ts';
+import { channels } from './channelEvents.ts';
 import { Timers } from './timers.ts';
 import { formatStanding, STANDINGS_SHOWN, type TournamentEvent } from './tournamentViews.ts';
 import type { LobbyEvent } from './seekViews.ts';

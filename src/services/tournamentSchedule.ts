@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import * as play from '../db/tournamentPlay.ts';
 import { countStandings, listStandings } from '../db/tournaments.ts';
-import { channels } from '../events.ts';
+import { channels } from './channelEvents.ts';
 import { formatStanding, STANDINGS_SHOWN, type TournamentEvent } from './tournamentViews.ts';
 import { userNotifier } from './userEvents.ts';
 import { emit } from './webhooks.ts';

@@ -4,7 +4,7 @@ import type { Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { insertTournament } from '../../src/db/tournaments.ts';
-import { createEventBus } from '../../src/events.ts';
+import { createEventBus, type Channel } from '../../src/events.ts';
 import { createLogger } from '../../src/logger.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
@@ -46,8 +46,8 @@ export async function arenaFixture(pool: Pool, config: Partial<Config> = {}) {
   const service = createTournaments(ctx, { openTournament: async () => false });
 
   /** What a channel carried, in order. */
-  async function listen(channel: string): Promise<any[]> {
-    const seen: any[] = [];
+  async function listen<Event>(channel: Channel<Event>): Promise<Event[]> {
+    const seen: Event[] = [];
     await events.subscribe(channel, (m) => seen.push(m));
     return seen;
   }

@@ -1,13 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Room } from '@colyseus/sdk';
 
+import type { ErrorBody, GameClientMessages, GameCommand, ServerBody, ServerMessage } from '../../rooms/messages.ts';
+
 export type Message = Record<string, any>;
 
-/** Resolves with the next message of `type` the room receives. */
-export function nextMessage(room: Room, type: string, timeoutMs = 5000): Promise<Message> {
+/** Resolves with the body of the next message of `type` the room receives, typed by the catalogue (rooms/messages.ts). */
+export function nextMessage<T extends ServerMessage['type']>(room: Room, type: T, timeoutMs = 5000): Promise<ServerBody<T>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${type} within ${timeoutMs} ms`)), timeoutMs);
-    const off = room.onMessage(type, (m: Message) => {
+    const off = room.onMessage(type, (m: ServerBody<T>) => {
       clearTimeout(timer);
       off();
       resolve(m);
@@ -15,23 +17,43 @@ export function nextMessage(room: Room, type: string, timeoutMs = 5000): Promise
   });
 }
 
-/** Sends a GameRoom command with a request id and resolves with its answer: `<name>:ok` or `error`. */
-export function command(room: Room, name: string, payload: Message = {}): Promise<{ type: string; body: Message }> {
+/** A command's answer: `<name>:ok` with the command's answer, or `error`. */
+export type Answer<C extends GameCommand> = { type: `${C}:ok`; body: ServerBody<`${C}:ok`> } | { type: 'error'; body: ErrorBody };
+
+/**
+ * Sends a GameRoom command with a request id and resolves with its answer. The payload may be
+ * anything, so a test can send what the schema refuses.
+ */
+export function command<C extends GameCommand>(room: Room, name: C, payload: Partial<GameClientMessages[C]> | Message = {}): Promise<Answer<C>> {
   const id = Math.floor(Math.random() * 1e9);
-  const answer = new Promise<{ type: string; body: Message }>((resolve, reject) => {
+  const answer = new Promise<Answer<C>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to ${name}`)), 5000);
-    const done = (type: string) => (body: Message) => {
-      if (body.id !== id) return;
+    const done = (type: Answer<C>['type']) => (body: Answer<C>['body']) => {
+      if ((body as { id?: unknown }).id !== id) return;
       clearTimeout(timer);
       offOk();
       offErr();
-      resolve({ type, body });
+      resolve({ type, body } as Answer<C>);
     };
     const offOk = room.onMessage(`${name}:ok`, done(`${name}:ok`));
     const offErr = room.onMessage('error', done('error'));
   });
   room.send(name, { ...payload, id });
   return answer;
+}
+
+/** The body of a command's `<name>:ok`; fails with the error when the room refused it. */
+export async function expectOk<C extends GameCommand>(room: Room, name: C, payload?: Partial<GameClientMessages[C]> | Message): Promise<ServerBody<`${C}:ok`>> {
+  const answer = await command(room, name, payload);
+  if (answer.type === 'error') throw new Error(`${name} refused: ${JSON.stringify(answer.body)}`);
+  return answer.body as ServerBody<`${C}:ok`>;
+}
+
+/** The error a command was refused with; fails when the room accepted it. */
+export async function expectError<C extends GameCommand>(room: Room, name: C, payload?: Partial<GameClientMessages[C]> | Message): Promise<ErrorBody> {
+  const answer = await command(room, name, payload);
+  if (answer.type !== 'error') throw new Error(`${name} was accepted: ${JSON.stringify(answer.body)}`);
+  return answer.body as ErrorBody;
 }
 
 /** A plain JSON copy of a schema state, the server's or a client's decoded one, for deep comparison. */

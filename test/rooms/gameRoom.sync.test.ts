@@ -8,6 +8,7 @@ import { createActiveGame, type ActiveGame, type ChallengeOptions } from '../hel
 import {
   captureSchemaWarnings,
   command,
+  expectOk,
   nextMessage,
   plainState,
   statesSettle,
@@ -141,10 +142,10 @@ describe('GameRoom state sync with real SDK clients', () => {
     const { w, b, all } = await table();
     await play(w, 'e2e4');
     await inStep(all);
-    const offer = await command(w, 'offer_draw');
+    const offer = await expectOk(w, 'offer_draw');
     await inStep(all);
     const end = ended(all);
-    const accepted = await command(b, 'answer_draw', { offer_id: offer.body.draw_offer.id, accept: true });
+    const accepted = await command(b, 'answer_draw', { offer_id: offer.draw_offer.id, accept: true });
     assert.equal(accepted.type, 'answer_draw:ok', JSON.stringify(accepted.body));
     await end;
     await inStep(all);

@@ -4,7 +4,7 @@ import { openGame } from '../../src/gateway/index.ts';
 import { insertActiveGame } from '../helpers/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { command, nextMessage as next, type Message } from '../helpers/rooms.ts';
+import { command, expectError, expectOk, nextMessage as next, type Message } from '../helpers/rooms.ts';
 
 
 
@@ -74,13 +74,13 @@ describe('GameRoom over Colyseus', () => {
   it('answers a move out of turn with NOT_YOUR_TURN and an illegal one with INVALID_MOVE', async () => {
     const w = await join(white.accessToken);
     const b = await join(black.accessToken);
-    assert.equal((await command(b, 'move', { from: 'e7', to: 'e5' })).body.code, 'NOT_YOUR_TURN');
-    assert.equal((await command(w, 'move', { from: 'e2', to: 'e5' })).body.code, 'INVALID_MOVE');
+    assert.equal((await expectError(b, 'move', { from: 'e7', to: 'e5' })).code, 'NOT_YOUR_TURN');
+    assert.equal((await expectError(w, 'move', { from: 'e2', to: 'e5' })).code, 'INVALID_MOVE');
   });
 
   it('answers malformed and unknown messages with an error and keeps the socket', async () => {
     const w = await join(white.accessToken);
-    assert.equal((await command(w, 'move', { from: 'z9', to: 42 })).body.code, 'VALIDATION_ERROR');
+    assert.equal((await expectError(w, 'move', { from: 'z9', to: 42 })).code, 'VALIDATION_ERROR');
     const unknown = next(w, 'error');
     w.send('teleport', { to: 'h8' });
     assert.equal((await unknown).code, 'VALIDATION_ERROR');
@@ -90,7 +90,7 @@ describe('GameRoom over Colyseus', () => {
   it('lets spectators watch without a token but not play', async () => {
     const watcher = await join();
     assert.equal((watcher.state as any).fen.split(' ')[1], 'w');
-    assert.equal((await command(watcher, 'move', { from: 'e2', to: 'e4' })).body.code, 'NOT_A_PLAYER');
+    assert.equal((await expectError(watcher, 'move', { from: 'e2', to: 'e4' })).code, 'NOT_A_PLAYER');
   });
 
   it('refuses to join with an invalid token', async () => {
@@ -115,10 +115,11 @@ describe('GameRoom over Colyseus', () => {
     const w = await join(white.accessToken);
     const b = await join(black.accessToken);
     for (const r of [w, b]) r.onMessage('game_end', () => {});
-    const offer = await command(w, 'offer_draw');
-    assert.equal(offer.body.draw_offer.status, 'pending');
-    const accepted = await command(b, 'answer_draw', { offer_id: offer.body.draw_offer.id, accept: true });
-    assert.deepEqual([accepted.body.result, accepted.body.termination], ['1/2-1/2', 'agreement']);
+    const offer = await expectOk(w, 'offer_draw');
+    assert.equal(offer.draw_offer.status, 'pending');
+    const accepted = await expectOk(b, 'answer_draw', { offer_id: offer.draw_offer.id, accept: true });
+    assert.ok('result' in accepted, JSON.stringify(accepted));
+    assert.deepEqual([accepted.result, accepted.termination], ['1/2-1/2', 'agreement']);
   });
 
   it('limits a socket to 100 messages per 20 s', async () => {

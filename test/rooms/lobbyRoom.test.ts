@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { matchMaker } from '@colyseus/core';
 import { Client, type Room } from '@colyseus/sdk';
-import { channels } from '../../src/events.ts';
-import type { LobbyEvent, SeekView } from '../../src/services/seekViews.ts';
-import type { UserEvent } from '../../src/services/userEvents.ts';
+import type { Channel } from '../../src/events.ts';
+import { channels } from '../../src/services/channelEvents.ts';
+import type { SeekView } from '../../src/services/seekViews.ts';
 import { insertUser } from '../helpers/fixtures.ts';
 import { as, challenge } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
@@ -90,7 +90,7 @@ describe('LobbyRoom over Colyseus', () => {
   let sdk: Client;
   const joined: Room[] = [];
 
-  const publish = async (channel: string, event: LobbyEvent | UserEvent) => (await testService()).service.ctx.events.publish(channel, event);
+  const publish = async <Event>(channel: Channel<Event>, event: NoInfer<Event>) => (await testService()).service.ctx.events.publish(channel, event);
 
   const join = async (token?: string): Promise<Watcher> => {
     const room = await sdk.joinOrCreate('lobby', token ? { token } : {});
@@ -130,7 +130,7 @@ describe('LobbyRoom over Colyseus', () => {
   it('lists a seek when it is announced and drops it when it is removed', async () => {
     const { room } = await join();
     const seek = seekView();
-    await publish(channels.lobby, { type: 'seek_added', seek });
+    await publish(channels.lobby, { type: 'seek_added', seek, ts: 1 });
     await waitForState(room, (s) => s.seeks.has(seek.id));
     const shown = (room.state as any).seeks.get(seek.id);
     assert.deepEqual(
@@ -159,7 +159,7 @@ describe('LobbyRoom over Colyseus', () => {
         expiresAt: Date.parse(seek.expires_at),
       },
     );
-    await publish(channels.lobby, { type: 'seek_removed', id: seek.id, reason: 'cancelled' });
+    await publish(channels.lobby, { type: 'seek_removed', id: seek.id, reason: 'cancelled', ts: 1 });
     await waitForState(room, (s) => !s.seeks.has(seek.id));
   });
 
@@ -167,7 +167,7 @@ describe('LobbyRoom over Colyseus', () => {
     const { room } = await join();
     const expiresAt = Date.now() + 1000;
     const seek = seekView({ expires_at: new Date(expiresAt).toISOString() });
-    await publish(channels.lobby, { type: 'seek_added', seek });
+    await publish(channels.lobby, { type: 'seek_added', seek, ts: 1 });
     await waitForState(room, (s) => s.seeks.has(seek.id));
     const goneAt = await waitForState(room, (s) => !s.seeks.has(seek.id), 3000);
     assert.ok(goneAt >= expiresAt, 'dropped before its expiry');
@@ -240,7 +240,7 @@ describe('LobbyRoom over Colyseus', () => {
     assert.equal((await inbox.next('challenges')).challenges.length, 1);
     // Changed behind the lobby's back: only the event makes it look again.
     await service.ctx.pool.query(`UPDATE games SET status = 'abandoned', abort_reason = 'cancelled' WHERE id = $1`, [id]);
-    await publish(channels.user(bob.id), { type: 'challenges_changed' });
+    await publish(channels.user(bob.id), { type: 'challenges_changed', ts: 1 });
     assert.deepEqual((await inbox.next('challenges')).challenges, []);
   });
 
@@ -258,10 +258,10 @@ describe('LobbyRoom over Colyseus', () => {
     const { inbox } = await join(bob.accessToken);
     const { inbox: anonymous } = await join();
     const gameId = randomUUID();
-    await publish(channels.user(alice.id), { type: 'game_started', game_id: randomUUID() });
-    await publish(channels.user(bob.id), { type: 'game_started', game_id: gameId, seek_id: 'seek-1' });
+    await publish(channels.user(alice.id), { type: 'game_started', game_id: randomUUID(), ts: 1 });
+    await publish(channels.user(bob.id), { type: 'game_started', game_id: gameId, seek_id: 'seek-1', ts: 1 });
     const started = await inbox.next('game_started');
-    assert.deepEqual(started, { type: 'game_started', game_id: gameId, seek_id: 'seek-1' });
+    assert.deepEqual(started, { type: 'game_started', game_id: gameId, seek_id: 'seek-1', ts: 1 });
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(inbox.count('game_started'), 0);
     assert.equal(anonymous.count('game_started'), 0);

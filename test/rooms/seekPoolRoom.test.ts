@@ -7,7 +7,7 @@ import { as, getGame, uniquePool } from '../helpers/games.ts';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { command, type Message } from '../helpers/rooms.ts';
+import { command, expectError, type Message } from '../helpers/rooms.ts';
 import { sleep } from '../../src/time.ts';
 
 type Pool = ReturnType<typeof uniquePool> & { rated: boolean };
@@ -144,8 +144,8 @@ describe('SeekPoolRoom over Colyseus', () => {
     const detail = await view(pending.body.data.id, restUser);
     assert.equal(detail.status, 'active');
     assert.deepEqual([detail.white_player.id, detail.black_player.id], [restUser.id, socketUser.id]);
-    const move = await command(game, 'move', { from: 'e7', to: 'e5' });
-    assert.equal(move.body.code, 'NOT_YOUR_TURN', 'seated as Black');
+    const refusal = await expectError(game, 'move', { from: 'e7', to: 'e5' });
+    assert.equal(refusal.code, 'NOT_YOUR_TURN', 'seated as Black');
   });
 
   it('pairs two realtime seekers with each other, each with a seat of their own', async () => {

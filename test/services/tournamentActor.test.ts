@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Pool } from '../../src/db/pool.ts';
 import { recompute } from '../../src/domain/arena.ts';
+import { channels } from '../../src/services/channelEvents.ts';
 import { TournamentActor } from '../../src/services/tournamentActor.ts';
 import { arenaFixture, type ArenaFixture } from '../helpers/arena.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -34,7 +35,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
     it('is not hosted before starts_at, and starts at it: status, started_at, tournament.started to each participant', async () => {
       const id = await arena.tournament({ startsIn: 60_000 });
       const players = await arena.players(id, [undefined, undefined]);
-      const channels = await Promise.all(players.map((p) => arena.listen(`user:${p}`)));
+      const userChannels = await Promise.all(players.map((p) => arena.listen(channels.user(p))));
       assert.equal(await arena.open(id), 'not_active');
       assert.equal((await tournamentRow(id)).status, 'upcoming');
 
@@ -48,7 +49,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       assert.equal(outbox.length, 1);
       assert.deepEqual([...outbox[0].user_ids].sort(), [...players].sort());
       assert.deepEqual(outbox[0].payload, { tournament: { id, name: 'Test Arena', starts_at: new Date(startsAt - 2).toISOString() } });
-      for (const seen of channels) {
+      for (const seen of userChannels) {
         assert.deepEqual(seen.filter((m) => m.type === 'tournament_started').map((m) => m.tournament.id), [id]);
       }
     });
@@ -155,7 +156,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
     it('tells both players their game (colour, opponent) and the tournament channel the pairing, after the game is open', async () => {
       const id = await arena.tournament();
       const [a, b] = await arena.players(id, [1600, 1500]);
-      const [userA, userB, channel] = await Promise.all([arena.listen(`user:${a}`), arena.listen(`user:${b}`), arena.listen(`tournament:${id}`)]);
+      const [userA, userB, channel] = await Promise.all([arena.listen(channels.user(a)), arena.listen(channels.user(b)), arena.listen(channels.tournament(id))]);
       await arena.host(id);
       const [g] = await arena.activeGames(id);
       const told = (seen: any[]) => seen.find((m) => m.type === 'tournament_pairing');
@@ -167,6 +168,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       );
       assert.equal(told(userB).color, colorOf(b));
       const pairing = channel.find((m) => m.type === 'pairing');
+      assert.ok(pairing, 'no pairing message');
       assert.deepEqual(pairing.white, { id: g.white, username: await name(g.white) });
       assert.equal(pairing.game_id, g.id);
       assert.ok(arena.games.has(g.id), 'the game was opened before anyone was told');
@@ -208,7 +210,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       // Casual: the opponents' ratings stay 1500, so the performance is plain to check.
       const id = await arena.tournament({ rated: false });
       const [a, b] = await arena.players(id, [1500, 1500]);
-      const channel = await arena.listen(`tournament:${id}`);
+      const channel = await arena.listen(channels.tournament(id));
       await arena.host(id);
       // A: win, win, win (on fire: 4), draw (on fire: 2, fire out), win (2). B: loses, draws once (1).
       for (const result of ['a', 'a', 'a', 'draw', 'a'] as const) {
@@ -234,8 +236,9 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       // A standings message after each counted game, the last one as the rows are now.
       const messages = channel.filter((m) => m.type === 'standings');
       assert.equal(messages.length, 5);
-      assert.deepEqual(messages.at(-1).standings, standings);
-      assert.equal(messages.at(-1).standings_total, 2);
+      const last = messages.at(-1)!;
+      assert.deepEqual(last.standings, standings);
+      assert.equal(last.standings_total, 2);
     });
 
     it('counts a game that ended while no actor ran, once, when the next one takes over (crash between end and count)', async () => {
@@ -266,7 +269,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
       const [a, b] = await arena.players(id, [1500, 1500]);
       await arena.host(id, 'node-a');
       const [g] = await arena.activeGames(id);
-      const [userA, userB] = await Promise.all([arena.listen(`user:${a}`), arena.listen(`user:${b}`)]);
+      const [userA, userB] = await Promise.all([arena.listen(channels.user(a)), arena.listen(channels.user(b))]);
       await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
       await arena.host(id, 'node-b');
       for (const seen of [userA, userB]) {
@@ -370,7 +373,7 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
     it('counts a game started before ends_at that ends after it, pairs nobody after ends_at, and finishes when the last game ends', async () => {
       const id = await arena.tournament({ minutes: 1 });
       const [a, b, c] = await arena.players(id, [1600, 1500, 1400]);
-      const channel = await arena.listen(`tournament:${id}`);
+      const channel = await arena.listen(channels.tournament(id));
       await arena.host(id);
       const [g] = await arena.activeGames(id);
       assert.equal(pairOf(g), pair(a, b));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
+import { channels } from '../../src/services/channelEvents.ts';
 import { TournamentActor } from '../../src/services/tournamentActor.ts';
 import { createTournamentSchedule } from '../../src/services/tournamentSchedule.ts';
 import { startSweeper } from '../../src/workers/sweeper.ts';
@@ -92,7 +93,7 @@ describe('The sweeper hosts tournaments', function () {
   it('starts an arena with fewer than two players at its starts_at without an actor: tournament.started to its player, once', async () => {
     const id = await arena.tournament({ startsIn: 60_000 });
     const [player] = await arena.players(id, [undefined]);
-    const channel = await arena.listen(`user:${player}`);
+    const channel = await arena.listen(channels.user(player));
     sweepers(['node-a', 'node-b']);
     const startsAt = (await row(id)).starts_at.getTime();
     await arena.clock.advance(startsAt - arena.clock.now());
@@ -108,7 +109,7 @@ describe('The sweeper hosts tournaments', function () {
   it('finishes an arena without an actor at its ends_at, standings and status told on its channel', async () => {
     const id = await arena.tournament({ minutes: 1 });
     await arena.players(id, [undefined]);
-    const channel = await arena.listen(`tournament:${id}`);
+    const channel = await arena.listen(channels.tournament(id));
     sweepers(['node-a', 'node-b']);
     await until('running', async () => (await row(id)).status === 'running', { ms: 5000 });
     const endsAt = (await row(id)).ends_at.getTime();

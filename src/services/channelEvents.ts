@@ -1,0 +1,63 @@
+import type { Channel } from '../events.ts';
+import type { NumberedEvent } from '../domain/liveGameViews.ts';
+import type { LobbyEvent } from './seekViews.ts';
+import type { TournamentEvent } from './tournamentViews.ts';
+
+/**
+ * The event bus's channels (src/events.ts) and what each carries, by channel family: a game's
+ * events (DESIGN 2.6), a user's personal ones, an arena's pairings and standings (DESIGN 2.10),
+ * the open seeks appearing and going. Every event carries `type` and `ts` (Unix ms).
+ */
+export type ChannelEvents = {
+  game: NumberedEvent | GameStatusEvent;
+  user: Stamped<UserEvent>;
+  tournament: Stamped<TournamentEvent>;
+  lobby: Stamped<LobbyEvent>;
+};
+
+export const channels = {
+  game: (gameId: string) => `game:${gameId}` as Channel<ChannelEvents['game']>,
+  user: (userId: string) => `user:${userId}` as Channel<ChannelEvents['user']>,
+  tournament: (tournamentId: string) => `tournament:${tournamentId}` as Channel<ChannelEvents['tournament']>,
+  lobby: 'lobby:seeks' as Channel<ChannelEvents['lobby']>,
+} as const;
+
+type Stamped<Event> = Event & { ts: number };
+
+/**
+ * A pending game became active (accepted, paired) or was abandoned (declined, cancelled, expired):
+ * not numbered, as the game's events begin with its room.
+ */
+export type GameStatusEvent = { type: 'status'; status: 'active' | 'abandoned'; ts: number };
+
+type Who = { id: string; username: string };
+
+/**
+ * Personal events, published on the `user:<id>` channel of every node (DESIGN 2.6): the realtime
+ * channel relays them to the user's sockets (with `channel`), the lobby room reacts to some. Each
+ * carries `type` and `ts`. Published with `userNotifier`
+ * (src/services/userEvents.ts).
+ */
+export type UserEvent =
+  | { type: 'challenge_received'; game_id: string; from: Who }
+  | { type: 'challenge_declined'; game_id: string; by: Who }
+  | { type: 'challenge_cancelled'; game_id: string; by: Who }
+  | { type: 'challenge_expired'; game_id: string }
+  /** A challenge was accepted or a seek paired: the game is on (`seek_id` when it came from that seek). */
+  | { type: 'game_started'; game_id: string; seek_id?: string }
+  /** DESIGN 2.10: someone asked to be the user's friend / accepted the user's request. */
+  | { type: 'friend_request'; from: Who }
+  | { type: 'friend_accepted'; user: Who }
+  /** DESIGN 2.10: the owner of a club invited the user. */
+  | { type: 'club_invite'; club: { id: string; name: string }; invited_by: Who }
+  /** DESIGN 2.10: a tournament the user joined started. */
+  | { type: 'tournament_started'; tournament: { id: string; name: string; starts_at: string } }
+  /** DESIGN 2.10: the user was paired in a tournament; the game is active, both seated: join it. */
+  | { type: 'tournament_pairing'; tournament_id: string; game_id: string; color: 'white' | 'black'; opponent: Who }
+  /** The lobby room reloads the user's pending challenges on this. */
+  | { type: 'challenges_changed' }
+  /**
+   * Internal (never relayed): a session of the user ended (logout, refresh-token reuse), or all of
+   * them (`session_id` null: a password change). Sockets subscribed under it are told UNAUTHORIZED.
+   */
+  | { type: 'session_revoked'; session_id: string | null };
