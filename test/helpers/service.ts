@@ -20,7 +20,7 @@ export const TEST_ENV = {
   TOURNAMENT_MIN_MINUTES: '1',
   // The shared service analyses nothing: engines searching every game the suite finishes would
   // load the machine. Analysis tests run their own workers (test/workers/analysis.test.ts) or
-  // processes (test/analysisProcess.test.ts).
+  // processes (test/system/analysisProcess.test.ts).
   ANALYSIS_WORKERS: '0',
 } as const;
 

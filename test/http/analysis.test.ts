@@ -6,7 +6,7 @@ import { createUser, type TestUser } from '../helpers/users.ts';
 /**
  * GET /games/{id}/analysis before the analysis is made (the suite's shared service runs no
  * engine): 404, 409 and the 202 progress answer. The 200 answer, made by a real engine without
- * anyone asking, is test/analysisProcess.test.ts's.
+ * anyone asking, is test/system/analysisProcess.test.ts's.
  */
 describe('GET /games/{id}/analysis (before the analysis)', () => {
   let a: TestUser;

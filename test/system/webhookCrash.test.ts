@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from './helpers/database.ts';
-import { postData, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { WebhookReceiver, type Received } from './helpers/receiver.ts';
-import { testService } from './helpers/service.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { postData, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { WebhookReceiver, type Received } from '../helpers/receiver.ts';
+import { testService } from '../helpers/service.ts';
 
 /**
  * At least once, whatever happens to the delivering process: `npm start`'s process is stopped

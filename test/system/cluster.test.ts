@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { findGame } from '../src/db/games.ts';
-import { createDatabase } from './helpers/database.ts';
-import { clusterRedisUrl } from './helpers/cluster.ts';
-import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { testService } from './helpers/service.ts';
-import { WsClient } from './helpers/ws.ts';
+import { findGame } from '../../src/db/games.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { clusterRedisUrl } from '../helpers/cluster.ts';
+import { requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { testService } from '../helpers/service.ts';
+import { WsClient } from '../helpers/ws.ts';
 
 /**
  * Two processes joined by Redis and one PostgreSQL form one service: a game lives in one room

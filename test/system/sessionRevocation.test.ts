@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { hashToken, randomToken } from '../src/auth/tokens.ts';
-import { createDatabase } from './helpers/database.ts';
-import { clusterRedisUrl } from './helpers/cluster.ts';
-import { requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { testService } from './helpers/service.ts';
+import { hashToken, randomToken } from '../../src/auth/tokens.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { clusterRedisUrl } from '../helpers/cluster.ts';
+import { requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { testService } from '../helpers/service.ts';
 
 /**
  * Each node caches the sessions of the tokens it has checked (SESSION_CACHE_SECONDS), yet

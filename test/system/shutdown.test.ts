@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { postData, startServiceProcess } from './helpers/process.ts';
-import { createDatabase } from './helpers/database.ts';
-import { testService } from './helpers/service.ts';
-import { WsClient } from './helpers/ws.ts';
+import { postData, startServiceProcess } from '../helpers/process.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { testService } from '../helpers/service.ts';
+import { WsClient } from '../helpers/ws.ts';
 
 /** `npm start`'s process, as an operator runs it, stopped with SIGTERM. */
 describe('SIGTERM drain', function () {

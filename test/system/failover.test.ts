@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from './helpers/database.ts';
+import { createDatabase } from '../helpers/database.ts';
 import {
   CLUSTER_ENV,
   clusterRedisUrl,
@@ -10,10 +10,10 @@ import {
   queryRow,
   socketMove,
   storedGame,
-} from './helpers/cluster.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { testService } from './helpers/service.ts';
-import { WsClient } from './helpers/ws.ts';
+} from '../helpers/cluster.ts';
+import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { testService } from '../helpers/service.ts';
+import { WsClient } from '../helpers/ws.ts';
 
 /**
  * Dead-node detection with real processes killed with SIGKILL (README, Failover). The leases run

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { createDatabase } from './helpers/database.ts';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { testService } from './helpers/service.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { testService } from '../helpers/service.ts';
 
 /**
  * What a stranger can make the service log: `npm start`'s process at LOG_LEVEL=info, fed junk

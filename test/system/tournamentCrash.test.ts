@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { recompute } from '../src/domain/arena.ts';
-import { createDatabase } from './helpers/database.ts';
-import { clusterRedisUrl } from './helpers/cluster.ts';
-import { until } from './helpers/poll.ts';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { WebhookReceiver } from './helpers/receiver.ts';
-import { testService } from './helpers/service.ts';
+import { recompute } from '../../src/domain/arena.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { clusterRedisUrl } from '../helpers/cluster.ts';
+import { until } from '../helpers/poll.ts';
+import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { WebhookReceiver } from '../helpers/receiver.ts';
+import { testService } from '../helpers/service.ts';
 
 /**
  * An arena on two processes joined by Redis: the node that hosts its actor is killed with

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
-import { createDatabase } from './helpers/database.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from './helpers/process.ts';
-import { until } from './helpers/poll.ts';
-import { testService } from './helpers/service.ts';
+import { createDatabase } from '../helpers/database.ts';
+import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { until } from '../helpers/poll.ts';
+import { testService } from '../helpers/service.ts';
 
 /** 40 plies of a quiet Italian game; White resigns after them. */
 const LINE = [
