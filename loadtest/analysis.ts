@@ -25,8 +25,8 @@ import { createLogger } from '../src/logger.ts';
 import { systemClock } from '../src/time.ts';
 import { startAnalysisWorkers } from '../src/workers/analysis.ts';
 import { engineCommand, UciEngine, type EngineCommand } from '../src/workers/engine.ts';
-import { createDatabase } from '../test/helpers/database.ts';
-import { insertFinishedGame } from '../test/helpers/fixtures.ts';
+import { createDatabase } from '../test/support/database.ts';
+import { insertFinishedGame } from '../test/support/fixtures.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -26,8 +26,8 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { countEnded, EMPTY_RECORD, type EndedGame } from '../src/domain/arena.ts';
 import { pairArena, type ArenaPlayer } from '../src/domain/arenaPairing.ts';
-import { createDatabase } from '../test/helpers/database.ts';
-import { requestJson, startServiceProcess } from '../test/helpers/process.ts';
+import { createDatabase } from '../test/support/database.ts';
+import { requestJson, startServiceProcess } from '../test/support/process.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {

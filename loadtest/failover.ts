@@ -20,8 +20,8 @@ import os from 'node:os';
 import { Client } from '@colyseus/sdk';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createDatabase } from '../test/helpers/database.ts';
-import { requestJson, startServiceProcess, type ServiceProcess } from '../test/helpers/process.ts';
+import { createDatabase } from '../test/support/database.ts';
+import { requestJson, startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { LINE, setupGames, type BenchGame } from './setup.ts';
 
 const arg = (name: string, fallback: string) => {

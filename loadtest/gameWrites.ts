@@ -17,8 +17,8 @@ import { migrate } from '../src/db/migrate.ts';
 import { MoveWriter, type MoveWrite } from '../src/db/moveWriter.ts';
 import { createPool } from '../src/db/pool.ts';
 import { RENEW_CHUNK } from '../src/services/liveGameHost.ts';
-import { createDatabase } from '../test/helpers/database.ts';
-import { insertUser } from '../test/helpers/fixtures.ts';
+import { createDatabase } from '../test/support/database.ts';
+import { insertUser } from '../test/support/fixtures.ts';
 import { processCpu } from './cpu.ts';
 
 const arg = (name: string, fallback: number) => {

@@ -22,8 +22,8 @@ import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { explainNextPuzzle, findNextPuzzle } from '../src/db/puzzles.ts';
 import { importPuzzleFile } from '../src/services/puzzleImport.ts';
-import { createDatabase } from '../test/helpers/database.ts';
-import { postData, startServiceProcess } from '../test/helpers/process.ts';
+import { createDatabase } from '../test/support/database.ts';
+import { postData, startServiceProcess } from '../test/support/process.ts';
 import { processCpu } from './cpu.ts';
 import { writePuzzleCsv } from './puzzleCsv.ts';
 

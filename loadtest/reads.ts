@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../test/helpers/process.ts';
+import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { ensureGamesDatabase } from './gamesDb.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 import { LINE } from './setup.ts';

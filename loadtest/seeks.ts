@@ -22,12 +22,12 @@ import '../src/polyfills.ts';
 import os from 'node:os';
 import pg from 'pg';
 import { findPartner, type Seek, type SeekColor } from '../src/domain/pairing.ts';
-import { requestJson, startServiceProcess } from '../test/helpers/process.ts';
+import { requestJson, startServiceProcess } from '../test/support/process.ts';
 
 const post = (base: string, p: string, body: unknown, token?: string) => requestJson(base, 'POST', p, body, token);
 const get = (base: string, p: string, token: string) => requestJson(base, 'GET', p, undefined, token);
 import { postgresCpu, processCpu } from './cpu.ts';
-import { createDatabase } from '../test/helpers/database.ts';
+import { createDatabase } from '../test/support/database.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,5 +1,5 @@
 import type { Room } from '@colyseus/sdk';
-import { postData } from '../test/helpers/process.ts';
+import { postData } from '../test/support/process.ts';
 
 /** Data the benchmarks set up through the API, as players would. */
 export type Player = { id: string; token: string };

@@ -15,9 +15,9 @@
 import '../src/polyfills.ts';
 import os from 'node:os';
 import { Client, type Room } from '@colyseus/sdk';
-import { createDatabase } from '../test/helpers/database.ts';
-import { postData, startServiceProcess } from '../test/helpers/process.ts';
-import { WebhookReceiver } from '../test/helpers/receiver.ts';
+import { createDatabase } from '../test/support/database.ts';
+import { postData, startServiceProcess } from '../test/support/process.ts';
+import { WebhookReceiver } from '../test/support/receiver.ts';
 import { processCpu } from './cpu.ts';
 import { LINE, sendMove, setupGames, type BenchGame } from './setup.ts';
 

@@ -14,7 +14,7 @@
 import '../../src/polyfills.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client, type Room } from '@colyseus/sdk';
-import { postData } from '../../test/helpers/process.ts';
+import { postData } from '../../test/support/process.ts';
 import { randomLines } from '../lines.ts';
 
 type Player = { id: string; token: string };

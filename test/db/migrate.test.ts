@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import { testService } from '../helpers/service.ts';
 
 describe('Migrations', () => {

@@ -8,7 +8,7 @@ import { renewLeases } from '../../src/db/liveGames.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost, RENEW_CHUNK } from '../../src/services/liveGameHost.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
-import { insertActiveGame, insertUser } from '../helpers/fixtures.ts';
+import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { openLiveGame } from '../helpers/liveGames.ts';
 import { testService } from '../helpers/service.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { markSeen } from '../../src/db/friends.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { insertUser } from '../helpers/fixtures.ts';
+import { insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };

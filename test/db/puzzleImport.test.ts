@@ -7,7 +7,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { BUNDLED_PUZZLES, importPuzzleFile, loadBundledPuzzles, type ImportStats } from '../../src/services/puzzleImport.ts';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { testService } from '../helpers/service.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { createDatabase } from '../helpers/database.ts';
-import { insertUser } from '../helpers/fixtures.ts';
+import { createDatabase } from '../support/database.ts';
+import { insertUser } from '../support/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 
 describe('Migration 022: stored webhook errors become the words an owner is shown', () => {

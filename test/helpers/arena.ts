@@ -11,7 +11,7 @@ import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { TournamentActor } from '../../src/services/tournamentActor.ts';
 import { createTournaments } from '../../src/services/tournaments.ts';
 import { ManualClock } from './clock.ts';
-import { insertUser } from './fixtures.ts';
+import { insertUser } from '../support/fixtures.ts';
 import { testService } from './service.ts';
 
 /**

@@ -4,7 +4,7 @@ import { Client, type Room } from '@colyseus/sdk';
 import { Redis } from 'ioredis';
 import { findGame } from '../../src/db/games.ts';
 import pg from 'pg';
-import { requestJson, type JsonAnswer, type ServiceProcess } from './process.ts';
+import { requestJson, type JsonAnswer, type ServiceProcess } from '../support/process.ts';
 import { command } from './rooms.ts';
 
 /** What every node of a test cluster shares: the token key and issuer (tokens work on any node). */

@@ -1,6 +1,6 @@
 import { migrate } from '../../src/db/migrate.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
-import { createDatabase } from './database.ts';
+import { createDatabase } from '../support/database.ts';
 import { testService } from './service.ts';
 
 /**

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import type { Clock } from '../../src/time.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
-import { insertActiveGame, insertUser } from './fixtures.ts';
+import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { testService } from './service.ts';
 
 /**

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startService, type RunningService } from '../../src/server.ts';
-import { freshDatabase, type TestDatabase } from './database.ts';
+import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { MailCatcher } from './smtp.ts';
 
 /**

@@ -5,8 +5,8 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CHROMIUM_PATH, hasChromium, launchChromium } from './browser.ts';
-import { createDatabase } from './database.ts';
-import { postData, startServiceProcess, type ServiceProcess } from './process.ts';
+import { createDatabase } from '../support/database.ts';
+import { postData, startServiceProcess, type ServiceProcess } from '../support/process.ts';
 import { TEST_ENV, testService } from './service.ts';
 import { uniqueUsername } from './users.ts';
 

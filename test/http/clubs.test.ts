@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { as } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
-import { receiverPerTest } from '../helpers/receiver.ts';
+import { receiverPerTest } from '../support/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { subscribeUser } from '../helpers/ws.ts';

@@ -8,7 +8,7 @@ import { ManualClock } from '../helpers/clock.ts';
 import { as } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { until } from '../helpers/poll.ts';
-import { receiverPerTest, type Received } from '../helpers/receiver.ts';
+import { receiverPerTest, type Received } from '../support/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { subscribeUser } from '../helpers/ws.ts';

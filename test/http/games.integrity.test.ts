@@ -3,7 +3,7 @@ import { matchMaker } from '@colyseus/core';
 import { Chess, type Move as ChessJsMove } from 'chess.js';
 import type { GameRoom } from '../../rooms/GameRoom.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { expireLease } from '../helpers/fixtures.ts';
+import { expireLease } from '../support/fixtures.ts';
 import { as, createActiveGame, getGame, play, playLine, sendMove, type ActiveGame } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { as, createActiveGame } from '../helpers/games.ts';
 import { api, newIp } from '../helpers/http.ts';
-import { receiverPerTest } from '../helpers/receiver.ts';
+import { receiverPerTest } from '../support/receiver.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { subscribeUser, WsClient } from '../helpers/ws.ts';
 

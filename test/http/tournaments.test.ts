@@ -5,7 +5,7 @@ import { as } from '../helpers/games.ts';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { expectNo500 } from '../helpers/malformed.ts';
 import { until } from '../helpers/poll.ts';
-import { receiverPerTest, type Received } from '../helpers/receiver.ts';
+import { receiverPerTest, type Received } from '../support/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { subscribeUser, WsClient } from '../helpers/ws.ts';

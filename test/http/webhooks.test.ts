@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { api } from '../helpers/http.ts';
 import { as, createActiveGame, playLine } from '../helpers/games.ts';
-import { receiverPerTest, WebhookReceiver, type Received } from '../helpers/receiver.ts';
+import { receiverPerTest, WebhookReceiver, type Received } from '../support/receiver.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 

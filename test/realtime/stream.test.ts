@@ -4,7 +4,7 @@ import { matchMaker } from '@colyseus/core';
 import type { GameRoom } from '../../rooms/GameRoom.ts';
 import { api } from '../helpers/http.ts';
 import { as, challenge, createActiveGame, getGame, play, playLine } from '../helpers/games.ts';
-import { expireLease } from '../helpers/fixtures.ts';
+import { expireLease } from '../support/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser } from '../helpers/users.ts';
 import { WsClient, type WsMessage } from '../helpers/ws.ts';

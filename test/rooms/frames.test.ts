@@ -7,7 +7,7 @@ import { Packr, unpack } from 'msgpackr';
 import { frameProblem } from '../../rooms/frames.ts';
 import type { GameRoom } from '../../rooms/GameRoom.ts';
 import { openGame } from '../../src/gateway/index.ts';
-import { insertActiveGame } from '../helpers/fixtures.ts';
+import { insertActiveGame } from '../support/fixtures.ts';
 import { command, nextMessage, plainState, statesSettle } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser } from '../helpers/users.ts';

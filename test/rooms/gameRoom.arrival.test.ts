@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Client, type Room } from '@colyseus/sdk';
 import { openGame } from '../../src/gateway/index.ts';
 import { sleep } from '../../src/time.ts';
-import { insertActiveGame } from '../helpers/fixtures.ts';
+import { insertActiveGame } from '../support/fixtures.ts';
 import { command } from '../helpers/rooms.ts';
 import { holdGameRow, type HeldRow } from '../helpers/rowLock.ts';
 import { testService } from '../helpers/service.ts';

@@ -3,7 +3,7 @@ import { matchMaker } from '@colyseus/core';
 import { Client, type Room } from '@colyseus/sdk';
 import type { GameRoom } from '../../rooms/GameRoom.ts';
 import { openGame } from '../../src/gateway/index.ts';
-import { insertActiveGame } from '../helpers/fixtures.ts';
+import { insertActiveGame } from '../support/fixtures.ts';
 import { createActiveGame, type ActiveGame, type ChallengeOptions } from '../helpers/games.ts';
 import {
   captureSchemaWarnings,

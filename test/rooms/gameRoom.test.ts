@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Client, type Room } from '@colyseus/sdk';
 import { openGame } from '../../src/gateway/index.ts';
-import { insertActiveGame } from '../helpers/fixtures.ts';
+import { insertActiveGame } from '../support/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { command, expectError, expectOk, nextMessage as next, type Message } from '../helpers/rooms.ts';

@@ -5,7 +5,7 @@ import { Client, type Room } from '@colyseus/sdk';
 import type { Channel } from '../../src/events.ts';
 import { channels } from '../../src/services/channelEvents.ts';
 import type { SeekView } from '../../src/services/seekViews.ts';
-import { insertUser } from '../helpers/fixtures.ts';
+import { insertUser } from '../support/fixtures.ts';
 import { as, challenge } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';

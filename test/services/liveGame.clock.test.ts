@@ -5,7 +5,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { expireLease } from '../helpers/fixtures.ts';
+import { expireLease } from '../support/fixtures.ts';
 import { liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
 import { ManualClock } from '../helpers/clock.ts';
 

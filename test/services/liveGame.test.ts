@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
-import { expireLease } from '../helpers/fixtures.ts';
+import { expireLease } from '../support/fixtures.ts';
 import { liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import type { Pool } from '../../src/db/pool.ts';

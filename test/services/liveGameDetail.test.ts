@@ -4,7 +4,7 @@ import { createGamesService, type GamesService } from '../../src/services/games.
 import { LiveGame } from '../../src/services/liveGame.ts';
 import type { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { ManualClock } from '../helpers/clock.ts';
-import { expireLease } from '../helpers/fixtures.ts';
+import { expireLease } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { testService } from '../helpers/service.ts';

@@ -5,7 +5,7 @@ import { poolId, type PoolKey } from '../../src/domain/pairing.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PoolRetired, SeekPool } from '../../src/services/seekPool.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { insertUser } from '../helpers/fixtures.ts';
+import { insertUser } from '../support/fixtures.ts';
 import { sleep, systemClock } from '../../src/time.ts';
 import { ManualClock } from '../helpers/clock.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
-import { createDatabase } from '../helpers/database.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { createDatabase } from '../support/database.ts';
+import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 

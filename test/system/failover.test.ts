@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import {
   CLUSTER_ENV,
   clusterRedisUrl,
@@ -11,7 +11,7 @@ import {
   socketMove,
   storedGame,
 } from '../helpers/cluster.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
 import { testService } from '../helpers/service.ts';
 import { WsClient } from '../helpers/ws.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import { CLUSTER_ENV, joinWhenServed, moveWhenServed, nodeIdOf, queryRow, socketMove, storedGame } from '../helpers/cluster.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/privateRedis.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 import { WsClient } from '../helpers/ws.ts';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT_HOME } from '../../src/db/embedded.ts';
-import { requestJson, startServiceProcess } from '../helpers/process.ts';
+import { requestJson, startServiceProcess } from '../support/process.ts';
 
 /**
  * `npm start` on the most common fresh machine: a container, as root, with the data in a

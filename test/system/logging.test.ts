@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { createDatabase } from '../helpers/database.ts';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { createDatabase } from '../support/database.ts';
+import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../support/process.ts';
 import { testService } from '../helpers/service.ts';
 
 /**

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, type Room } from '@colyseus/sdk';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import { CLUSTER_ENV, clusterRedisUrl, nodeIdOf, queryRow, socketMove, storedGame } from '../helpers/cluster.ts';
-import { postData, requestJson, type ServiceProcess } from '../helpers/process.ts';
+import { postData, requestJson, type ServiceProcess } from '../support/process.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 import { MailCatcher } from '../helpers/smtp.ts';
@@ -95,7 +95,7 @@ describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', fu
       PORT: String(basePort),
       PUBLIC_HOST: '127.0.0.1',
       HOST: '127.0.0.1',
-      // What the test suite's processes run with (test/helpers/process.ts).
+      // What the test suite's processes run with (test/support/process.ts).
       RATE_LIMITS: 'off',
       BCRYPT_COST: '4',
       EMAIL_DOMAIN_CHECK: 'off',

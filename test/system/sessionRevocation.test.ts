@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { hashToken, randomToken } from '../../src/auth/tokens.ts';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import { clusterRedisUrl } from '../helpers/cluster.ts';
-import { requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
+import { requestJson, startServiceProcess, type ServiceProcess } from '../support/process.ts';
 import { testService } from '../helpers/service.ts';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { postData, startServiceProcess } from '../helpers/process.ts';
-import { createDatabase } from '../helpers/database.ts';
+import { postData, startServiceProcess } from '../support/process.ts';
+import { createDatabase } from '../support/database.ts';
 import { testService } from '../helpers/service.ts';
 import { WsClient } from '../helpers/ws.ts';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { recompute } from '../../src/domain/arena.ts';
-import { createDatabase } from '../helpers/database.ts';
+import { createDatabase } from '../support/database.ts';
 import { clusterRedisUrl } from '../helpers/cluster.ts';
 import { until } from '../helpers/poll.ts';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
-import { WebhookReceiver } from '../helpers/receiver.ts';
+import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../support/process.ts';
+import { WebhookReceiver } from '../support/receiver.ts';
 import { testService } from '../helpers/service.ts';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from '../helpers/database.ts';
-import { postData, startGameOverApi, startServiceProcess, type ServiceProcess } from '../helpers/process.ts';
-import { WebhookReceiver, type Received } from '../helpers/receiver.ts';
+import { createDatabase } from '../support/database.ts';
+import { postData, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
+import { WebhookReceiver, type Received } from '../support/receiver.ts';
 import { testService } from '../helpers/service.ts';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { postData, requestJson } from '../helpers/process.ts';
+import { postData, requestJson } from '../support/process.ts';
 import { until } from '../helpers/poll.ts';
 import { apiUser, assertNoProblems, logIn, screenshot, signUp, webAppSuite } from '../helpers/webApp.ts';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { requestJson } from '../helpers/process.ts';
+import { requestJson } from '../support/process.ts';
 import {
   assertNoProblems,
   clickMove,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Chess } from 'chess.js';
 import type { Page } from 'playwright-core';
-import { requestJson } from '../helpers/process.ts';
+import { requestJson } from '../support/process.ts';
 import { apiUser, assertNoProblems, clickMove, logIn, PHONE, screenshot, webAppSuite } from '../helpers/webApp.ts';
 
 /** The solutions of the bundled sample the service loads (the page never sees them before an answer). */

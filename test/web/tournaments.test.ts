@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { postData, requestJson } from '../helpers/process.ts';
+import { postData, requestJson } from '../support/process.ts';
 import { TEST_ENV } from '../helpers/service.ts';
 import { apiUser, assertNoProblems, clickMove, logIn, PHONE, screenshot, waitForMoves, webAppSuite, type AppUser } from '../helpers/webApp.ts';
 

@@ -10,8 +10,8 @@ import { systemClock, type Clock } from '../../src/time.ts';
 import { startAnalysisWorkers, type AnalysisWorkerDeps, type AnalysisWorkers } from '../../src/workers/analysis.ts';
 import { engineCommand } from '../../src/workers/engine.ts';
 import { ManualClock } from '../helpers/clock.ts';
-import { createDatabase } from '../helpers/database.ts';
-import { insertFinishedGame, insertUser } from '../helpers/fixtures.ts';
+import { createDatabase } from '../support/database.ts';
+import { insertFinishedGame, insertUser } from '../support/fixtures.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 

@@ -4,7 +4,7 @@ import { lockNode, registerNode } from '../../src/db/nodes.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startNodeWatch, type NodeWatch } from '../../src/workers/nodeWatch.ts';
-import { insertActiveGame, insertUser } from '../helpers/fixtures.ts';
+import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { until } from '../helpers/poll.ts';
 

@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { systemClock, withTimeout } from '../../src/time.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { freePort } from '../../src/util/net.ts';
-import { WebhookReceiver, type Drip } from '../helpers/receiver.ts';
+import { WebhookReceiver, type Drip } from '../support/receiver.ts';
 
 /**
  * A name the registration check cannot see through (no `localhost`, no literal address) that

@@ -6,9 +6,9 @@ import { freePort } from '../../src/util/net.ts';
 import { RETRY_DELAYS_MS, startWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/workers/webhooks.ts';
 import { createSender } from '../../src/workers/webhookSender.ts';
 import { ManualClock } from '../helpers/clock.ts';
-import { insertUser } from '../helpers/fixtures.ts';
+import { insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { WebhookReceiver } from '../helpers/receiver.ts';
+import { WebhookReceiver } from '../support/receiver.ts';
 
 /**
  * The dispatcher on a database of its own, a real HTTP receiver, and a manual clock: retries are
