@@ -2,6 +2,7 @@ import { foldGameListCounts } from '../db/gameLists.ts';
 import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
 import { findTournamentsToHost } from '../db/tournamentPlay.ts';
+import { Timers } from '../services/timers.ts';
 import type { Clock } from '../time.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
@@ -9,7 +10,7 @@ import type { Logger } from '../logger.ts';
 export type SweeperDeps = {
   pool: Pool;
   log: Logger;
-  /** "Now" for the 24 h of idempotency keys (their times come from this clock too). */
+  /** "Now" for the 24 h of idempotency keys (their times come from this clock too), and the sweeps' cadence. */
   clock: Clock;
   /** Hosts an orphaned active game again (the gateway's openGame). */
   openGame: (gameId: string) => Promise<boolean>;
@@ -25,6 +26,8 @@ export type SweeperDeps = {
 export type Sweeper = {
   /** Sweeps now (again once the sweep under way ends): a dead node's games were just freed. */
   kick: () => void;
+  /** Resolves once no sweep is under way or asked for (tests drive the sweeper on a manual clock). */
+  idle: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -90,13 +93,17 @@ export function startSweeper(d: SweeperDeps): Sweeper {
       }
     });
   };
-  const timer = setInterval(start, d.intervalMs ?? 1000);
+  const timers = new Timers<'sweep'>(d.clock);
+  timers.every('sweep', d.intervalMs ?? 1000, start);
   start();
   return {
     kick: start,
+    idle: async () => {
+      while (running) await running;
+    },
     stop: async () => {
       stopped = true;
-      clearInterval(timer);
+      timers.clearAll();
       await running;
     },
   };

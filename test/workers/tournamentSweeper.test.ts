@@ -4,21 +4,22 @@ import { createLogger } from '../../src/logger.ts';
 import { channels } from '../../src/services/channelEvents.ts';
 import { TournamentActor } from '../../src/services/tournamentActor.ts';
 import { createTournamentSchedule } from '../../src/services/tournamentSchedule.ts';
-import { startSweeper } from '../../src/workers/sweeper.ts';
+import { startSweeper, type Sweeper } from '../../src/workers/sweeper.ts';
 import { arenaFixture, type ArenaFixture } from '../helpers/arena.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { until } from '../helpers/poll.ts';
 
 /**
  * Two nodes' sweepers over one database, on one manual clock: whichever looks first hosts a due
- * tournament, and it starts once. (The sweepers tick every 20 ms of real time here, every second
- * in the service: a tournament starts at the first sweep after its starts_at.)
+ * tournament, and it starts once. The sweepers tick on that clock, every second as in the
+ * service; `sweep()` has every node sweep once more and waits for it, which proves that a sweep
+ * found nothing to do without waiting in real time.
  */
 describe('The sweeper hosts tournaments', function () {
   this.timeout(20_000);
   let db: { pool: Pool; drop: () => Promise<void> };
   let arena: ArenaFixture;
-  let stops: Array<() => Promise<void>> = [];
+  let running: Sweeper[] = [];
 
   before(async () => {
     db = await isolatedDatabase();
@@ -28,14 +29,14 @@ describe('The sweeper hosts tournaments', function () {
     arena = await arenaFixture(db.pool);
   });
   afterEach(async () => {
-    for (const stop of stops) await stop();
-    stops = [];
+    for (const sweeper of running) await sweeper.stop();
+    running = [];
     await arena.close();
   });
 
   const sweepers = (nodes: string[]) => {
     for (const node of nodes) {
-      stops.push(
+      running.push(
         startSweeper({
           pool: db.pool,
           log: createLogger('silent'),
@@ -43,15 +44,17 @@ describe('The sweeper hosts tournaments', function () {
           openGame: async () => false,
           openTournament: async (id) => (await arena.open(id, node)) instanceof TournamentActor,
           tendTournaments: createTournamentSchedule(arena.ctx).tend,
-          intervalMs: 20,
-        }).stop,
+        }),
       );
     }
   };
   const row = async (id: string) =>
     (await db.pool.query('SELECT status, starts_at, started_at, ends_at, finished_at, host, host_epoch FROM tournaments WHERE id = $1', [id])).rows[0];
-  /** Several sweeps of every node go by (they tick every 20 ms). */
-  const sweepsGoBy = () => new Promise((r) => setTimeout(r, 200));
+  /** Every node sweeps once more, after whatever it was doing. */
+  const sweep = async () => {
+    for (const sweeper of running) sweeper.kick();
+    for (const sweeper of running) await sweeper.idle();
+  };
   const startedEvents = async (id: string) =>
     (await db.pool.query(`SELECT user_ids FROM outbox WHERE topic = 'tournament.started' AND payload->'tournament'->>'id' = $1`, [id])).rows;
 
@@ -61,15 +64,16 @@ describe('The sweeper hosts tournaments', function () {
     sweepers(['node-a', 'node-b']);
     const startsAt = (await row(id)).starts_at.getTime();
     await arena.clock.advance(startsAt - 1 - arena.clock.now());
-    // Many sweeps of both nodes go by one millisecond early: nothing starts.
-    await new Promise((r) => setTimeout(r, 200));
+    // Both nodes sweep one millisecond early: nothing starts.
+    await sweep();
     assert.equal((await row(id)).status, 'upcoming');
     await arena.clock.advance(1);
+    await sweep();
     const started = await until('started', async () => ((await row(id)).status === 'running' ? row(id) : undefined), { ms: 5000 });
     assert.equal(started.started_at.getTime(), startsAt, 'started by the first sweep that found it due');
     assert.ok(['node-a', 'node-b'].includes(started.host));
-    // Both nodes keep sweeping: still one start, one tournament.started for the three players.
-    await new Promise((r) => setTimeout(r, 200));
+    // Both nodes sweep again: still one start, one tournament.started for the three players.
+    await sweep();
     const events = await startedEvents(id);
     assert.equal(events.length, 1);
     assert.deepEqual([...events[0].user_ids].sort(), [...players].sort());
@@ -97,9 +101,10 @@ describe('The sweeper hosts tournaments', function () {
     sweepers(['node-a', 'node-b']);
     const startsAt = (await row(id)).starts_at.getTime();
     await arena.clock.advance(startsAt - arena.clock.now());
+    await sweep();
     const started = await until('started', async () => ((await row(id)).status === 'running' ? row(id) : undefined), { ms: 5000 });
     assert.equal(started.started_at.getTime(), startsAt);
-    await sweepsGoBy();
+    await sweep();
     assert.deepEqual([(await row(id)).host, (await row(id)).host_epoch], [null, 0], 'no node ever took a lease: no actor');
     const events = await startedEvents(id);
     assert.deepEqual(events.map((e) => e.user_ids), [[player]]);
@@ -114,13 +119,14 @@ describe('The sweeper hosts tournaments', function () {
     await until('running', async () => (await row(id)).status === 'running', { ms: 5000 });
     const endsAt = (await row(id)).ends_at.getTime();
     await arena.clock.advance(endsAt - 1 - arena.clock.now());
-    await sweepsGoBy();
+    await sweep();
     assert.equal((await row(id)).status, 'running', 'not a millisecond before ends_at');
     await arena.clock.advance(1);
+    await sweep();
     const finished = await until('finished', async () => ((await row(id)).status === 'finished' ? row(id) : undefined), { ms: 5000 });
     assert.equal(finished.finished_at.getTime(), endsAt);
     assert.equal(finished.host_epoch, 0);
-    await sweepsGoBy();
+    await sweep();
     assert.deepEqual(channel.filter((m) => m.type === 'status').map((m) => m.status), ['running', 'finished']);
     assert.equal(channel.filter((m) => m.type === 'standings').length, 1);
   });
@@ -130,9 +136,10 @@ describe('The sweeper hosts tournaments', function () {
     await arena.players(id, [undefined]);
     sweepers(['node-a', 'node-b']);
     await until('running', async () => (await row(id)).status === 'running', { ms: 5000 });
-    await sweepsGoBy();
+    await sweep();
     assert.equal((await row(id)).host, null, 'one player: no actor');
     await arena.players(id, [undefined]);
+    await sweep();
     await until('hosted', async () => (await row(id)).host !== null, { ms: 5000 });
     await until('paired', async () => (await arena.activeGames(id)).length === 1, { ms: 5000 });
   });
@@ -148,9 +155,10 @@ describe('The sweeper hosts tournaments', function () {
     assert.equal((await arena.activeGames(id)).length, 0);
     await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
     sweepers(['node-live']);
-    await sweepsGoBy();
+    await sweep();
     assert.equal((await row(id)).host, 'node-dead', 'nobody took it over');
     await arena.clock.advance((await row(id)).ends_at.getTime() - arena.clock.now());
+    await sweep();
     await until('finished', async () => (await row(id)).status === 'finished', { ms: 5000 });
   });
 });
