@@ -106,7 +106,7 @@ export async function startService(
     await matchMaker.onReady;
     liveGames.hostId = matchMaker.processId;
     let workers: Workers | undefined;
-    const stopWatch = await watchNodes({ config, databaseUrl, pool, log, nodeId: matchMaker.processId, freed: () => workers?.sweeper.kick() });
+    const stopWatch = await watchNodes({ config, databaseUrl, pool, log, clock, nodeId: matchMaker.processId, freed: () => workers?.sweeper.kick() });
     if (stopWatch) teardown.add(stopWatch);
     await gameServer.listen(config.port, config.host);
     serveHttpWithApp(httpServer, app);

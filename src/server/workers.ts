@@ -11,6 +11,7 @@ import { loadOpeningBook } from '../domain/openings.ts';
 import { nodeGone, nodeSeen, openGame, openTournament } from '../gateway/index.ts';
 import { registerAnalysisMetrics, registerWebhookMetrics } from '../http/ops.ts';
 import type { Logger } from '../logger.ts';
+import type { Clock } from '../time.ts';
 import type { Services } from '../services/index.ts';
 import { createTournamentSchedule } from '../services/tournamentSchedule.ts';
 import { startAnalysisWorkers, type AnalysisWorkers } from '../workers/analysis.ts';
@@ -25,6 +26,7 @@ export type NodeWatchOptions = {
   databaseUrl: string;
   pool: Pool;
   log: Logger;
+  clock: Clock;
   /** This node's id (the matchmaker's process id). */
   nodeId: string;
   /** A dead node's leases were ended here: its games are free to be hosted again. */
@@ -41,6 +43,7 @@ export async function watchNodes(o: NodeWatchOptions): Promise<(() => Promise<vo
     databaseUrl: o.databaseUrl,
     pool: o.pool,
     log: o.log.child({ component: 'nodes' }),
+    clock: o.clock,
     id: o.nodeId,
     address: o.config.publicAddress,
     onGone: async (id, endedHere) => {

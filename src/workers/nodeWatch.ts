@@ -2,11 +2,15 @@ import type pg from 'pg';
 import { connectNodeSession, deregisterNode, endLeasesOf, lockNode, pollNodes, registerNode, unlockNode } from '../db/nodes.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
+import { Timers } from '../services/timers.ts';
+import { sleep, type Clock } from '../time.ts';
 
 export type NodeWatchDeps = {
   databaseUrl: string;
   pool: Pool;
   log: Logger;
+  /** Paces the polls and retries and ends the grace after a rejoin (the service's system clock). */
+  clock: Clock;
   /** This node's id: the `host` of its leases (Colyseus's process id). */
   id: string;
   /** Where clients reach it (PUBLIC_ADDRESS), for operators reading the `nodes` table. */
@@ -19,7 +23,7 @@ export type NodeWatchDeps = {
   onGone: (id: string, endedHere: boolean) => Promise<void> | void;
   /** Told of a node that appeared in the table (started, or registered again after being judged dead). */
   onSeen?: (id: string) => void;
-  /** How often the other nodes' locks are tried (real time). */
+  /** How often the other nodes' locks are tried. */
   intervalMs?: number;
   /**
    * After this node's own session came back (a PostgreSQL restart ends every node's session at
@@ -96,7 +100,7 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
           return;
         }
         session = client;
-        judgeFrom = Date.now() + graceMs;
+        judgeFrom = d.clock.now() + graceMs;
         suspects = new Set();
         d.log.info('node session back; lock taken again');
         return;
@@ -104,14 +108,14 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
         // PostgreSQL is still away, or a node that suspects this one holds its lock for a moment.
         d.log.debug({ err: (err as Error).message }, 'node lock not taken yet');
       }
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await sleep(intervalMs, d.clock);
     }
   };
 
   const poll = async () => {
     const s = session;
     if (!s) return;
-    const nodes = await pollNodes(s, d.id, Date.now() >= judgeFrom).catch(async (error) => {
+    const nodes = await pollNodes(s, d.id, d.clock.now() >= judgeFrom).catch(async (error) => {
       // A session that stopped answering holds nothing useful: drop it and take the lock anew.
       if (/timeout/i.test((error as Error).message)) {
         void s.end().catch(() => {});
@@ -152,7 +156,7 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
   await poll();
   // A crashed predecessor is taken over before this node serves anything.
   if (suspects.size) {
-    await new Promise((r) => setTimeout(r, Math.min(intervalMs, INTERVAL_MS)));
+    await sleep(Math.min(intervalMs, INTERVAL_MS), d.clock);
     await poll();
   }
   let running: Promise<void> | undefined;
@@ -164,16 +168,17 @@ export async function startNodeWatch(d: NodeWatchDeps): Promise<NodeWatch> {
       .finally(() => (running = undefined));
     await running;
   };
-  const timer = setInterval(() => {
+  const timers = new Timers<'poll'>(d.clock);
+  timers.every('poll', intervalMs, () => {
     if (!running) void check();
-  }, intervalMs);
+  });
 
   return {
     peers: () => [...known],
     check,
     stop: async () => {
       stopped = true;
-      clearInterval(timer);
+      timers.clearAll();
       await running;
       await rejoining;
       const s = session;

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { lockNode, registerNode } from '../../src/db/nodes.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
+import { systemClock } from '../../src/time.ts';
 import { startNodeWatch, type NodeWatch } from '../../src/workers/nodeWatch.ts';
 import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -64,7 +65,7 @@ describe('node watch (dead-node detection by session lock)', function () {
     const gone: Array<[string, boolean]> = [];
     const seen: string[] = [];
     const w = await startNodeWatch({
-      databaseUrl: url, pool: db.pool, log, id, intervalMs: 600_000,
+      databaseUrl: url, pool: db.pool, log, clock: systemClock, id, intervalMs: 600_000,
       onGone: (n, here) => void gone.push([n, here]),
       onSeen: (n) => void seen.push(n),
       ...o,
