@@ -3,6 +3,8 @@ import type { AuthUser } from '../src/context.ts';
 import type { EventBus } from '../src/events.ts';
 import { channels, type ChannelEvents } from '../src/services/channelEvents.ts';
 import { formatChallenge, formatSeek, type LobbyReads, type SeekView } from '../src/services/seekViews.ts';
+import { Timers } from '../src/services/timers.ts';
+import type { Clock } from '../src/time.ts';
 import { refuseUnknownMessage, type LobbyServerMessages } from './messages.ts';
 import { LobbyState, SeekState } from './schema/LobbyState.ts';
 
@@ -14,6 +16,8 @@ export type LobbyRoomDeps = {
   reads: LobbyReads;
   events: EventBus;
   authenticate: (token: string) => Promise<AuthUser>;
+  /** Seeks' expiries are compared with its time, and pruning runs on its timers. */
+  clock: Clock;
 };
 
 type Watcher = {
@@ -38,7 +42,7 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
   override maxMessagesPerSecond = 20;
 
   private unsubscribeLobby?: () => void;
-  private pruneTimer?: NodeJS.Timeout;
+  private timers?: Timers<'prune'>;
   private patchScheduled = false;
   /** While the snapshot loads: ids removed meanwhile, which the (older) snapshot must not revive. */
   private removedWhileLoading?: Set<string>;
@@ -65,7 +69,8 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
       throw error;
     }
     this.removedWhileLoading = undefined;
-    this.pruneTimer = setInterval(() => this.prune(), PRUNE_INTERVAL_MS);
+    this.timers = new Timers(LobbyRoom.deps.clock);
+    this.timers.every('prune', PRUNE_INTERVAL_MS, () => this.prune());
     this.onMessage('*', refuseUnknownMessage);
   }
 
@@ -95,7 +100,7 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
   }
 
   override onDispose(): void {
-    clearInterval(this.pruneTimer);
+    this.timers?.clearAll();
     this.unsubscribeLobby?.();
   }
 
@@ -128,7 +133,7 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
     });
   }
 
-  private prune(now = Date.now()): void {
+  private prune(now = LobbyRoom.deps.clock.now()): void {
     const expired: string[] = [];
     this.state.seeks.forEach((seek, id) => {
       if (seek.expiresAt <= now) expired.push(id);

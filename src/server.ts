@@ -96,7 +96,7 @@ export async function startService(
     SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };
     // One room per pool: joiners and the gateway find it by these four options.
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
-    LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate };
+    LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate, clock };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
     TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, pool: tournamentPool, observe: registerTournamentMetrics(metrics.registry) };
     gameServer.define(TOURNAMENT_ROOM, TournamentRoom);
