@@ -46,6 +46,7 @@ async function main(): Promise<number> {
     etaBuffer: 50,
   });
   const skips: string[] = [];
+  // The rate shown to the operator is of real time: this command runs alone, with no service clock.
   const started = performance.now();
   let size = 0;
   const payload = (s: Pick<ImportStats, 'bytes' | 'rows'>) => ({

@@ -49,6 +49,7 @@ export function createMailer(o: MailerOptions): Mailer {
       }
       const info = await outbox.sendMail(message);
       await mkdir(o.outboxDir, { recursive: true, mode: 0o700 });
+      // Wall time names the file, for a person listing the outbox: nothing is computed from it.
       const file = path.join(o.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
       await writeFile(file, info.message as Buffer, { mode: 0o600 });
       log.info({ to: mail.to, subject: mail.subject, file }, 'mail written to outbox');

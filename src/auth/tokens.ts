@@ -24,6 +24,7 @@ export function createAccessTokens(o: { secret: string; issuer: string }): Acces
   const key = createSecretKey(Buffer.from(o.secret, 'utf8'));
   return {
     sign(user, sessionId) {
+      // Wall time, not the injected clock: jsonwebtoken checks `exp` against Date.now() itself.
       const iat = Math.floor(Date.now() / 1000);
       const exp = iat + ACCESS_TOKEN_TTL_SECONDS;
       const claims = { sub: user.id, email: user.email, role: 'authenticated', sid: sessionId, iat, exp };

@@ -60,6 +60,7 @@ export function startCluster(
   return new Promise((resolve, reject) => {
     let output = '';
     let started = false;
+    // A watchdog over a real process: wall time, whatever clock the service runs on.
     const timer = setTimeout(() => fail(new Error(`PostgreSQL did not start within 60 s: ${output.slice(-2000)}`)), 60_000);
     const fail = (error: Error) => {
       if (started) return;

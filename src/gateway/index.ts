@@ -3,7 +3,7 @@ import { parseId } from '../domain/ids.ts';
 import type { Reply } from '../domain/liveGameViews.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { countRefusal } from '../refusals.ts';
-import { sleep } from '../time.ts';
+import { sleep, systemClock } from '../time.ts';
 
 /** The room names games, seek pools and the lobby are registered under (src/server.ts). */
 export const GAME_ROOM = 'game';
@@ -40,6 +40,11 @@ export const ROOM_REFUSED = {
 export const roomRefusal = (code: ErrorCode | (typeof ROOM_REFUSED)[keyof typeof ROOM_REFUSED], message: string = code): ServerError =>
   new ServerError(ColyseusError.APPLICATION_ERROR, `${code}: ${message}`);
 
+/*
+ * Time here is the system clock's, not an injected one: the gateway waits on Colyseus's matchmaker
+ * and its inter-process calls, whose own timeouts (a 2 s IPC call, a seat reservation) run on
+ * Node's timers, so its retries and its memory of dead nodes must run on the same wall time.
+ */
 const ATTEMPTS = 6;
 /** The room is between owners (its node died and the lease has not lapsed): come back shortly. */
 const unavailable = () =>
@@ -166,7 +171,7 @@ export async function nodeGone(processId: string, o: { dropListings: boolean }):
     await matchMaker.stats.excludeProcess(processId);
     await matchMaker.driver.cleanup?.(processId);
   }
-  const now = Date.now();
+  const now = systemClock.now();
   for (const [id, at] of goneNodes) if (now - at > GONE_MEMORY_MS) goneNodes.delete(id);
   goneNodes.set(processId, now);
   for (const end of waitingOn.get(processId) ?? []) end();
@@ -181,7 +186,7 @@ export function nodeSeen(processId: string): void {
 function whileAlive<T>(processId: string, call: () => Promise<T>): Promise<T> {
   if (processId === matchMaker.processId) return call();
   const goneAt = goneNodes.get(processId);
-  if (goneAt !== undefined && Date.now() - goneAt < GONE_MEMORY_MS) return Promise.reject(new NodeGone(`node ${processId} is gone`));
+  if (goneAt !== undefined && systemClock.now() - goneAt < GONE_MEMORY_MS) return Promise.reject(new NodeGone(`node ${processId} is gone`));
   let waiting = waitingOn.get(processId);
   if (!waiting) waitingOn.set(processId, (waiting = new Set()));
   let end!: () => void;

@@ -47,6 +47,7 @@ export function webBundle(log: Logger): () => Promise<WebBundle> {
 }
 
 async function buildAll(log: Logger): Promise<WebBundle> {
+  // The build's real duration, for the log line only.
   const started = performance.now();
   const [app, docs] = await Promise.all([
     // The app gets source maps (readable stack traces); the reference is a vendor bundle.

@@ -238,6 +238,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     async close() {
       deps.clock.clearTimeout(heartbeat);
       const closed = [...peers].map((p) => new Promise<void>((resolve) => (p.ws.once('close', () => resolve()), p.close(CLOSE.RESTART, 'service restarting'))));
+      // Node's timer, not the clock: a bound on a real shutdown, which must end however tests drive time.
       await Promise.race([Promise.all(closed), new Promise((r) => setTimeout(r, 2000))]);
       for (const p of peers) p.ws.terminate();
       wss.close();

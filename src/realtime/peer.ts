@@ -87,7 +87,8 @@ export class Peer {
   close(code: number, reason = ''): void {
     if (this.ws.readyState === this.ws.CLOSED || this.ws.readyState === this.ws.CLOSING) return;
     this.ws.close(code, reason);
-    // A reader that stopped reading may never complete the closing handshake.
+    // A reader that stopped reading may never complete the closing handshake. (Node's timer: the
+    // far side is a real socket, whatever clock the service runs on.)
     const timer = setTimeout(() => this.ws.terminate(), 5000);
     timer.unref();
     this.ws.once('close', () => clearTimeout(timer));

@@ -346,6 +346,7 @@ export class TournamentActor {
   }
 
   private async timed<T>(phase: 'count' | 'pair' | 'finish', step: () => Promise<T>): Promise<T> {
+    // A metric of the work done (real time), not a time of the tournament.
     const started = performance.now();
     try {
       return await step();

@@ -210,6 +210,7 @@ export function startAnalysisWorkers(d: AnalysisWorkerDeps): AnalysisWorkers {
         const known = settledScore(fen);
         if (known) found = { score: known, best: null };
         else {
+          // The engine's real time, for the metrics; the worker's deadlines are on the clock.
           const started = performance.now();
           const r = await engine.search(START_FEN, replay.uci.slice(0, i), d.depth);
           searched++;
