@@ -64,7 +64,18 @@ export type WebhookDispatcherDeps = {
  * endpoint is disabled. A game's moves reach an endpoint in order: a later one waits while an
  * earlier one is pending.
  */
-export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => Promise<void>; kick: () => void } {
+export type WebhookDispatcher = {
+  /** A pass at once (or right after the one under way): new rows, or a delivery finished. */
+  kick: () => void;
+  /**
+   * Resolves once no pass is under way or asked for at once and no delivery is in flight: until
+   * time moves, nothing more happens (tests prove that nothing was sent on a manual clock).
+   */
+  idle: () => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+export function startWebhookDispatcher(d: WebhookDispatcherDeps): WebhookDispatcher {
   const maxInFlight = d.maxInFlight ?? 32;
   const perOwner = d.perOwner ?? IN_FLIGHT_PER_OWNER;
   const maxPending = d.maxPending ?? MAX_PENDING_PER_ENDPOINT;
@@ -78,10 +89,13 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
   let running: Promise<void> | undefined;
 
   let again = false;
+  /** A pass is asked for at once (its timer is due) and has not started. */
+  let dueNow = false;
   const schedule = () => {
     if (stopped) return;
     d.clock.clearTimeout(timer);
     timer = d.clock.setTimeout(pass, again ? 0 : (d.pollMs ?? 250));
+    dueNow = again;
     again = false;
   };
   /** Another pass as soon as this one ends: a delivery finished, so the next of its game may go. */
@@ -90,10 +104,12 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
     else if (!stopped) {
       d.clock.clearTimeout(timer);
       timer = d.clock.setTimeout(pass, 0);
+      dueNow = true;
     }
   };
   const pass = () => {
     if (running) return;
+    dueNow = false;
     running = (async () => {
       try {
         await fanOutOutbox();
@@ -256,6 +272,18 @@ export function startWebhookDispatcher(d: WebhookDispatcherDeps): { stop: () => 
   schedule();
   return {
     kick: soon,
+    async idle() {
+      for (;;) {
+        if (dueNow && !stopped) {
+          // The pass asked for at once runs now rather than when the clock fires its timer.
+          d.clock.clearTimeout(timer);
+          pass();
+        }
+        if (running) await running;
+        else if (sending.size) await Promise.allSettled(sending);
+        else return;
+      }
+    },
     async stop() {
       stopped = true;
       d.clock.clearTimeout(timer);

@@ -89,7 +89,7 @@ describe('webhook dispatcher (retries, order, two nodes)', function () {
     assert.equal(after1.last_status_code, 500);
     assert.equal(after1.next_attempt_at.getTime() - clock.now(), RETRY_DELAYS_MS[0], 'the first retry after 5 s');
     later(4000, d);
-    await new Promise((r) => setTimeout(r, 200));
+    await d.idle();
     assert.equal(receiver.received.length, 1, 'not before its time');
     later(1000, d);
     const [first, second] = await receiver.waitFor(2);
@@ -109,7 +109,7 @@ describe('webhook dispatcher (retries, order, two nodes)', function () {
     await settled(async () => (await delivery(one.id)).attempts === 1);
     assert.equal((await delivery(one.id)).next_attempt_at.getTime() - clock.now(), 120_000);
     later(60_000, d);
-    await new Promise((r) => setTimeout(r, 200));
+    await d.idle();
     assert.equal(receiver.received.length, 1);
     later(60_000, d);
     await receiver.waitFor(2);
@@ -151,7 +151,7 @@ describe('webhook dispatcher (retries, order, two nodes)', function () {
     const d = dispatcher();
     d.kick();
     await receiver.waitFor(1);
-    await new Promise((r) => setTimeout(r, 300));
+    await d.idle();
     assert.equal(receiver.received.length, 1, 'moves 2 and 3 wait for move 1');
     later(RETRY_DELAYS_MS[0], d);
     const got = await receiver.waitFor(4);
@@ -165,7 +165,10 @@ describe('webhook dispatcher (retries, order, two nodes)', function () {
     a.kick();
     b.kick();
     const got = await receiver.waitFor(60);
-    await new Promise((r) => setTimeout(r, 300));
+    // Both nodes have nothing left to do (each pass found nothing to send): no delivery went twice.
+    await a.idle();
+    await b.idle();
+    await a.idle();
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     assert.equal(ids.length, 60);
     assert.equal(new Set(ids).size, 60, 'each delivery once');
