@@ -137,9 +137,14 @@ export class SeekPool {
     });
   }
 
+  /** Resolves once every step queued so far has run (tests drive the pool on a manual clock). */
+  async idle(): Promise<void> {
+    await this.chain.catch(() => {});
+  }
+
   async close(): Promise<void> {
     this.timers.clearAll();
-    await this.chain.catch(() => {});
+    await this.idle();
     if (!this.retired) await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch).catch(() => {});
     this.retired = true;
   }

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/logger.ts';
 import { PoolRetired, SeekPool } from '../../src/services/seekPool.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { insertUser } from '../support/fixtures.ts';
-import { sleep, systemClock } from '../../src/time.ts';
+import { systemClock } from '../../src/time.ts';
 import { ManualClock } from '../helpers/clock.ts';
 
 
@@ -76,8 +76,10 @@ describe('SeekPool (the pool actor) across nodes', () => {
 
   it('lets one node at a time host a pool; the old host learns on its next pass that it lost it', async () => {
     const key = newKey();
-    const first = await open(key, 'node-a');
+    const clock = new ManualClock(Date.now());
+    const first = await SeekPool.open({ ...ctx, clock }, key, 'node-a');
     assert.ok(first instanceof SeekPool);
+    opened.push(first);
     assert.equal(await open(key, 'node-b'), 'lease_held', 'a second node may not host a live pool');
     await expireLease(key); // node-a stalls long enough for its lease to lapse
     const second = await open(key, 'node-b');
@@ -85,7 +87,8 @@ describe('SeekPool (the pool actor) across nodes', () => {
     assert.equal(second.epoch, first.epoch + 1);
     let lost = false;
     first.onLost = () => (lost = true);
-    await sleep(1200);
+    await clock.advance(1000); // its next pass
+    await first.idle();
     assert.ok(lost, 'the fenced-out actor was not told');
   });
 
