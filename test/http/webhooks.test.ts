@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { api } from '../helpers/http.ts';
 import { as, createActiveGame, playLine } from '../helpers/games.ts';
 import { receiverPerTest, WebhookReceiver, type Received } from '../support/receiver.ts';
+import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -135,8 +136,18 @@ describe('webhooks', () => {
     await api('POST', `/v1/games/${game.id}/resign`, as(white));
     const [finished] = await hooks.receiver.waitFor(1);
     assert.equal(finished.json.type, 'game.finished');
-    await new Promise((r) => setTimeout(r, 700));
-    assert.deepEqual(hooks.receiver.received.map((r) => r.json.type), ['game.finished'], "nothing of the game for the stranger, nothing black did not ask for");
+    // Once its game.finished row is fanned out, every delivery the game will cause exists (its
+    // start and moves go out first): what is queued is all that will ever be sent.
+    const { pool } = (await testService()).service.ctx;
+    await until('the game fanned out', async () =>
+      (await pool.query(`SELECT 1 FROM outbox WHERE game_id = $1 AND topic = 'game.finished' AND processed_at IS NOT NULL`, [game.id])).rowCount === 1,
+    );
+    const queued = await pool.query(
+      `SELECT w.url, d.event FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.user_id = ANY($1::uuid[])`,
+      [[stranger.id, black.id]],
+    );
+    assert.deepEqual(queued.rows, [{ url: `${hooks.url}?black`, event: 'game.finished' }], "nothing of the game for the stranger, nothing black did not ask for");
+    assert.deepEqual(hooks.receiver.received.map((r) => r.json.type), ['game.finished']);
   });
 
   it('sends a webhook.test delivery and lists it with its status and attempts', async () => {
