@@ -18,7 +18,7 @@ import { createHttpApp } from '../../src/http/app.ts';
 import { createIdempotency } from '../../src/http/idempotency.ts';
 import { Reply, route } from '../../src/http/route.ts';
 import { createLogger } from '../../src/logger.ts';
-import { systemClock } from '../../src/time.ts';
+import { systemClock, type Clock } from '../../src/time.ts';
 import { BLITZ, as, createActiveGame, getGame, sendChallenge, sendMove } from '../helpers/games.ts';
 import { api, newIp, type ApiOptions, type ApiResponse } from '../helpers/http.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -214,6 +214,9 @@ describe('Idempotency-Key', () => {
     let url: string;
     let user: TestUser;
     let calls: Map<string, number>;
+    /** The middleware's waits for a key in progress: the system clock, its timers counted. */
+    let waits = 0;
+    const waitsCounted: Clock = { ...systemClock, setTimeout: (run, ms) => (waits++, systemClock.setTimeout(run, ms)) };
     let gate: { open: () => void; opened: Promise<void> };
     let outcome: (n: number) => unknown;
 
@@ -261,7 +264,7 @@ describe('Idempotency-Key', () => {
         deps: {
           authenticate: service.services.auth.authenticate,
           rateLimit: async () => {},
-          idempotency: createIdempotency({ db: service.ctx.pool, clock: systemClock, log, waitMs: 1500 }),
+          idempotency: createIdempotency({ db: service.ctx.pool, clock: waitsCounted, log, waitMs: 1500 }),
         },
         ops: express.Router(),
       });
@@ -329,8 +332,9 @@ describe('Idempotency-Key', () => {
       const key = randomUUID();
       const first = post('/gated', key);
       await until(() => calls.get('gated') === 1);
+      const waitedBefore = waits;
       const second = post('/gated', key);
-      await new Promise((r) => setTimeout(r, 200)); // the second is waiting now
+      await until(() => waits > waitedBefore); // the second found the key in progress and waits
       gate.open();
       const [one, two] = await Promise.all([first, second]);
       assert.equal(one.status, 200, one.text);
