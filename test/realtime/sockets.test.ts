@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createRealtime, type Realtime, type RealtimeDeps } from '../../src/realtime/index.ts';
 import { AppError } from '../../src/errors.ts';
 import { ManualClock } from '../helpers/clock.ts';
+import { until } from '../helpers/poll.ts';
 import { WsClient } from '../helpers/ws.ts';
 
 /**
@@ -56,10 +57,15 @@ describe('realtime sockets: heartbeat, back-pressure, shutdown', () => {
     // The dead client's machine vanished: its socket reads nothing, so no pong comes back.
     (dead.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     await clock.advance(30_000); // ping
-    await new Promise((r) => setTimeout(r, 100)); // the live client's pong travels
+    // The live client's pong travels. The answer to a first message comes after the ping on the
+    // same stream, so the client has answered that ping by then; the answer to a second comes
+    // after the server read that pong.
+    for (let i = 0; i < 2; i++) {
+      alive.send({ type: 'ping' });
+      assert.equal((await alive.next()).type, 'pong');
+    }
     await clock.advance(30_000); // no pong from the dead one: dropped
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(realtime.stats().sockets, 1);
+    await until('the dead socket is closed', () => realtime.stats().sockets === 1, { ms: 2000 });
     alive.send({ type: 'ping' });
     assert.equal((await alive.next()).type, 'pong');
   });
