@@ -52,6 +52,7 @@ describe('login throttle', () => {
     const throttle = createLoginThrottle(limiterFactory(undefined), { perEmail: 1, perAddress: 100, windowSeconds: 1 });
     await throttle.reserve('eve@example.com', '10.5.5.5');
     await assert.rejects(throttle.reserve('eve@example.com', '10.5.5.5'), throttled);
+    // Real time: rate-limiter-flexible keeps its windows on Date.now(), not on an injectable clock.
     await new Promise((r) => setTimeout(r, 1100));
     await throttle.reserve('eve@example.com', '10.5.5.5');
   });

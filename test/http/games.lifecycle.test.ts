@@ -201,6 +201,7 @@ describe('Challenge lifecycle: accept, decline, cancel, expiry', () => {
       this.timeout(10_000);
       const { config } = await testService();
       const id = await challenge(a, b);
+      // Real time: the deadline is the running service's, on its system clock.
       await new Promise((r) => setTimeout(r, config.challengeTtlMs + 50));
       const res = await post(`/v1/games/${id}/accept`, b);
       assert.equal(res.status, 409);

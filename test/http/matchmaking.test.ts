@@ -75,7 +75,9 @@ describe('Matchmaking over REST (POST /games type matchmaking)', () => {
       const other = uniquePool();
       const seeks = [await seekOk(a, pool, { rated: true }), await seekOk(b, pool, { rated: false }), await seekOk(c, other, { rated: true })];
       assert.deepEqual(seeks.map((s) => s.status), ['pending', 'pending', 'pending']);
-      await sleep(1200); // a pairing pass of each pool has run
+      // A pairing pass of each pool has run: the running service's pools pass every second of its
+      // system clock (the pass itself is tested on a manual clock in test/services/seekPool.test.ts).
+      await sleep(1200);
       for (const [s, u] of [[seeks[0], a], [seeks[1], b], [seeks[2], c]] as const) {
         assert.equal((await view(s.id, u)).status, 'pending', 'nobody was paired across pools');
       }
@@ -138,7 +140,7 @@ describe('Matchmaking over REST (POST /games type matchmaking)', () => {
       const second = await seekOk(b, pool, { color: 'white' });
       assert.equal(second.status, 'pending');
       assert.notEqual(second.id, first.id);
-      await sleep(1200); // the pairing pass does not pair them either
+      await sleep(1200); // the pairing pass (the service's, each second in real time) does not pair them either
       assert.equal((await view(first.id, a)).status, 'pending');
       assert.equal((await view(second.id, b)).status, 'pending');
     });
