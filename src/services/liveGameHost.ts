@@ -60,6 +60,8 @@ export class LiveGameHost implements GameHosting {
 
   register(game: LiveGame): void {
     this.games.set(game.id, game);
+    // Node's timer, not the clock: a lease runs out on PostgreSQL's clock (now() + GAME_LEASE_SECONDS,
+    // the one clock every node shares), so it is renewed in real time whatever clock the games run on.
     this.renewTimer ??= setInterval(() => void this.renewAll(), Math.max(200, this.config.gameLeaseMs / 3));
   }
 
@@ -97,6 +99,7 @@ export class LiveGameHost implements GameHosting {
       g.markLost();
     }
     const live = active.filter((g) => !overdue.has(g.id));
+    // The round's duration is the database's work, a metric in real time, not a time of the games.
     const started = performance.now();
     for (let i = 0; i < live.length; i += RENEW_CHUNK) {
       const chunk = live.slice(i, i + RENEW_CHUNK);
@@ -129,6 +132,8 @@ export class LiveGameHost implements GameHosting {
     this.handBackTimer ??= setTimeout(() => void this.endGivenUpLeases(), 0);
   }
 
+  // Node's timers, not the clock: these retries wait for PostgreSQL (a real process) to answer
+  // again; no time of the game depends on them.
   private async endGivenUpLeases(): Promise<void> {
     const batch = [...this.givenUp].map(([gameId, epoch]) => ({ gameId, epoch }));
     try {
