@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, type Room } from '@colyseus/sdk';
+import { Redis } from 'ioredis';
 import { createDatabase } from '../support/database.ts';
 import { CLUSTER_ENV, clusterRedisUrl, nodeIdOf, queryRow, socketMove, storedGame } from '../helpers/cluster.ts';
 import { postData, requestJson, type ServiceProcess } from '../support/process.ts';
@@ -115,6 +116,17 @@ describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', fu
       throw error;
     }
     return nodes;
+  }
+
+  /** The rooms the cluster's processes have told Redis they hold (Colyseus's `roomcount` hash). */
+  async function roomsCounted(): Promise<number> {
+    const redis = new Redis(redisUrl!);
+    try {
+      const counts = await redis.hgetall('roomcount');
+      return Object.values(counts).reduce((sum, v) => sum + Number(v.split(',')[0]), 0);
+    } finally {
+      redis.disconnect();
+    }
   }
 
   const signup = async (node: ServiceProcess, name: string) =>
@@ -245,6 +257,10 @@ describe('Three processes under PM2 (ecosystem.config.js), and behind nginx', fu
       assert.deepEqual(seen, ['e4', 'e5']);
       spectator.ws.close();
       hosts.add((await queryRow(db.url, 'SELECT host FROM games WHERE id = $1', [game.id])).host);
+      // Colyseus places a room on the process with the fewest rooms as the processes last wrote
+      // their counts to Redis, at most once a second: games made faster than that all see the
+      // same counts and land together. The next game waits until this one is counted.
+      await until('the room counts include every game so far', async () => (await roomsCounted()) >= n + 1, { ms: 5_000 });
     }
     const seat = await requestJson(entry.base, 'POST', '/matchmake/joinOrCreate/lobby', {});
     assert.equal(seat.status, 200);
