@@ -1,10 +1,8 @@
-import { listMoves, type MoveRecord } from '../db/games.ts';
-import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import type { Pool } from '../db/pool.ts';
 import * as repo from '../db/webhooks.ts';
-import { ChessGame } from '../domain/game.ts';
-import { seconds } from '../domain/liveGameViews.ts';
 import type { Logger } from '../logger.ts';
 import { withTimeout, type Clock, type TimerHandle } from '../time.ts';
+import { fanOutMoves, fanOutOutbox, MoveBoards, type FanOutDeps } from './webhookFanOut.ts';
 import { SEND_TIMEOUT_MS, type Send, type SendResult } from './webhookSender.ts';
 
 /** DESIGN 2.7: the waits before each retry; after the last one the endpoint is disabled. */
@@ -12,10 +10,6 @@ export const RETRY_DELAYS_MS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 
 /** The longest Retry-After honoured. */
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 
-type Board = { game: ChessGame; clocks: { white: number; black: number } };
-/** game.finished's place among a game's events: after every move. */
-const LAST_SEQ = 2 ** 31;
-const MAX_BOARDS = 1000;
 /** Deliveries of one user in flight at once, across the cluster. */
 export const IN_FLIGHT_PER_OWNER = 4;
 /** Pending deliveries one endpoint may hold (more are not queued, see insertDeliveries). */
@@ -76,219 +70,165 @@ export type WebhookDispatcher = {
 };
 
 export function startWebhookDispatcher(d: WebhookDispatcherDeps): WebhookDispatcher {
-  const maxInFlight = d.maxInFlight ?? 32;
-  const perOwner = d.perOwner ?? IN_FLIGHT_PER_OWNER;
-  const maxPending = d.maxPending ?? MAX_PENDING_PER_ENDPOINT;
   const attemptMs = (d.attemptTimeoutMs ?? SEND_TIMEOUT_MS) + BACKSTOP_MS;
   const lockMs = d.lockMs ?? attemptMs + CLAIM_MARGIN_MS;
   if (lockMs <= attemptMs) throw new Error(`webhook claims (${lockMs} ms) must outlive an attempt (${attemptMs} ms)`);
-  const sending = new Set<Promise<void>>();
-  const boards = new Map<string, Board>(); // the boards of followed games, kept between passes
-  let stopped = false;
-  let timer: TimerHandle | undefined;
-  let running: Promise<void> | undefined;
+  const loop = new DispatchLoop(d, {
+    maxInFlight: d.maxInFlight ?? 32,
+    perOwner: d.perOwner ?? IN_FLIGHT_PER_OWNER,
+    attemptMs,
+    lockMs,
+    pollMs: d.pollMs ?? 250,
+  });
+  loop.schedule();
+  return { kick: () => loop.soon(), idle: () => loop.idle(), stop: () => loop.stop() };
+}
 
-  let again = false;
+/** The dispatcher's settings, defaults resolved. */
+type DispatchSettings = { maxInFlight: number; perOwner: number; attemptMs: number; lockMs: number; pollMs: number };
+
+/**
+ * The passes of one dispatcher: one at a time, every `pollMs`, or at once when asked (a kick, a
+ * delivery finished); each fans out new events, then sends what is due within the free slots.
+ */
+class DispatchLoop {
+  private readonly sending = new Set<Promise<void>>();
+  private readonly fanOut: FanOutDeps;
+  private stopped = false;
+  private timer: TimerHandle | undefined;
+  private running: Promise<void> | undefined;
+  /** Another pass is asked for as soon as the one under way ends. */
+  private again = false;
   /** A pass is asked for at once (its timer is due) and has not started. */
-  let dueNow = false;
-  const schedule = () => {
-    if (stopped) return;
-    d.clock.clearTimeout(timer);
-    timer = d.clock.setTimeout(pass, again ? 0 : (d.pollMs ?? 250));
-    dueNow = again;
-    again = false;
-  };
+  private dueNow = false;
+
+  constructor(
+    private readonly d: WebhookDispatcherDeps,
+    private readonly s: DispatchSettings,
+  ) {
+    this.fanOut = { pool: d.pool, clock: d.clock, gameDetail: d.gameDetail, maxPending: d.maxPending ?? MAX_PENDING_PER_ENDPOINT, boards: new MoveBoards() };
+  }
+
+  /** The next pass: at once if one was asked for while the last ran, else after `pollMs`. */
+  schedule(): void {
+    if (this.stopped) return;
+    this.d.clock.clearTimeout(this.timer);
+    this.timer = this.d.clock.setTimeout(this.pass, this.again ? 0 : this.s.pollMs);
+    this.dueNow = this.again;
+    this.again = false;
+  }
+
   /** Another pass as soon as this one ends: a delivery finished, so the next of its game may go. */
-  const soon = () => {
-    if (running) again = true;
-    else if (!stopped) {
-      d.clock.clearTimeout(timer);
-      timer = d.clock.setTimeout(pass, 0);
-      dueNow = true;
+  soon(): void {
+    if (this.running) this.again = true;
+    else if (!this.stopped) {
+      this.d.clock.clearTimeout(this.timer);
+      this.timer = this.d.clock.setTimeout(this.pass, 0);
+      this.dueNow = true;
     }
-  };
-  const pass = () => {
-    if (running) return;
-    dueNow = false;
-    running = (async () => {
-      try {
-        await fanOutOutbox();
-        await fanOutMoves();
-        await deliverDue();
-      } catch (err) {
-        d.log.warn({ err }, 'webhook pass failed');
-      }
-    })().finally(() => {
-      running = undefined;
-      schedule();
+  }
+
+  private readonly pass = (): void => {
+    if (this.running) return;
+    this.dueNow = false;
+    this.running = this.runPass().finally(() => {
+      this.running = undefined;
+      this.schedule();
     });
   };
 
-  async function fanOutOutbox(): Promise<void> {
-    await withTransaction(d.pool, async (tx) => {
-      const rows = await repo.claimOutbox(tx, 100);
-      if (rows.length === 0) return;
-      const deliveries: repo.NewDelivery[] = [];
-      for (const row of rows) {
-        if (row.topic === 'game.started' && row.gameId) await repo.openMoveFeed(tx, row.gameId, row.userIds, 1);
-        // A game's end goes after its last moves: those are fanned out first, in this transaction.
-        if (row.topic === 'game.finished' && row.gameId) {
-          const feed = await repo.lockMoveFeed(tx, row.gameId);
-          if (feed) deliveries.push(...(await fanOutFeed(tx, feed)));
-        }
-        const endpoints = await repo.subscribedWebhooks(tx, row.userIds, row.topic);
-        if (endpoints.length === 0) continue;
-        const body = JSON.stringify({ type: row.topic, timestamp: row.createdAt.toISOString(), data: await dataOf(row) });
-        // The events of one game reach an endpoint in order: started, its moves by ply, finished.
-        const order = row.gameId ? { orderKey: `game:${row.gameId}`, seq: row.topic === 'game.finished' ? LAST_SEQ : 0 } : { orderKey: null, seq: 0 };
-        for (const e of endpoints) deliveries.push({ webhookId: e.id, event: row.topic, body, ...order });
-      }
-      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()), maxPending);
-      await repo.markOutboxProcessed(tx, rows.map((r) => r.id));
-    });
-  }
-
-  async function dataOf(row: repo.OutboxRow): Promise<unknown> {
-    const p = row.payload;
-    switch (row.topic) {
-      case 'game.started':
-        return { game: await d.gameDetail(row.gameId!) };
-      case 'game.finished':
-        return { game_id: p.game_id, result: p.result, winner: p.winner, termination: p.termination, rating_changes: p.rating_changes };
-      default:
-        return p;
-    }
-  }
-
-  /** game.move: the committed moves of followed games after each feed's cursor. */
-  async function fanOutMoves(): Promise<void> {
-    await withTransaction(d.pool, async (tx) => {
-      const deliveries: repo.NewDelivery[] = [];
-      for (const feed of await repo.claimMoveFeeds(tx, 50)) deliveries.push(...(await fanOutFeed(tx, feed)));
-      await repo.insertDeliveries(tx, deliveries, new Date(d.clock.now()), maxPending);
-    });
-  }
-
-  /** One delivery per endpoint and move after the feed's cursor; moves the cursor on (or closes the feed). */
-  async function fanOutFeed(tx: Queryable, feed: repo.MoveFeed): Promise<repo.NewDelivery[]> {
-    const endpoints = await repo.subscribedWebhooks(tx, [feed.whiteId, feed.blackId], 'game.move');
-    // With the board of the last pass, only the new moves are read; else all, to replay it.
-    const warm = boards.get(feed.gameId)?.game.moveCount === feed.nextPly - 1;
-    const moves = await listMoves(tx, feed.gameId, warm ? feed.nextPly : 1);
-    const board = boardAt(feed, warm ? [] : moves.slice(0, feed.nextPly - 1));
-    const fresh = warm ? moves : moves.slice(feed.nextPly - 1);
-    const deliveries: repo.NewDelivery[] = [];
-    for (const m of fresh) {
-      const data = play(board, feed.gameId, m);
-      const body = JSON.stringify({ type: 'game.move', timestamp: m.createdAt.toISOString(), data });
-      for (const e of endpoints) deliveries.push({ webhookId: e.id, event: 'game.move', body, orderKey: `game:${feed.gameId}`, seq: m.ply });
-    }
-    // A feed ends with its game (every move fanned out), or when nobody follows it any more.
-    const open = feed.active && endpoints.length > 0;
-    await repo.advanceMoveFeed(tx, feed.gameId, feed.nextPly + fresh.length, open);
-    if (!open) boards.delete(feed.gameId);
-    return deliveries;
-  }
-
-  /** The game's board after ply nextPly − 1: kept from the last pass, else replayed from `before` (its earlier moves). */
-  function boardAt(feed: repo.MoveFeed, before: MoveRecord[]): Board {
-    let board = boards.get(feed.gameId);
-    if (!board || board.game.moveCount !== feed.nextPly - 1) {
-      board = { game: new ChessGame(), clocks: { white: feed.initialMs, black: feed.initialMs } };
-      for (const m of before) play(board, feed.gameId, m);
-    }
-    boards.delete(feed.gameId); // re-inserted last: the map's order is the order of use
-    boards.set(feed.gameId, board);
-    if (boards.size > MAX_BOARDS) boards.delete(boards.keys().next().value!);
-    return board;
-  }
-
-  /** Plays a stored move on the board; its game.move data (DESIGN 2.8). */
-  function play(board: Board, gameId: string, m: MoveRecord) {
-    const played = board.game.play({ from: m.uci.slice(0, 2), to: m.uci.slice(2, 4), promotion: m.uci[4] ?? null });
-    if (!played.ok) throw new Error(`game ${gameId}: stored move ${m.uci} is illegal`);
-    board.clocks[m.ply % 2 === 1 ? 'white' : 'black'] = m.clockMs;
-    return {
-      game_id: gameId,
-      move: played.move,
-      fen: played.fen,
-      move_count: m.ply,
-      times: { white: seconds(board.clocks.white), black: seconds(board.clocks.black) },
-    };
-  }
-
-  async function deliverDue(): Promise<void> {
-    const free = maxInFlight - sending.size;
-    if (free <= 0) return;
-    const claimed = await repo.claimDeliveries(d.pool, { now: new Date(d.clock.now()), limit: free, perOwner, lockMs });
-    for (const c of claimed) {
-      const work = attempt(c).finally(() => {
-        sending.delete(work);
-        soon();
-      });
-      sending.add(work);
-    }
-  }
-
-  async function attempt(c: repo.ClaimedDelivery): Promise<void> {
-    const at = new Date(d.clock.now());
-    let result: SendResult;
+  private async runPass(): Promise<void> {
     try {
-      result = await withTimeout(
-        d.send({ url: c.url, id: `msg_${c.id}`, body: c.body, secret: c.secret, at }),
-        attemptMs,
-        (): SendResult => ({ statusCode: null, error: 'timed out', detail: `the send did not settle within ${attemptMs} ms`, retryAfterMs: null, durationMs: attemptMs }),
-        d.clock,
-      );
+      await fanOutOutbox(this.fanOut);
+      await fanOutMoves(this.fanOut);
+      await this.deliverDue();
     } catch (err) {
-      result = { statusCode: null, error: 'request failed', detail: (err as Error).message, retryAfterMs: null, durationMs: 0 };
-    }
-    // The owner sees the coarse error; what really happened (names, addresses) is ours.
-    if (result.detail) d.log.info({ delivery: c.id, webhook: c.webhookId, error: result.error, detail: result.detail }, 'webhook attempt got no answer');
-    const attemptNo = c.attempts + 1;
-    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const gone = result.statusCode === 410;
-    const lastTry = attemptNo > RETRY_DELAYS_MS.length;
-    const outcome = ok ? 'delivered' : gone || lastTry ? 'failed' : 'retry';
-    const wait = Math.min(MAX_RETRY_AFTER_MS, Math.max(RETRY_DELAYS_MS[attemptNo - 1] ?? 0, result.retryAfterMs ?? 0));
-    const recorded = await repo
-      .recordAttempt(d.pool, {
-        deliveryId: c.id,
-        attempt: attemptNo,
-        statusCode: result.statusCode,
-        error: result.error,
-        durationMs: Math.round(result.durationMs),
-        outcome,
-        nextAttemptAt: outcome === 'retry' ? new Date(d.clock.now() + wait) : null,
-      })
-      .catch((err) => (d.log.warn({ err, delivery: c.id }, 'webhook attempt not recorded'), false));
-    if (!recorded) return;
-    d.observe?.(outcome, result.durationMs);
-    if (outcome === 'failed') {
-      await repo.disableWebhook(d.pool, c.webhookId, gone ? 'the receiver answered 410 Gone' : 'every retry failed').catch(() => {});
+      this.d.log.warn({ err }, 'webhook pass failed');
     }
   }
 
-  schedule();
-  return {
-    kick: soon,
-    async idle() {
-      for (;;) {
-        if (dueNow && !stopped) {
-          // The pass asked for at once runs now rather than when the clock fires its timer.
-          d.clock.clearTimeout(timer);
-          pass();
-        }
-        if (running) await running;
-        else if (sending.size) await Promise.allSettled(sending);
-        else return;
+  /** Claims as many due deliveries as there are free slots and sends them; each frees its slot when it ends. */
+  private async deliverDue(): Promise<void> {
+    const free = this.s.maxInFlight - this.sending.size;
+    if (free <= 0) return;
+    const { perOwner, lockMs } = this.s;
+    const claimed = await repo.claimDeliveries(this.d.pool, { now: new Date(this.d.clock.now()), limit: free, perOwner, lockMs });
+    for (const c of claimed) {
+      const work = attemptDelivery(this.d, this.s.attemptMs, c).finally(() => {
+        this.sending.delete(work);
+        this.soon();
+      });
+      this.sending.add(work);
+    }
+  }
+
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.dueNow && !this.stopped) {
+        // The pass asked for at once runs now rather than when the clock fires its timer.
+        this.d.clock.clearTimeout(this.timer);
+        this.pass();
       }
-    },
-    async stop() {
-      stopped = true;
-      d.clock.clearTimeout(timer);
-      await running;
-      await Promise.all(sending);
-    },
-  };
+      if (this.running) await this.running;
+      else if (this.sending.size) await Promise.allSettled(this.sending);
+      else return;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.d.clock.clearTimeout(this.timer);
+    await this.running;
+    await Promise.all(this.sending);
+  }
+}
+
+/** One attempt of a claimed delivery: sent within `attemptMs`, its outcome recorded (and the endpoint disabled when it failed for good). */
+async function attemptDelivery(d: WebhookDispatcherDeps, attemptMs: number, c: repo.ClaimedDelivery): Promise<void> {
+  const result = await sendWithin(d, attemptMs, c);
+  // The owner sees the coarse error; what really happened (names, addresses) is ours.
+  if (result.detail) d.log.info({ delivery: c.id, webhook: c.webhookId, error: result.error, detail: result.detail }, 'webhook attempt got no answer');
+  const attemptNo = c.attempts + 1;
+  const { outcome, gone, waitMs } = judgeAttempt(result, attemptNo);
+  const recorded = await repo
+    .recordAttempt(d.pool, {
+      deliveryId: c.id,
+      attempt: attemptNo,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: Math.round(result.durationMs),
+      outcome,
+      nextAttemptAt: outcome === 'retry' ? new Date(d.clock.now() + waitMs) : null,
+    })
+    .catch((err) => (d.log.warn({ err, delivery: c.id }, 'webhook attempt not recorded'), false));
+  if (!recorded) return;
+  d.observe?.(outcome, result.durationMs);
+  if (outcome === 'failed') {
+    await repo.disableWebhook(d.pool, c.webhookId, gone ? 'the receiver answered 410 Gone' : 'every retry failed').catch(() => {});
+  }
+}
+
+/** The send's answer; a send that throws or never settles within `attemptMs` is an answer too. */
+async function sendWithin(d: WebhookDispatcherDeps, attemptMs: number, c: repo.ClaimedDelivery): Promise<SendResult> {
+  const at = new Date(d.clock.now());
+  try {
+    return await withTimeout(
+      d.send({ url: c.url, id: `msg_${c.id}`, body: c.body, secret: c.secret, at }),
+      attemptMs,
+      (): SendResult => ({ statusCode: null, error: 'timed out', detail: `the send did not settle within ${attemptMs} ms`, retryAfterMs: null, durationMs: attemptMs }),
+      d.clock,
+    );
+  } catch (err) {
+    return { statusCode: null, error: 'request failed', detail: (err as Error).message, retryAfterMs: null, durationMs: 0 };
+  }
+}
+
+/** What attempt `attemptNo` comes to: a 2xx is delivered; 410 or the last retry failed; else a retry after the schedule's wait (or Retry-After). */
+function judgeAttempt(result: SendResult, attemptNo: number): { outcome: 'delivered' | 'retry' | 'failed'; gone: boolean; waitMs: number } {
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const gone = result.statusCode === 410;
+  const lastTry = attemptNo > RETRY_DELAYS_MS.length;
+  const outcome = ok ? 'delivered' : gone || lastTry ? 'failed' : 'retry';
+  const waitMs = Math.min(MAX_RETRY_AFTER_MS, Math.max(RETRY_DELAYS_MS[attemptNo - 1] ?? 0, result.retryAfterMs ?? 0));
+  return { outcome, gone, waitMs };
 }
