@@ -1,13 +1,13 @@
 import type { AuthUser } from '../context.ts';
 import { isAppError, type ErrorCode } from '../errors.ts';
-import { channels, type UserEvent } from '../services/channelEvents.ts';
+import { channels, type ChannelEvents } from '../services/channelEvents.ts';
 import { INTERNAL_USER_EVENTS } from '../services/userEvents.ts';
 import type { TimerHandle } from '../time.ts';
 import type { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import type { ChannelHub, Relayed } from './hub.ts';
 import type { RealtimeDeps } from './deps.ts';
-import type { ChannelName } from './messages.ts';
+import { formatServerMessage, type ChannelMessage, type ChannelName, type RelayedUserEvent, type Wire } from './messages.ts';
 
 /** What a subscription needs: the realtime deps it uses, the node's hub and game ticks, and its settings resolved. */
 export type ChannelDeps = Pick<
@@ -21,7 +21,7 @@ export type ChannelOptions = {
   name: ChannelName;
   token: string | undefined;
   /** Sends a message of this channel (JSON with `channel`). */
-  send: (json: string) => void;
+  send: (json: Wire<ChannelMessage>) => void;
   /** The subscription is live: `subscribed` goes out before its first message. */
   subscribed: () => void;
   /** The subscription is refused or taken away: `{type: 'error', code, channel}`. */
@@ -139,13 +139,13 @@ async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser)
       deps.clock.clearTimeout(check);
     },
   };
-  stop = await deps.hub.listen(o.channel, (m: Relayed) => {
-    const event = m.data as unknown as UserEvent;
+  stop = await deps.hub.listen(channels.user(user.id), (m) => {
+    const event = m.data as unknown as ChannelEvents['user'];
     if (event.type === 'session_revoked') {
       if (event.session_id === null || event.session_id === user.sessionId) end('Your session has ended');
       return;
     }
-    if (!INTERNAL_USER_EVENTS.has(event.type)) o.send(m.withChannel(o.channel));
+    if (relayable(m)) o.send(m.withChannel(o.channel));
   });
   o.subscribed();
   // A revocation missed on the bus (Redis reconnecting) still ends the subscription within a check.
@@ -160,11 +160,14 @@ async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser)
   return subscription;
 }
 
+/** The user events a socket may see: the internal ones stay on the bus. */
+const relayable = (m: Relayed<ChannelEvents['user']>): m is Relayed<RelayedUserEvent> => !INTERNAL_USER_EVENTS.has(m.type as ChannelEvents['user']['type']);
+
 async function tournamentChannel(deps: ChannelDeps, o: ChannelOptions, tournamentId: string): Promise<Subscription> {
-  const queued: Relayed[] = [];
+  const queued: Relayed<ChannelEvents['tournament']>[] = [];
   let ready = false;
   // Listen first, then look the tournament up: what is published meanwhile follows `subscribed`.
-  const stop = await deps.hub.listen(o.channel, (m) => (ready ? o.send(m.withChannel(o.channel)) : queued.push(m)));
+  const stop = await deps.hub.listen(channels.tournament(tournamentId), (m) => (ready ? o.send(m.withChannel(o.channel)) : queued.push(m)));
   let exists: boolean;
   try {
     exists = (await deps.tournamentExists?.(tournamentId)) ?? true;
@@ -184,14 +187,14 @@ async function tournamentChannel(deps: ChannelDeps, o: ChannelOptions, tournamen
 }
 
 async function lobbyChannel(deps: ChannelDeps, o: ChannelOptions): Promise<Subscription> {
-  const queued: Relayed[] = [];
+  const queued: Relayed<ChannelEvents['lobby']>[] = [];
   let loading = true;
   // Listen first, then read the open seeks: a change in between is seen by one or the other.
   const stop = await deps.hub.listen(channels.lobby, (m) => (loading ? queued.push(m) : o.send(m.withChannel(o.channel))));
   try {
     const seeks = await deps.openSeeks();
     o.subscribed();
-    o.send(JSON.stringify({ channel: o.channel, type: 'seeks', seeks, ts: deps.now() }));
+    o.send(formatServerMessage({ channel: o.channel, type: 'seeks', seeks, ts: deps.now() }));
   } catch (error) {
     stop();
     throw error;

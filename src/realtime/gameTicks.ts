@@ -2,6 +2,9 @@ import type { Color } from '../domain/game.ts';
 import { seconds, type Times } from '../domain/liveGameViews.ts';
 import type { Clock, TimerHandle } from '../time.ts';
 import { Relayed } from './hub.ts';
+import type { GameStreamEvent } from './messages.ts';
+
+type TimeUpdate = Relayed<GameStreamEvent>;
 
 /** How often a watched game's running clocks are sent (DESIGN 2.6: every 5 s while they run). */
 export const TIME_UPDATE_MS = 5000;
@@ -19,7 +22,7 @@ export type GameTick = {
 };
 
 type Ticker = {
-  listeners: Set<(m: Relayed) => void>;
+  listeners: Set<(m: TimeUpdate) => void>;
   v: number;
   clocks: WatchedClocks | undefined;
   timer: TimerHandle | undefined;
@@ -41,7 +44,7 @@ export class GameTicks {
   ) {}
 
   /** `listener` gets every tick of the game until it leaves; it drops those it is not up to (their `v`). */
-  join(gameId: string, listener: (m: Relayed) => void): GameTick {
+  join(gameId: string, listener: (m: TimeUpdate) => void): GameTick {
     let ticker = this.games.get(gameId);
     if (!ticker) this.games.set(gameId, (ticker = { listeners: new Set(), v: -1, clocks: undefined, timer: undefined }));
     ticker.listeners.add(listener);

@@ -1,9 +1,11 @@
 import type { Color } from '../domain/game.ts';
-import type { Times } from '../domain/liveGameViews.ts';
+import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
 import type { GameSnapshot } from '../services/games.ts';
+import { channels, type ChannelEvents } from '../services/channelEvents.ts';
 import type { ClockNews, GameTick, GameTicks } from './gameTicks.ts';
 import type { ChannelHub } from './hub.ts';
 import { Relayed } from './hub.ts';
+import type { GameStreamEvent, Wire } from './messages.ts';
 
 export type GameWatchDeps = {
   hub: ChannelHub;
@@ -23,16 +25,20 @@ export type GameWatchOptions = {
   /** Resume after this event number (`?since=v`): replay what was missed instead of a fresh state. */
   since?: number;
   /** Sends one message; `Relayed` carries its JSON (and the channel variant). */
-  send: (message: Relayed) => void;
+  send: (message: Relayed<GameStreamEvent>) => void;
   /** After game_end: the stream closes, the channel subscription ends. */
   ended: () => void;
   /** The game could not be read to repair a hole (the database failed): the viewer should come back with `since`. */
   failed: (error: unknown) => void;
 };
 
-const FINISHED = new Set(['finished', 'abandoned']);
-/** A published event as the replay buffer kept it (JSON). */
-const relayed = (json: string) => new Relayed(json, JSON.parse(json));
+type StreamEvent = Relayed<GameStreamEvent>;
+type GameChannelEvent = Relayed<ChannelEvents['game']>;
+const finished = (status: string): status is 'finished' | 'abandoned' => status === 'finished' || status === 'abandoned';
+/** A published event as the replay buffer kept it (JSON): only numbered events are kept. */
+const relayed = (json: string): StreamEvent => new Relayed(json as Wire<GameStreamEvent>, JSON.parse(json));
+/** What a game's channel carries besides `status` (a pending game's news, not forwarded): its numbered events. */
+const isNumbered = (m: GameChannelEvent): m is Relayed<NumberedEvent> => m.type !== 'status';
 
 /**
  * One viewer's view of one game's events, in order and without a hole (DESIGN 2.6): `state`
@@ -46,7 +52,7 @@ const relayed = (json: string) => new Relayed(json, JSON.parse(json));
 export class GameWatch {
   private lastV = -1;
   private busy = true; // loading or repairing: arrivals wait in the queue
-  private queue: Relayed[] = [];
+  private queue: GameChannelEvent[] = [];
   private done = false;
   private stop: (() => void) | undefined;
   private tick: GameTick | undefined;
@@ -58,7 +64,7 @@ export class GameWatch {
 
   /** Subscribes (first, so nothing published meanwhile is lost), then sends the start. Throws GAME_NOT_FOUND. */
   async start(): Promise<void> {
-    const stop = await this.deps.hub.listen(`game:${this.o.gameId}`, (m) => this.arrive(m));
+    const stop = await this.deps.hub.listen(channels.game(this.o.gameId), (m) => this.arrive(m));
     if (this.done) return stop(); // closed while subscribing
     this.stop = stop;
     this.tick = this.deps.ticks.join(this.o.gameId, (m) => this.ticked(m));
@@ -87,16 +93,16 @@ export class GameWatch {
 
   // ---- internals --------------------------------------------------------------------------
 
-  private arrive(m: Relayed): void {
+  private arrive(m: GameChannelEvent): void {
     if (this.done) return;
     if (this.busy) return void this.queue.push(m);
     this.handle(m);
   }
 
   /** A message in the live phase. */
-  private handle(m: Relayed): void {
+  private handle(m: GameChannelEvent): void {
     if (this.done) return;
-    if (m.type === 'status') return void this.refresh();
+    if (!isNumbered(m)) return void this.refresh();
     if (m.type === 'time_update') {
       // Only a node that still ticks in its room publishes these (a rolling upgrade).
       if (m.v < this.lastV) return;
@@ -111,10 +117,10 @@ export class GameWatch {
     void this.repair();
   }
 
-  private deliver(m: Relayed): void {
+  private deliver(m: StreamEvent): void {
     this.lastV = m.v;
     this.o.send(m);
-    const data = m.data as { type: string; times?: unknown; ts?: unknown; move?: { current_turn?: Color; move_count?: number } };
+    const data = m.data as GameStreamEvent;
     // The clocks after a move, as their own message (DESIGN 2.6: a time_update after each move).
     if (data.type === 'move') this.o.send(Relayed.of({ type: 'time_update', times: data.times, v: m.v, ts: data.ts }));
     this.tick?.learn(clockNews(m.v, data));
@@ -122,7 +128,7 @@ export class GameWatch {
   }
 
   /** A periodic time_update of this node: sent when this viewer has seen the event it is as of. */
-  private ticked(m: Relayed): void {
+  private ticked(m: StreamEvent): void {
     if (!this.done && !this.busy && m.v === this.lastV) this.o.send(m);
   }
 
@@ -173,7 +179,7 @@ export class GameWatch {
     this.o.failed(error);
   }
 
-  private handleOrdered(e: Relayed): void {
+  private handleOrdered(e: StreamEvent): void {
     if (e.v === this.lastV + 1) this.deliver(e);
   }
 
@@ -189,8 +195,8 @@ export class GameWatch {
     const ts = this.deps.now();
     this.o.send(Relayed.of({ type: 'state', game: s.game, v: s.v, ts }));
     this.tick?.learn(stateNews(s, ts));
-    if (!FINISHED.has(s.game.status)) return;
     const g = s.game;
+    if (!finished(g.status)) return;
     this.o.send(
       Relayed.of({
         type: 'game_end',

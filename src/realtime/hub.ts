@@ -1,14 +1,15 @@
-import type { EventBus } from '../events.ts';
+import type { Channel, EventBus } from '../events.ts';
+import { formatServerMessage, type GameStreamEvent, type WithChannel, type Wire } from './messages.ts';
 
 /**
  * One published message as every local subscriber gets it: parsed once per node, its JSON kept
  * to be sent as is (the stream), and the realtime channel's variant with `channel` made once per
  * channel, not once per socket.
  */
-export class Relayed {
-  private variants?: Map<string, string>;
+export class Relayed<M> {
+  private variants?: Map<string, Wire<WithChannel<M>>>;
   constructor(
-    readonly json: string,
+    readonly json: Wire<M>,
     readonly data: { type?: unknown; v?: unknown; ts?: unknown; [k: string]: unknown },
   ) {}
 
@@ -22,23 +23,24 @@ export class Relayed {
   }
 
   /** The same JSON with `channel` first: `{"channel":"game:…",…}`. */
-  withChannel(channel: string): string {
+  withChannel(channel: string): Wire<WithChannel<M>> {
     this.variants ??= new Map();
     let text = this.variants.get(channel);
     if (text === undefined) this.variants.set(channel, (text = withChannel(this.json, channel)));
     return text;
   }
 
-  static of(data: Record<string, unknown>): Relayed {
-    return new Relayed(JSON.stringify(data), data);
+  /** A stream message made on this node (a state, a time_update) to go where relayed ones go. */
+  static of<M extends GameStreamEvent>(data: M): Relayed<M> {
+    return new Relayed(formatServerMessage(data), data);
   }
 }
 
 /** `{"channel":…,` spliced in front of an object's members, without parsing it again. */
-export const withChannel = (json: string, channel: string) =>
-  json === '{}' ? `{"channel":${JSON.stringify(channel)}}` : `{"channel":${JSON.stringify(channel)},${json.slice(1)}`;
+export const withChannel = <M>(json: Wire<M>, channel: string) =>
+  (json === '{}' ? `{"channel":${JSON.stringify(channel)}}` : `{"channel":${JSON.stringify(channel)},${json.slice(1)}`) as Wire<WithChannel<M>>;
 
-type Listener = (message: Relayed) => void;
+type Listener = (message: Relayed<unknown>) => void;
 type Entry = { listeners: Set<Listener>; ready: Promise<() => void> };
 
 /**
@@ -52,18 +54,20 @@ export class ChannelHub {
   constructor(private readonly bus: Pick<EventBus, 'subscribeRaw'>) {}
 
   /** Listens to `channel`; resolves once the subscription is live, with the way to stop listening. */
-  async listen(channel: string, listener: Listener): Promise<() => void> {
+  async listen<Event>(channel: Channel<Event>, listen: (message: Relayed<Event>) => void): Promise<() => void> {
+    // One entry serves a channel's listeners whatever they were told it carries: its name says that.
+    const listener = listen as Listener;
     let entry = this.entries.get(channel);
     if (!entry) {
       const listeners = new Set<Listener>();
       const ready = this.bus.subscribeRaw(channel, (json) => {
-        let data: Relayed['data'];
+        let data: Relayed<unknown>['data'];
         try {
           data = JSON.parse(json);
         } catch {
           return;
         }
-        const message = new Relayed(json, data);
+        const message = new Relayed(json as Wire<unknown>, data);
         for (const l of listeners) l(message);
       });
       this.entries.set(channel, (entry = { listeners, ready }));

@@ -4,14 +4,14 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { bearerToken } from '../auth/tokens.ts';
 import type { AuthUser } from '../context.ts';
 import { parseId } from '../domain/ids.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import type { TimerHandle } from '../time.ts';
 import { DEFAULT_SOCKET_CAPS, SocketCaps } from './caps.ts';
 import { openChannel, type ChannelDeps, type Subscription } from './channels.ts';
 import { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import { ChannelHub } from './hub.ts';
-import { formatChannel, parseClientMessage, parseChannel } from './messages.ts';
+import { formatChannel, formatServerMessage, parseClientMessage, parseChannel, type ErrorMessage } from './messages.ts';
 import { CLOSE, DEFAULT_PEER_LIMITS, Peer } from './peer.ts';
 import type { RealtimeDeps } from './deps.ts';
 
@@ -61,7 +61,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   };
   beat();
 
-  const errorMessage = (code: string, message: string, extra: object = {}) => ({ type: 'error', code, message, ...extra, ts: now() });
+  const errorMessage = (code: ErrorCode, message: string, extra: Pick<ErrorMessage, 'channel' | 'id' | 'details'> = {}): ErrorMessage => ({
+    type: 'error',
+    code,
+    message,
+    ...extra,
+    ts: now(),
+  });
 
   /**
    * Counts `peer` as a socket of `user`, once however many channels it opens with their tokens:
@@ -101,13 +107,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     ws.on('message', (data, isBinary) => {
       if (!peer.spend()) return peer.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages'));
       const parsed = parseClientMessage(data, isBinary);
-      if (parsed.ok && parsed.value.type === 'ping') return peer.sendJson({ type: 'pong', ...(parsed.value.id !== undefined ? { id: parsed.value.id } : {}), ts: now() });
+      if (parsed.ok && parsed.value.type === 'ping') return peer.send({ type: 'pong', ...(parsed.value.id !== undefined ? { id: parsed.value.id } : {}), ts: now() });
       peer.refuse(errorMessage('VALIDATION_ERROR', 'The stream answers only {"type":"ping"}'));
     });
     const sinceText = url.searchParams.get('since');
     const since = sinceText === null ? undefined : Number(sinceText);
     if (since !== undefined && !(Number.isInteger(since) && since >= 0)) {
-      peer.sendJson(errorMessage('VALIDATION_ERROR', 'since must be an event number (an integer ≥ 0)', { details: { since: ['must be an integer ≥ 0'] } }));
+      peer.send(errorMessage('VALIDATION_ERROR', 'since must be an event number (an integer ≥ 0)', { details: { since: ['must be an integer ≥ 0'] } }));
       return peer.close(CLOSE.POLICY, 'invalid since');
     }
     const token = url.searchParams.get('token') ?? bearerToken(req.headers.authorization);
@@ -117,11 +123,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         viewer = await deps.authenticate(token);
       } catch (error) {
         if (!isAppError(error) || error.code !== 'UNAUTHORIZED') throw error;
-        peer.sendJson(errorMessage('UNAUTHORIZED', 'Invalid or expired access token'));
+        peer.send(errorMessage('UNAUTHORIZED', 'Invalid or expired access token'));
         return peer.close(CLOSE.UNAUTHORIZED, 'unauthorized');
       }
       if (!countAsUser(peer, viewer)) {
-        peer.sendJson(errorMessage('RATE_LIMIT_EXCEEDED', overUserCap()));
+        peer.send(errorMessage('RATE_LIMIT_EXCEEDED', overUserCap()));
         return peer.close(CLOSE.TOO_MANY_SOCKETS, 'too many sockets');
       }
     }
@@ -144,13 +150,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     } catch (error) {
       if (isAppError(error) && error.code === 'GAME_NOT_FOUND') return notFound(peer);
       log.warn({ err: error, gameId }, 'stream could not start');
-      peer.sendJson(errorMessage('SERVICE_UNAVAILABLE', 'The game could not be read; try again'));
+      peer.send(errorMessage('SERVICE_UNAVAILABLE', 'The game could not be read; try again'));
       peer.close(1011, 'try again');
     }
   }
 
   function notFound(peer: Peer): void {
-    peer.sendJson(errorMessage('GAME_NOT_FOUND', 'Game not found'));
+    peer.send(errorMessage('GAME_NOT_FOUND', 'Game not found'));
     peer.close(CLOSE.NOT_FOUND, 'game not found');
   }
 
@@ -182,30 +188,30 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       if (!parsed.ok) return peer.refuse(errorMessage('VALIDATION_ERROR', parsed.message, parsed.details ? { details: parsed.details } : {}));
       const m = parsed.value;
       const reply = { ...(m.id !== undefined ? { id: m.id } : {}) };
-      if (m.type === 'ping') return peer.sendJson({ type: 'pong', ...reply, ts: now() });
+      if (m.type === 'ping') return peer.send({ type: 'pong', ...reply, ts: now() });
       const name = parseChannel(m.channel);
       const channel = name ? formatChannel(name) : m.channel;
       if (m.type === 'unsubscribe') {
         subscriptions.get(channel)?.close();
         subscriptions.delete(channel);
-        return peer.sendJson({ type: 'unsubscribed', channel, ...reply, ts: now() });
+        return peer.send({ type: 'unsubscribed', channel, ...reply, ts: now() });
       }
       if (!name) {
         return peer.refuse(errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id>, tournament:<id> or lobby', { channel, ...reply, details: { channel: ['is not a channel'] } }));
       }
-      if (subscriptions.has(channel)) return peer.sendJson({ type: 'subscribed', channel, ...reply, ts: now() });
+      if (subscriptions.has(channel)) return peer.send({ type: 'subscribed', channel, ...reply, ts: now() });
       if (subscriptions.size >= MAX_CHANNELS) {
-        return peer.sendJson(errorMessage('VALIDATION_ERROR', `At most ${MAX_CHANNELS} channels per socket`, { channel, ...reply }));
+        return peer.send(errorMessage('VALIDATION_ERROR', `At most ${MAX_CHANNELS} channels per socket`, { channel, ...reply }));
       }
       const subscription = openChannel(channelDeps, {
         channel,
         name,
         token: m.token,
         send: (text) => peer.send(text),
-        subscribed: () => peer.sendJson({ type: 'subscribed', channel, ...reply, ts: now() }),
+        subscribed: () => peer.send({ type: 'subscribed', channel, ...reply, ts: now() }),
         refused: (code, message) => {
           if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
-          peer.sendJson(errorMessage(code, message, { channel, ...reply }));
+          peer.send(errorMessage(code, message, { channel, ...reply }));
         },
         ended: () => {
           if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
@@ -230,7 +236,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         if (!stream) return serveChannels(ws);
         const peerFailed = (err: unknown) => {
           log.warn({ err }, 'stream failed');
-          ws.send(JSON.stringify(errorMessage('SERVICE_UNAVAILABLE', 'Try again')), () => ws.close(1011, 'try again'));
+          ws.send(formatServerMessage(errorMessage('SERVICE_UNAVAILABLE', 'Try again')), () => ws.close(1011, 'try again'));
         };
         serveStream(ws, req, stream[1]).catch(peerFailed);
       });

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { parseId } from '../domain/ids.ts';
+import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
+import type { ErrorCode, ErrorDetails } from '../errors.ts';
+import type { ChannelEvents } from '../services/channelEvents.ts';
+import type { GameSnapshot } from '../services/games.ts';
+import type { SeekView } from '../services/seekViews.ts';
+import type { InternalUserEventType } from '../services/userEvents.ts';
 import { issuesToDetails } from '../util/zod.ts';
+
+// ---- client → server ---------------------------------------------------------------------------
 
 /** What a client may send on the realtime channel (and `ping` on the stream), DESIGN 2.6. */
 const Id = z.union([z.string().max(64), z.number()]).optional();
@@ -48,3 +56,93 @@ export function parseChannel(channel: string): ChannelName | undefined {
  * `channel` of what it sends, however the client spelled its id.
  */
 export const formatChannel = (name: ChannelName): string => (name.kind === 'lobby' ? 'lobby' : `${name.kind}:${name.id}`);
+
+// ---- server → client ---------------------------------------------------------------------------
+
+/** A client's `id`, echoed in the answer to its message. */
+type Echo = { id?: string | number };
+
+/** A refused message or subscription, with the REST codes (DESIGN 2.6). */
+export type ErrorMessage = { type: 'error'; code: ErrorCode; message: string; channel?: string; details?: ErrorDetails; ts: number } & Echo;
+export type PongMessage = { type: 'pong'; ts: number } & Echo;
+
+/**
+ * What the game stream sends: the game's numbered events as the bus carries them, and what a
+ * viewer's watch makes itself (src/realtime/gameWatch.ts, gameTicks.ts): `state` first (and
+ * after a hole), `time_update` after each move and every 5 s, `game_end` of a finished game.
+ */
+export type GameStreamEvent =
+  | NumberedEvent
+  | { type: 'state'; game: GameSnapshot['game']; v: number; ts: number }
+  | { type: 'time_update'; times: Times; v: number; ts: number };
+export type StreamMessage = GameStreamEvent | PongMessage | ErrorMessage;
+
+/** A user event the realtime channel relays (the internal ones stay on the bus). */
+export type RelayedUserEvent = Exclude<ChannelEvents['user'], { type: InternalUserEventType }>;
+
+/** What a channel of the realtime channel carries, each message with its `channel` put first. */
+export type ChannelEvent = {
+  game: GameStreamEvent;
+  user: RelayedUserEvent;
+  tournament: ChannelEvents['tournament'];
+  lobby: ChannelEvents['lobby'] | { type: 'seeks'; seeks: SeekView[]; ts: number };
+};
+export type WithChannel<M> = { channel: string } & M;
+
+/** What the realtime channel sends: the answers to subscribe / unsubscribe / ping, then the channels' messages. */
+export type ChannelMessage =
+  | ({ type: 'subscribed'; channel: string; ts: number } & Echo)
+  | ({ type: 'unsubscribed'; channel: string; ts: number } & Echo)
+  | PongMessage
+  | ErrorMessage
+  | WithChannel<ChannelEvent[keyof ChannelEvent]>;
+
+/** Every message the stream and the realtime channel send. */
+export type ServerMessage = StreamMessage | ChannelMessage;
+
+declare const carries: unique symbol;
+/**
+ * The JSON text of a message `M`. A relayed event goes out as the bus gave it, not parsed and
+ * written again (one parse per node, no serializing per socket): the text, not the bytes, is typed.
+ */
+export type Wire<M> = string & { readonly [carries]: M };
+
+/** The one way a message of ours becomes text (its members in the order written). */
+export const formatServerMessage = <M extends ServerMessage>(message: M): Wire<M> => JSON.stringify(message) as Wire<M>;
+
+/** Every message name by socket: what the protocol tables in docs/protocol.md must list (test/realtime/protocol.test.ts). */
+export const SERVER_MESSAGES = {
+  stream: names<StreamMessage>({ state: true, move: true, time_update: true, draw_offer: true, game_end: true, pong: true, error: true }),
+  channel: names<ChannelMessage>({
+    subscribed: true,
+    unsubscribed: true,
+    pong: true,
+    error: true,
+    state: true,
+    move: true,
+    time_update: true,
+    draw_offer: true,
+    game_end: true,
+    challenge_received: true,
+    challenge_declined: true,
+    challenge_cancelled: true,
+    challenge_expired: true,
+    game_started: true,
+    friend_request: true,
+    friend_accepted: true,
+    club_invite: true,
+    tournament_started: true,
+    tournament_pairing: true,
+    pairing: true,
+    standings: true,
+    status: true,
+    seeks: true,
+    seek_added: true,
+    seek_removed: true,
+  }),
+} as const;
+
+/** The names of a union's `type`s, each listed once and none missing (the compiler checks both). */
+function names<M extends { type: string }>(present: Record<M['type'], true>): M['type'][] {
+  return Object.keys(present) as M['type'][];
+}

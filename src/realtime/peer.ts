@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Clock } from '../time.ts';
+import { formatServerMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
 
 /** Close codes of the stream and the realtime channel (README, OpenAPI). */
 export const CLOSE = {
@@ -57,15 +58,15 @@ export class Peer {
     return this.ws.readyState === this.ws.OPEN;
   }
 
-  /** Sends JSON text; a reader that let `maxBufferedBytes` pile up is closed (1013) instead. */
-  send(text: string): void {
+  /**
+   * The one way a message goes out: one of ours, or a relayed one as its JSON text. A reader that
+   * let `maxBufferedBytes` pile up is closed (1013) instead.
+   */
+  send(message: ServerMessage | Wire<ServerMessage>): void {
+    const text = typeof message === 'string' ? message : formatServerMessage(message);
     if (!this.open) return;
     if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
     this.ws.send(text);
-  }
-
-  sendJson(message: object): void {
-    this.send(JSON.stringify(message));
   }
 
   /** Counts one client message against the budget: false when over it. */
@@ -79,9 +80,9 @@ export class Peer {
   }
 
   /** A refused message (over the budget, malformed): too many of them close the socket (1008). */
-  refuse(message: object): void {
+  refuse(message: ErrorMessage): void {
     if (++this.refused > this.limits.maxRefused) return this.close(CLOSE.POLICY, 'too many refused messages');
-    this.sendJson(message);
+    this.send(message);
   }
 
   close(code: number, reason = ''): void {
