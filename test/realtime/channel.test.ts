@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { api, newIp } from '../helpers/http.ts';
 import { as, challenge, createActiveGame, play, uniquePool } from '../helpers/games.ts';
 import { createUser } from '../helpers/users.ts';
+import type { ChannelMessage } from '../../src/realtime/messages.ts';
 import { subscribeUser, WsClient } from '../helpers/ws.ts';
 
-const realtime = (path = '/realtime') => WsClient.open(path);
+const realtime = (path = '/realtime') => WsClient.open<ChannelMessage>(path);
 
 describe('{ws}/realtime (the realtime channel)', () => {
   it('subscribes to a game: subscribed, then the stream messages with channel; unsubscribe stops them', async () => {
