@@ -3,9 +3,9 @@ import { Encoder } from '@colyseus/schema';
 import { z } from 'zod';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
-import { ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.ts';
+import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { parseId } from '../src/domain/ids.ts';
-import { LiveGame, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
+import { LiveGame, type ApiCommand, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import { GameCommandSchemas, refuseUnknownMessage, type CommandAnswers, type GameClientMessages, type GameCommand, type GameServerMessages } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
@@ -145,9 +145,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   // ---- REST entry point: the gateway's allow-list (src/gateway) -----------------------------
 
   /** A player's command from REST; `key` makes a retry (the client's or the gateway's) safe. */
-  apiCommand(command: CommandInput, key?: string): Promise<RoomReply> {
-    return this.live.execute(command, key);
-  }
+  readonly apiCommand: ApiCommand = ({ command, key }) => this.live.execute(command, key);
 
   // ---- internals ----------------------------------------------------------------------------
 
@@ -160,7 +158,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     client: GameClient,
     name: C,
     raw: unknown,
-    build: (userId: string, message: NonNullable<GameClientMessages[C]>) => CommandInput,
+    build: (userId: string, message: NonNullable<GameClientMessages[C]>) => Extract<CommandInput, { type: C }>,
   ): Promise<void> {
     // Read first: the frame was just read off the socket, and a move is timed from here (DESIGN 2.4).
     const receivedAt = GameRoom.deps.host.clock.now();
@@ -183,8 +181,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     command.receivedAt = receivedAt; // on the command just built: no copy of it per move
     const reply = await this.live.execute(command, key);
     // The live game answers each command with its REST answer's data (the decider, src/domain/liveGame.ts).
-    if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...(reply.data as CommandAnswers[C]) });
-    else client.send('error', { ...replyId, code: reply.code, message: reply.message, details: reply.details });
+    if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...reply.value });
+    else client.send('error', { ...replyId, code: reply.error.code, message: reply.error.message, details: reply.error.details });
   }
 
   /** `<name>:ok`: the pairing of name and answer is checked here, not by `client.send`, which cannot follow a generic name. */

@@ -4,8 +4,9 @@ import type { AppContext, AuthUser } from '../src/context.ts';
 import { poolId, type PoolKey } from '../src/domain/pairing.ts';
 import { validateTimeControl } from '../src/domain/timeControl.ts';
 import { AppError } from '../src/errors.ts';
-import { reserveGameSeat, ROOM_REFUSED, roomRefusal, type RoomReply } from '../src/gateway/index.ts';
-import { assertMaySeek, PoolRetired, SeekPool, type Pairing, type SeekResult } from '../src/services/seekPool.ts';
+import { reserveGameSeat, ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
+import { fail } from '../src/result.ts';
+import { assertMaySeek, PoolRetired, SeekPool, type ApiSeek, type Pairing } from '../src/services/seekPool.ts';
 import { refuseUnknownMessage, type SeekPoolServerMessages } from './messages.ts';
 
 type SeekerData = { user: AuthUser; seekId?: string };
@@ -99,19 +100,16 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
     this.pool.touch();
     const parsed = JoinOptions.safeParse(options ?? {});
     const color = parsed.success ? parsed.data.color : 'random';
-    const reply = (await this.apiSeek(auth.user.id, color)) ?? {
-      ok: false,
-      code: 'SERVICE_UNAVAILABLE',
-      message: 'The pool closed as you joined; join it again',
-    };
+    const reply = (await this.apiSeek(auth.user.id, color)) ?? fail('SERVICE_UNAVAILABLE', 'The pool closed as you joined; join it again');
     // Thrown, the refusal reaches the joiner as the join's error (a message sent before leaving is lost).
-    if (!reply.ok) throw roomRefusal(reply.code, reply.message);
-    if (reply.data.status === 'pending') {
-      client.userData.seekId = reply.data.seekId;
-      this.seekers.set(reply.data.seekId, client);
-      client.send('seeking', { seek_id: reply.data.seekId, expires_at: reply.data.expiresAt.toISOString() });
+    if (!reply.ok) throw roomRefusal(reply.error.code, reply.error.message);
+    const seek = reply.value;
+    if (seek.status === 'pending') {
+      client.userData.seekId = seek.seekId;
+      this.seekers.set(seek.seekId, client);
+      client.send('seeking', { seek_id: seek.seekId, expires_at: seek.expiresAt.toISOString() });
     } else {
-      await this.sendSeat(client, reply.data.gameId);
+      await this.sendSeat(client, seek.gameId);
     }
   }
 
@@ -132,15 +130,15 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
    * REST entry point (the gateway's allow-list). Undefined when this pool retired before the seek
    * got its turn: the gateway then finds or creates the pool's next room and asks there.
    */
-  async apiSeek(userId: string, color: 'white' | 'black' | 'random'): Promise<RoomReply<SeekResult> | undefined> {
+  readonly apiSeek: ApiSeek = async (userId, color) => {
     try {
       return await this.pool.seek(userId, color);
     } catch (err) {
       if (err instanceof PoolRetired) return undefined;
       SeekPoolRoom.deps.ctx.log.warn({ err }, 'seek failed');
-      return { ok: false, code: 'SERVICE_UNAVAILABLE', message: 'Could not place the seek; retry' };
+      return fail('SERVICE_UNAVAILABLE', 'Could not place the seek; retry');
     }
-  }
+  };
 
   /**
    * The idle pool may go when no socket is in the room or holds a seat on its way in; it is

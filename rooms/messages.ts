@@ -2,7 +2,7 @@ import type { Client } from '@colyseus/core';
 import { z } from 'zod';
 import type { ErrorCode, ErrorDetails } from '../src/errors.ts';
 import type { GameEvent } from '../src/domain/liveGameViews.ts';
-import type { DrawAnswerResult, DrawOfferResult, GameEndResult, MoveResult } from '../src/services/gameViews.ts';
+import type { CommandAnswers } from '../src/services/gameViews.ts';
 import type { UserEvent } from '../src/services/channelEvents.ts';
 import type { ChallengeView } from '../src/services/seekViews.ts';
 
@@ -61,12 +61,7 @@ type Echo = { id?: string | number };
 export type ErrorBody = Echo & { code: ErrorCode; message: string; details?: ErrorDetails };
 
 /** What a command's `<name>:ok` carries besides `id`: the same data as the REST answer. */
-export type CommandAnswers = {
-  move: z.infer<typeof MoveResult>;
-  resign: z.infer<typeof GameEndResult>;
-  offer_draw: z.infer<typeof DrawOfferResult>;
-  answer_draw: z.infer<typeof DrawAnswerResult>;
-};
+export type { CommandAnswers };
 export type GameEnd = Omit<Extract<GameEvent, { type: 'game_end' }>, 'type' | 'result'> &
   Extract<GameEvent, { type: 'game_end' }>['result'] & { v: number };
 

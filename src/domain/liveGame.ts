@@ -4,18 +4,20 @@
 // (src/services/liveGame.ts) persists the write, evolves, publishes and replies, in that order.
 import { ChessClock, type ClockState } from './clock.ts';
 import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags } from './game.ts';
+import { fail, ok, type Result } from '../result.ts';
 import {
-  fail,
   offerView,
-  ok,
   seconds,
+  type Answers,
   type DrawOffer,
   type DrawOfferStatus,
   type EndView,
   type GameEvent,
+  type EndAnswer,
+  type MoveAnswer,
   type RatingChanges,
-  type Reply,
   type RuleErrorCode,
+  type RuleFailure,
   type Seat,
   type Times,
 } from './liveGameViews.ts';
@@ -129,11 +131,14 @@ export type DomainEvent =
       ratingChanges?: RatingChanges;
     };
 
+/** A decision's answer: one of Answers (which one follows from the command), or null for a timer's. */
+export type Answer = Answers[keyof Answers] | null;
+
 export type Decision = {
   write: Write | null;
   events: DomainEvent[];
   /** The answer, computed from the state once every event has been applied. */
-  reply: (state: LiveGameState) => Reply;
+  reply: (state: LiveGameState) => Result<Answer, RuleFailure>;
 };
 
 // ---- decide -------------------------------------------------------------------------------
@@ -223,10 +228,9 @@ function decideOffer(s: LiveGameState, userId: string, offerId: string, at: numb
   const pending = pendingOffer(s);
   if (pending && pending.offeredBy !== userId) {
     // Offering while the opponent's offer is pending accepts it.
-    return finish(s, at, { ending: drawBy('agreement'), acceptedOfferId: pending.id }, (after) => {
-      const end = endReply(after);
-      return end.ok ? ok({ draw_offer: offerView(pending, 'accepted'), ...(end.data as object) }) : end;
-    });
+    return finish(s, at, { ending: drawBy('agreement'), acceptedOfferId: pending.id }, (after) =>
+      ok({ draw_offer: offerView(pending, 'accepted'), ...endAnswer(after) }),
+    );
   }
   if (pending) return refuse('DRAW_OFFER_PENDING', 'A draw offer is already pending');
   const last = lastOfferPly(s, userId);
@@ -286,7 +290,7 @@ type FinishOptions = {
   finalMove?: (eventSeq: number) => MoveRecord;
 };
 
-function finish(s: LiveGameState, now: number, o: FinishOptions, reply: (s: LiveGameState) => Reply): Decision {
+function finish(s: LiveGameState, now: number, o: FinishOptions, reply: Decision['reply']): Decision {
   const clock = o.clock ?? ChessClock.fromState(s.clock.state());
   clock.pause(now);
   const t = clock.times(now);
@@ -437,7 +441,7 @@ export function nextDeadlines(s: LiveGameState): { clock: number | null; offer: 
 }
 
 /** The answer to a move: the move and the game as it stands at `now`. */
-export function moveReply(s: LiveGameState, move: Move, position: PositionFlags, now: number) {
+export function moveReply(s: LiveGameState, move: Move, position: PositionFlags, now: number): MoveAnswer {
   const t = timesAt(s.clock, now);
   return {
     move,
@@ -453,9 +457,12 @@ export function moveReply(s: LiveGameState, move: Move, position: PositionFlags,
   };
 }
 
-function endReply(s: LiveGameState): Reply {
-  return ok({ status: s.status, ...endView(s) });
+/** The answer of a command that ended the game (so the status is no longer active). */
+function endAnswer(s: LiveGameState): EndAnswer {
+  return { status: s.status as EndAnswer['status'], ...endView(s) };
 }
+
+const endReply = (s: LiveGameState) => ok(endAnswer(s));
 
 function lastOfferPly(s: LiveGameState, userId: string): number | undefined {
   let last: number | undefined;

@@ -1,6 +1,7 @@
 // What a live game tells the world: its published events (DESIGN 2.6) and the data of its
 // answers, shared by REST, the room and the stream.
-import type { Color, Move } from './game.ts';
+import type { Failure } from '../result.ts';
+import type { Color, GameResult, Move, PositionFlags, Termination } from './game.ts';
 
 /** Seconds with millisecond precision, the unit of every clock field the API reports. */
 export const seconds = (ms: number) => Math.round(ms) / 1000;
@@ -11,7 +12,7 @@ export type DrawOfferStatus = 'pending' | 'accepted' | 'declined' | 'expired';
 export type RatingChanges = { white: number; black: number };
 export type Times = { white: number; black: number };
 export type DrawOfferView = { id: string; offered_by: string; status: DrawOfferStatus; expires_at: string };
-export type EndView = { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
+export type EndView = { result: GameResult | null; winner: Color | null; termination: Termination | null; rating_changes: RatingChanges };
 
 /** Events of a live game, as the stream and the room publish them (DESIGN 2.6). */
 export type GameEvent =
@@ -40,11 +41,29 @@ export type RuleErrorCode =
   | 'DRAW_OFFER_NOT_FOUND'
   | 'DRAW_OFFER_NOT_PENDING';
 
-/** An answer: data, or an error that travels as data (across processes too). */
-export type Reply<T = unknown, Code extends string = RuleErrorCode> =
-  | { ok: true; data: T }
-  | { ok: false; code: Code; message: string; details?: Record<string, string[]> };
+/** How a live game's rules refuse a command. */
+export type RuleFailure = Failure<RuleErrorCode>;
 
-export const ok = <T>(data: T): Reply<T, never> => ({ ok: true, data });
-export const fail = <Code extends string>(code: Code, message: string, details?: Record<string, string[]>): Reply<never, Code> =>
-  details ? { ok: false, code, message, details } : { ok: false, code, message };
+/**
+ * What a live game answers each player command with, by command type: the data of the REST
+ * answer (src/services/gameViews.ts holds the schemas; src/services/liveGame.ts checks that these
+ * fit them) and of the socket's `<command>:ok`.
+ */
+export type Answers = {
+  move: MoveAnswer;
+  resign: EndAnswer;
+  offer_draw: { draw_offer: DrawOfferView } & Partial<EndAnswer>;
+  answer_draw: EndAnswer | { draw_offer: DrawOfferView; status: 'active' };
+};
+export type MoveAnswer = {
+  move: Move;
+  game: {
+    status: 'active' | 'finished' | 'abandoned';
+    fen: string;
+    current_turn: Color;
+    move_count: number;
+    white_time_remaining: number;
+    black_time_remaining: number;
+  } & PositionFlags;
+};
+export type EndAnswer = { status: 'finished' | 'abandoned' } & EndView;

@@ -1,8 +1,8 @@
 import { ErrorCode as ColyseusError, matchMaker, ServerError } from '@colyseus/core';
 import { parseId } from '../domain/ids.ts';
-import type { Reply } from '../domain/liveGameViews.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { countRefusal } from '../refusals.ts';
+import type { Failure, Result } from '../result.ts';
 import { sleep, systemClock } from '../time.ts';
 
 /** The room names games, seek pools and the lobby are registered under (src/server.ts). */
@@ -24,7 +24,7 @@ export type PoolRoomMethod = (typeof POOL_ROOM_METHODS)[number];
  * What a room method returns across processes: errors travel as data, because an exception
  * thrown in a remote room loses its class (and code) on the way back.
  */
-export type RoomReply<T = unknown> = Reply<T, ErrorCode>;
+export type RoomResult<T = unknown> = Result<T, Failure<ErrorCode>>;
 
 /** Thrown by a room's onCreate when the game cannot be hosted here; read by the gateway. */
 export const ROOM_REFUSED = {
@@ -97,14 +97,18 @@ async function openRoom(roomName: string, roomId: string, createOptions: object,
   throw unavailable();
 }
 
-/** Calls an allowed method on the game's room, wherever it runs; errors come back as AppError. */
-export function callGame<T>(gameId: string, method: GameRoomMethod, args: unknown[]): Promise<T> {
+/**
+ * Calls an allowed method on the game's room, wherever it runs, with one request; resolves with
+ * the value of the room's RoomResult<T>, a failure comes back as AppError. The caller names the
+ * request and answer types (the room method is typed with the same ones: src/services/liveGame.ts).
+ */
+export function callGame<Request, T>(gameId: string, method: GameRoomMethod, request: Request): Promise<T> {
   if (!GAME_ROOM_METHODS.includes(method)) throw new Error(`room method ${method} is not callable`);
-  return callRoom<T>(GAME_ROOM, gameId, { gameId }, method, args, () => new AppError('GAME_NOT_ACTIVE', 'The game is not active'));
+  return callRoom<T>(GAME_ROOM, gameId, { gameId }, method, [request], () => new AppError('GAME_NOT_ACTIVE', 'The game is not active'));
 }
 
 /** Calls an allowed method on a seek pool's room (created on first use, unique in the cluster). */
-export function callPool<T>(poolId: string, createOptions: object, method: PoolRoomMethod, args: unknown[]): Promise<T> {
+export function callPool<Args extends unknown[], T>(poolId: string, createOptions: object, method: PoolRoomMethod, args: Args): Promise<T> {
   if (!POOL_ROOM_METHODS.includes(method)) throw new Error(`room method ${method} is not callable`);
   return callRoom<T>(POOL_ROOM, poolId, createOptions, method, args, () => new AppError('VALIDATION_ERROR', 'Invalid seek pool'));
 }
@@ -120,9 +124,9 @@ async function callRoom<T>(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const host = await openRoom(roomName, roomId, createOptions);
     if (host === undefined) throw refused();
-    let reply: RoomReply<T>;
+    let reply: RoomResult<T> | undefined;
     try {
-      reply = (await whileAlive(host, () => matchMaker.remoteRoomCall(roomId, method as never, args))) as RoomReply<T>;
+      reply = decodeRoomResult<T>(await whileAlive(host, () => matchMaker.remoteRoomCall(roomId, method as never, args)));
     } catch (error) {
       // Its node was found dead: once its listings are gone, the next turn hosts the game anew.
       if (error instanceof NodeGone) {
@@ -142,10 +146,23 @@ async function callRoom<T>(
       await sleep(20 * (attempt + 1));
       continue;
     }
-    if (reply.ok) return reply.data;
-    throw new AppError(reply.code, reply.message, reply.details);
+    if (reply.ok) return reply.value;
+    throw new AppError(reply.error.code, reply.error.message, reply.error.details);
   }
   throw unavailable();
+}
+
+/**
+ * The one place a room's answer is read from `remoteRoomCall`'s `unknown`: undefined (a stale
+ * listing answered, or the room is closing) or a RoomResult, whose value has the type the room
+ * method declares (the same code runs on every node). Any other shape is a fault, not an answer.
+ */
+function decodeRoomResult<T>(answer: unknown): RoomResult<T> | undefined {
+  if (answer === undefined) return undefined;
+  const r = answer as Partial<{ ok: boolean; value: T; error: Partial<Failure> }>;
+  if (r?.ok === true && 'value' in r) return answer as RoomResult<T>;
+  if (r?.ok === false && isErrorCode(String(r.error?.code)) && typeof r.error?.message === 'string') return answer as RoomResult<T>;
+  throw new Error(`a room answered with neither a value nor an error: ${JSON.stringify(answer)?.slice(0, 200)}`);
 }
 
 // ---- nodes ---------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ import type { GameRecord } from '../db/games.ts';
 import { AppError } from '../errors.ts';
 import { callGame } from '../gateway/index.ts';
 import { findVisible, isPlayer, type GamesDeps } from './gameAccess.ts';
-import type { CommandInput } from './liveGame.ts';
+import type { CommandAnswers } from './gameViews.ts';
+import type { CommandCall, CommandInput } from './liveGame.ts';
 
 export type MoveInput = { from: string; to: string; promotion?: string | null };
 /** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */
@@ -26,12 +27,13 @@ async function forLiveGame(d: GamesDeps, userId: string, id: string): Promise<Ga
  * request was read) travels with the command, to whichever node hosts the game: the room
  * times the command from then, not from when its turn comes.
  */
-async function command(d: GamesDeps, requestedId: string, input: CommandInput, request: CommandRequest): Promise<unknown> {
+async function command<C extends CommandInput>(d: GamesDeps, requestedId: string, input: C, request: CommandRequest): Promise<CommandAnswers[C['type']]> {
   // The room is keyed by the game's own id: another spelling of it would open a second room.
   const { id: gameId } = await forLiveGame(d, input.userId, requestedId);
   const { idempotencyKey, receivedAt } = request;
   const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${input.userId}:${idempotencyKey}`;
-  return callGame(gameId, 'apiCommand', [receivedAt === undefined ? input : { ...input, receivedAt }, key]);
+  const call: CommandCall<C> = { command: receivedAt === undefined ? input : { ...input, receivedAt }, key };
+  return callGame<CommandCall<C>, CommandAnswers[C['type']]>(gameId, 'apiCommand', call);
 }
 
 export const makeMove = (d: GamesDeps, userId: string, id: string, move: MoveInput, request: CommandRequest = {}) =>

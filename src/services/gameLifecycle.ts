@@ -16,7 +16,7 @@ import { challengesChanged, findVisible, isChallenged, isOpen, notFound, notify,
 import { gameStatusChanged } from './gameEvents.ts';
 import { getGame } from './gameReads.ts';
 import { formatPendingGame, type GameDetail, type PendingGameView } from './gameViews.ts';
-import { assertMaySeek, type SeekResult } from './seekPool.ts';
+import { assertMaySeek, type ApiSeek, type SeekResult } from './seekPool.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import { emitGameStarted } from './webhooks.ts';
 
@@ -53,7 +53,7 @@ async function seek(
   const options = { time_control: tc.time_control, initial_time: tc.initial_time, increment: tc.increment, rated: input.rated };
   // A busy player is refused here, before a pool room is found or created for nothing.
   await assertMaySeek(d.pool, userId, tc.time_control);
-  const result = await callPool<SeekResult>(poolId(key), options, 'apiSeek', [userId, input.color]);
+  const result = await callPool<Parameters<ApiSeek>, SeekResult>(poolId(key), options, 'apiSeek', [userId, input.color]);
   if (result.status === 'active') return getGame(d, userId, result.gameId);
   const pending = await findGame(d.pool, result.seekId);
   if (!pending) throw notFound();

@@ -159,6 +159,14 @@ export const DrawAnswerResult = z.union([
   z.object({ draw_offer: DrawOfferView, status: z.literal('active') }),
 ]);
 
+/** What a live game answers each player command with: REST's `data`, the socket's `<command>:ok`. */
+export type CommandAnswers = {
+  move: z.infer<typeof MoveResult>;
+  resign: z.infer<typeof GameEndResult>;
+  offer_draw: z.infer<typeof DrawOfferResult>;
+  answer_draw: z.infer<typeof DrawAnswerResult>;
+};
+
 // ---- formatting --------------------------------------------------------------------------
 
 export type ViewEnv = { publicUrl: string; now: number };

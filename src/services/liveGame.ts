@@ -10,18 +10,20 @@ import {
   pendingOffer,
   publicEvent,
   timesAt,
+  type Answer,
   type Command,
   type DomainEvent,
   type LiveGameState,
   type PlayerCommand,
   type Write,
 } from '../domain/liveGame.ts';
-import { fail, ok, type DrawOffer, type NumberedEvent, type RatingChanges, type Reply, type Seat, type Times } from '../domain/liveGameViews.ts';
+import type { Answers, DrawOffer, NumberedEvent, RatingChanges, Seat, Times } from '../domain/liveGameViews.ts';
+import { fail, ok, type Failure, type Result } from '../result.ts';
 import { resumeAfterOutage } from '../domain/outage.ts';
 import { foldTail } from '../db/liveTail.ts';
 import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
-import type { DetailInput } from './gameViews.ts';
+import type { CommandAnswers, DetailInput } from './gameViews.ts';
 import { LiveGameFacts } from './liveGameDetail.ts';
 import type { Config } from '../config.ts';
 import type { GameRecord, PlayerRecord } from '../db/games.ts';
@@ -54,7 +56,22 @@ export type GameHosting = {
 
 /** A command as callers send it: a draw offer's id is made here. */
 export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | Omit<Extract<PlayerCommand, { type: 'offer_draw' }>, 'offerId'>;
-export type LiveReply = Reply<unknown, ErrorCode>;
+export type CommandType = CommandInput['type'];
+/** How a live game refuses a command: the rules' codes and the shell's own (a key reused, the game lost). */
+export type CommandFailure = Failure<ErrorCode>;
+/** What a command of type T is answered with: the data its REST answer documents, or a refusal. */
+export type CommandResult<T extends CommandType = CommandType> = Result<CommandAnswers[T], CommandFailure>;
+/** The decider answers a command of type T with Answers[T]: this fails to compile when one stops fitting its REST schema. */
+export type DecidedAnswers = Fits<Answers, CommandAnswers>;
+type Fits<A extends B, B> = A;
+/**
+ * REST's command to the game's room, across processes (src/gateway `callGame` →
+ * GameRoom.apiCommand): the command and its key, answered as `execute` answers it.
+ */
+export type CommandCall<C extends CommandInput = CommandInput> = { command: C; key: string };
+export type ApiCommand = (call: CommandCall) => Promise<CommandResult>;
+/** An answer as the shell handles it, before `execute` names it by its command. */
+type Answered = Result<Answer, CommandFailure>;
 
 /**
  * How many answered command keys a game remembers, for retries (REST, gateway, reconnected
@@ -83,7 +100,7 @@ export class LiveGame {
 
   private chain: Promise<unknown> = Promise.resolve();
   private readonly timers: Timers<'clock' | 'offer'>;
-  private readonly answered = new Map<string, { fingerprint: string; reply: Promise<LiveReply> }>();
+  private readonly answered = new Map<string, { fingerprint: string; reply: Promise<Answered> }>();
   private lost = false;
   /** Until when (host clock) this node surely holds the lease: reads from memory stop there. */
   private leaseUntil: number;
@@ -254,7 +271,12 @@ export class LiveGame {
    * socket command's id), a command seen before is answered again as it was the first time, and
    * does not act twice; the same key with another command is refused.
    */
-  execute(input: CommandInput, key?: string): Promise<LiveReply> {
+  execute<C extends CommandInput>(input: C, key?: string): Promise<CommandResult<C['type']>> {
+    // The decider answers a command with the Answers of its type (see DecidedAnswers), or a refusal.
+    return this.answer(input, key) as Promise<CommandResult<C['type']>>;
+  }
+
+  private answer(input: CommandInput, key: string | undefined): Promise<Answered> {
     if (key === undefined) return this.run(withId(input), null);
     const fingerprint = fingerprintOf(input);
     const seen = this.answered.get(key);
@@ -308,7 +330,7 @@ export class LiveGame {
 
   // ---- the shell ---------------------------------------------------------------------------
 
-  private run(command: Command, key: string | null): Promise<LiveReply> {
+  private run(command: Command, key: string | null): Promise<Answered> {
     return this.exclusive(async () => {
       const now = this.host.clock.now();
       const decision = decide(this.state, command, now);
@@ -322,7 +344,7 @@ export class LiveGame {
         this.facts.written(decision.write, now);
         this.armTimers();
       }
-      return decision.reply(this.state) as LiveReply;
+      return decision.reply(this.state);
     });
   }
 
@@ -369,11 +391,11 @@ export class LiveGame {
     return undefined;
   }
 
-  private lostReply(): LiveReply {
+  private lostReply(): Answered {
     return fail('SERVICE_UNAVAILABLE', 'The game moved to another server; retry');
   }
 
-  private exclusive(command: () => Promise<LiveReply>): Promise<LiveReply> {
+  private exclusive(command: () => Promise<Answered>): Promise<Answered> {
     const run = this.chain.then(() => (this.lost ? this.lostReply() : command()));
     this.chain = run.catch(() => {});
     return run.catch((error) => {
@@ -383,11 +405,11 @@ export class LiveGame {
     });
   }
 
-  private remember(key: string, fingerprint: string, reply: Promise<LiveReply>): void {
+  private remember(key: string, fingerprint: string, reply: Promise<Answered>): void {
     this.answered.set(key, { fingerprint, reply });
     // A lost game's answer says "retry elsewhere": a retry must reach the new owner, not this memory.
     void reply.then((r) => {
-      if (!r.ok && r.code === 'SERVICE_UNAVAILABLE') this.answered.delete(key);
+      if (!r.ok && r.error.code === 'SERVICE_UNAVAILABLE') this.answered.delete(key);
     });
     if (this.answered.size > REMEMBERED_COMMANDS) this.answered.delete(this.answered.keys().next().value!);
   }

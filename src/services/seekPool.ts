@@ -10,7 +10,8 @@ import { AppError } from '../errors.ts';
 import { Timers } from './timers.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
 import { channels } from './channelEvents.ts';
-import { openGame, type RoomReply } from '../gateway/index.ts';
+import { openGame, type RoomResult } from '../gateway/index.ts';
+import { fail, ok } from '../result.ts';
 import { formatSeek, type LobbyEvent } from './seekViews.ts';
 import { gameStatusChanged } from './gameEvents.ts';
 import { emitGameStarted } from './webhooks.ts';
@@ -34,9 +35,10 @@ export class PoolRetired extends Error {
 }
 
 export type SeekResult = { status: 'active'; gameId: string } | { status: 'pending'; seekId: string; expiresAt: Date };
+/** The seek pool room's REST entry point (src/gateway callPool → SeekPoolRoom.apiSeek); undefined: the pool retired, ask its next room. */
+export type ApiSeek = (userId: string, color: SeekColor) => Promise<RoomResult<SeekResult> | undefined>;
 export type Pairing = { gameId: string; whiteId: string; blackId: string; seekIds: string[] };
 
-const fail = (code: 'PLAYER_BUSY' | 'SERVICE_UNAVAILABLE', message: string): RoomReply<never> => ({ ok: false, code, message });
 const PASS_MS = 1000;
 
 /**
@@ -98,7 +100,7 @@ export class SeekPool {
    * A new seek: paired at once with the best waiting one, or left waiting (durably). Throws
    * PoolRetired when the pool has gone idle meanwhile: ask the pool's next room instead.
    */
-  seek(userId: string, color: SeekColor): Promise<RoomReply<SeekResult>> {
+  seek(userId: string, color: SeekColor): Promise<RoomResult<SeekResult>> {
     return this.exclusive(async () => {
       if (this.retired) throw new PoolRetired();
       const now = this.ctx.clock.now();
@@ -111,13 +113,13 @@ export class SeekPool {
         const seated = await this.seat(partner, newcomer, undefined);
         if (seated === 'newcomer_busy') return fail('PLAYER_BUSY', 'You already have an open seek or game');
         if (seated === 'gone') this.waiting.delete(partner.id); // cancelled, expired or seated meanwhile
-        else return { ok: true, data: { status: 'active', gameId: seated.gameId } };
+        else return ok({ status: 'active', gameId: seated.gameId });
       }
       const inserted = await this.insertSeek(userId, color);
       if ('ok' in inserted) return inserted;
       this.waiting.set(inserted.id, inserted);
       this.announce({ type: 'seek_added', seek: formatSeek(inserted) });
-      return { ok: true, data: { status: 'pending', seekId: inserted.id, expiresAt: inserted.expiresAt } };
+      return ok({ status: 'pending', seekId: inserted.id, expiresAt: inserted.expiresAt });
     });
   }
 
@@ -155,7 +157,7 @@ export class SeekPool {
     return [...this.waiting.values()].map(toSeek);
   }
 
-  private async insertSeek(userId: string, color: SeekColor): Promise<OpenSeek | RoomReply<never>> {
+  private async insertSeek(userId: string, color: SeekColor): Promise<OpenSeek | RoomResult<never>> {
     const expiresAt = new Date(this.ctx.clock.now() + this.ctx.config.seekTtlMs);
     const id = await withTransaction(this.ctx.pool, async (tx) => {
       await games.lockPlayers(tx, [userId]);

@@ -65,18 +65,18 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       for (const e of decision.events) evolve(s, e);
       assert.deepEqual([s.game.moveCount, s.game.turn, s.eventSeq], [1, 'black', 1]);
       const reply = decision.reply(s) as any;
-      assert.equal(reply.data.move.san, 'e4');
-      assert.equal(reply.data.game.current_turn, 'black');
+      assert.equal(reply.value.move.san, 'e4');
+      assert.equal(reply.value.game.current_turn, 'black');
     });
 
     it('refuses, in the documented order, a non-player, a finished game, the wrong turn and an illegal move', () => {
       const s = newState();
-      assert.equal(run(s, move('someone-else', 'e2e4')).reply.code, 'NOT_A_PLAYER');
-      assert.equal(run(s, move(BLACK, 'e7e5')).reply.code, 'NOT_YOUR_TURN');
-      assert.equal(run(s, move(WHITE, 'e2e5')).reply.code, 'INVALID_MOVE');
-      assert.equal(run(s, move(WHITE, 'e2e3q')).reply.code, 'INVALID_MOVE');
+      assert.equal(run(s, move('someone-else', 'e2e4')).reply.error.code, 'NOT_A_PLAYER');
+      assert.equal(run(s, move(BLACK, 'e7e5')).reply.error.code, 'NOT_YOUR_TURN');
+      assert.equal(run(s, move(WHITE, 'e2e5')).reply.error.code, 'INVALID_MOVE');
+      assert.equal(run(s, move(WHITE, 'e2e3q')).reply.error.code, 'INVALID_MOVE');
       run(s, { type: 'resign', userId: BLACK });
-      assert.equal(run(s, move(WHITE, 'e2e4')).reply.code, 'GAME_NOT_ACTIVE');
+      assert.equal(run(s, move(WHITE, 'e2e4')).reply.error.code, 'GAME_NOT_ACTIVE');
     });
 
     it('writes nothing for a refused command', () => {
@@ -95,8 +95,8 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.equal(write.eventSeq, 5);
       assert.deepEqual(decision.events.map((e) => e.type), ['moved', 'ended']);
       assert.deepEqual([s.status, s.ending?.termination, s.ending?.winner], ['finished', 'checkmate', 'black']);
-      assert.equal(reply.data.game.in_checkmate, true);
-      assert.equal(reply.data.game.status, 'finished');
+      assert.equal(reply.value.game.in_checkmate, true);
+      assert.equal(reply.value.game.status, 'finished');
     });
 
     it("lapses the opponent's pending draw offer when its recipient moves, as one more event", () => {
@@ -124,16 +124,16 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.deepEqual(decision.write, {
         kind: 'open_offer', offerId: 'offer-1', offeredBy: WHITE, ply: 0, expiresAt: new Date(T0 + 7 + RULES.drawOfferTtlMs), eventSeq: 1,
       });
-      assert.equal(reply.data.draw_offer.status, 'pending');
+      assert.equal(reply.value.draw_offer.status, 'pending');
     });
 
     it('refuses a second offer while one is pending, and accepts when the opponent offers back', () => {
       const s = newState();
       run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-1' });
-      assert.equal(run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-2' }).reply.code, 'DRAW_OFFER_PENDING');
+      assert.equal(run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-2' }).reply.error.code, 'DRAW_OFFER_PENDING');
       const { decision, reply } = run(s, { type: 'offer_draw', userId: BLACK, offerId: 'offer-3' });
       assert.equal((decision.write as any).acceptedOfferId, 'offer-1');
-      assert.deepEqual([reply.data.draw_offer.status, reply.data.termination, s.status], ['accepted', 'agreement', 'finished']);
+      assert.deepEqual([reply.value.draw_offer.status, reply.value.termination, s.status], ['accepted', 'agreement', 'finished']);
       assert.equal(s.offers[0].status, 'accepted');
     });
 
@@ -142,18 +142,18 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-1' });
       run(s, { type: 'answer_draw', userId: BLACK, offerId: 'offer-1', accept: false });
       playLine(s, ['g1f3', 'g8f6', 'f3g1', 'f6g8']);
-      assert.equal(run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-2' }).reply.code, 'DRAW_OFFER_LIMIT');
+      assert.equal(run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-2' }).reply.error.code, 'DRAW_OFFER_LIMIT');
       assert.equal(run(s, { type: 'offer_draw', userId: BLACK, offerId: 'offer-3' }).reply.ok, true);
     });
 
     it('judges answers from the offers it knows: unknown, own, no longer pending', () => {
       const s = newState();
       run(s, { type: 'offer_draw', userId: WHITE, offerId: 'offer-1' });
-      assert.equal(run(s, { type: 'answer_draw', userId: BLACK, offerId: 'nope', accept: true }).reply.code, 'DRAW_OFFER_NOT_FOUND');
-      assert.equal(run(s, { type: 'answer_draw', userId: WHITE, offerId: 'offer-1', accept: true }).reply.code, 'FORBIDDEN');
+      assert.equal(run(s, { type: 'answer_draw', userId: BLACK, offerId: 'nope', accept: true }).reply.error.code, 'DRAW_OFFER_NOT_FOUND');
+      assert.equal(run(s, { type: 'answer_draw', userId: WHITE, offerId: 'offer-1', accept: true }).reply.error.code, 'FORBIDDEN');
       const declined = run(s, { type: 'answer_draw', userId: BLACK, offerId: 'offer-1', accept: false }).reply;
-      assert.deepEqual([declined.data.draw_offer.status, declined.data.status], ['declined', 'active']);
-      assert.equal(run(s, { type: 'answer_draw', userId: BLACK, offerId: 'offer-1', accept: true }).reply.code, 'DRAW_OFFER_NOT_PENDING');
+      assert.deepEqual([declined.value.draw_offer.status, declined.value.status], ['declined', 'active']);
+      assert.equal(run(s, { type: 'answer_draw', userId: BLACK, offerId: 'offer-1', accept: true }).reply.error.code, 'DRAW_OFFER_NOT_PENDING');
     });
 
     it('lapses an offer at its expiry and not a millisecond before', () => {
@@ -184,7 +184,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       playLine(s, ['e2e4', 'e7e5'], T0);
       const { decision, reply } = run(s, move(WHITE, 'g1f3'), s.clock.flagAt()! + 50);
       assert.equal(decision.write?.kind, 'finish');
-      assert.equal(reply.code, 'GAME_NOT_ACTIVE');
+      assert.equal(reply.error.code, 'GAME_NOT_ACTIVE');
       assert.equal(s.ending?.termination, 'timeout');
     });
 
@@ -237,7 +237,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
     it('charges the mover up to when the move reached the service, not until it is decided', () => {
       const { s, turnStart } = running();
       const { reply } = run(s, move(WHITE, 'g1f3', { receivedAt: turnStart + 700 }), turnStart + 2700);
-      assert.equal(reply.data.game.white_time_remaining, 9.3);
+      assert.equal(reply.value.game.white_time_remaining, 9.3);
       assert.equal(s.clock.remaining('white', turnStart + 2700), 9300);
     });
 
@@ -266,7 +266,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       const { s } = running();
       const flagAt = s.clock.flagAt()!;
       const { reply } = run(s, move(WHITE, 'g1f3', { receivedAt: flagAt }), flagAt + 2000);
-      assert.equal(reply.code, 'GAME_NOT_ACTIVE');
+      assert.equal(reply.error.code, 'GAME_NOT_ACTIVE');
       assert.equal(s.ending?.termination, 'timeout');
     });
 

@@ -3,6 +3,7 @@ import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Clock } from '../../src/time.ts';
+import type { Result } from '../../src/result.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { insertActiveGame, insertUser } from '../support/fixtures.ts';
@@ -34,3 +35,6 @@ export const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), pro
 /** A move command by `userId` in UCI notation. */
 export const moveBy = (userId: string, m: string, lagMs?: number) =>
   ({ type: 'move', userId, ...uci(m), ...(lagMs === undefined ? {} : { lagMs }) }) as const;
+
+/** The code a refused command was answered with (undefined when it was not refused). */
+export const failureCode = (r: Result<unknown>) => (r.ok ? undefined : r.error.code);

@@ -5,7 +5,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import type { LiveGame } from '../../src/services/liveGame.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
+import { failureCode, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { holdGameRow, type HeldRow } from '../helpers/rowLock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
@@ -57,7 +57,7 @@ describe('LiveGame against PostgreSQL: a command that waited inside the service'
     assert.equal((await offer).ok, true);
     const reply = (await move) as any;
     assert.equal(reply.ok, true, JSON.stringify(reply));
-    assert.deepEqual([reply.data.game.status, reply.data.game.white_time_remaining, reply.data.game.black_time_remaining], ['active', 0.001, 1]);
+    assert.deepEqual([reply.value.game.status, reply.value.game.white_time_remaining, reply.value.game.black_time_remaining], ['active', 0.001, 1]);
     assert.equal(live.status, 'active');
     // As every read shows it: the row's snapshot with the appended moves folded in (migration 017).
     const stored = (await findGame(pool, gameId))!;
@@ -74,7 +74,7 @@ describe('LiveGame against PostgreSQL: a command that waited inside the service'
     await clock.advance(2000);
     await row.release();
     const reply = (await move) as any;
-    assert.equal(reply.code, 'GAME_NOT_ACTIVE');
+    assert.equal(failureCode(reply), 'GAME_NOT_ACTIVE');
     assert.equal(live.ending?.termination, 'timeout');
   });
 

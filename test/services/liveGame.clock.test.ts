@@ -6,7 +6,7 @@ import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease } from '../support/fixtures.ts';
-import { liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
+import { failureCode, liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
 import { ManualClock } from '../helpers/clock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
@@ -46,7 +46,7 @@ async function playLine(live: LiveGame, players: { white: string; black: string 
     reply = await live.execute(moveBy(i % 2 === 0 ? players.white : players.black, m));
     assert.equal(reply.ok, true, `${m}: ${JSON.stringify(reply)}`);
   }
-  return reply.data;
+  return reply.value;
 }
 
 async function gameRow(pool: Pool, gameId: string) {
@@ -90,11 +90,11 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 3 });
       await clock.advance(150);
       const first = (await live.execute(moveBy(white, 'e2e4'))) as any;
-      assert.deepEqual([first.data.game.white_time_remaining, first.data.game.black_time_remaining], [1, 1]);
+      assert.deepEqual([first.value.game.white_time_remaining, first.value.game.black_time_remaining], [1, 1]);
       assert.equal(live.clock.flagAt(), null);
       await clock.advance(150);
       const second = (await live.execute(moveBy(black, 'e7e5'))) as any;
-      assert.deepEqual([second.data.game.white_time_remaining, second.data.game.black_time_remaining], [1, 1]);
+      assert.deepEqual([second.value.game.white_time_remaining, second.value.game.black_time_remaining], [1, 1]);
       const { rows } = await pool.query('SELECT ply, clock_ms FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
       assert.deepEqual(rows, [{ ply: 1, clock_ms: 1000 }, { ply: 2, clock_ms: 1000 }]);
     });
@@ -150,10 +150,10 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
       const ended = nextEvent(live, 'game_end');
       clock.skip(1000); // the flag timer is late: the move gets there first
-      const reply = (await live.execute(moveBy(white, 'g1f3'))) as { ok: false; code: string; message: string };
+      const reply = await live.execute(moveBy(white, 'g1f3'));
       assert.equal(reply.ok, false);
-      assert.equal(reply.code, 'GAME_NOT_ACTIVE');
-      assert.match(reply.message, /time/, 'the move itself discovered the flag');
+      assert.equal(failureCode(reply), 'GAME_NOT_ACTIVE');
+      assert.match(reply.ok ? '' : reply.error.message, /time/, 'the move itself discovered the flag');
       const end = await ended;
       assert.deepEqual([end.result.result, end.result.winner, end.result.termination], ['0-1', 'black', 'timeout']);
       const row = await gameRow(pool, gameId);
@@ -167,10 +167,10 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
       await clock.advance(100);
       const third = (await live.execute(moveBy(white, 'g1f3'))) as any;
-      assert.equal(third.data.game.white_time_remaining, 61.9);
+      assert.equal(third.value.game.white_time_remaining, 61.9);
       await clock.advance(2500);
       const fourth = (await live.execute(moveBy(black, 'b8c6'))) as any;
-      assert.equal(fourth.data.game.black_time_remaining, 59.5);
+      assert.equal(fourth.value.game.black_time_remaining, 59.5);
       const { rows } = await pool.query('SELECT clock_ms FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
       assert.deepEqual(rows.map((r) => r.clock_ms), [60_000, 60_000, 61_900, 59_500]);
     });
@@ -232,8 +232,8 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       const lapsed = nextEvent(live, 'draw_offer');
       await clock.advance(60_000);
       const event = await lapsed;
-      assert.deepEqual([event.draw_offer.id, event.draw_offer.status], [offered.data.draw_offer.id, 'expired']);
-      const { rows } = await pool.query('SELECT status FROM draw_offers WHERE id = $1', [offered.data.draw_offer.id]);
+      assert.deepEqual([event.draw_offer.id, event.draw_offer.status], [offered.value.draw_offer.id, 'expired']);
+      const { rows } = await pool.query('SELECT status FROM draw_offers WHERE id = $1', [offered.value.draw_offer.id]);
       assert.equal(rows[0].status, 'expired');
       assert.equal(live.drawOffer, null);
     });
@@ -257,7 +257,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       assert.deepEqual(second.times(), { white: 56, black: 60 });
       await clock.advance(1000);
       const reply = (await second.execute(moveBy(white, 'g1f3'))) as any;
-      assert.equal(reply.data.game.white_time_remaining, 55);
+      assert.equal(reply.value.game.white_time_remaining, 55);
     });
 
     it('moves the first-move deadline on by the time nobody hosted the game', async () => {
@@ -312,7 +312,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       assert.equal(second.eventSeq, before.v);
       const accepted = (await second.execute({ type: 'answer_draw', userId: black, offerId: before.offer.id, accept: true })) as any;
       assert.equal(accepted.ok, true, JSON.stringify(accepted));
-      assert.deepEqual([accepted.data.status, accepted.data.result, accepted.data.termination], ['finished', '1/2-1/2', 'agreement']);
+      assert.deepEqual([accepted.value.status, accepted.value.result, accepted.value.termination], ['finished', '1/2-1/2', 'agreement']);
       const row = await gameRow(pool, gameId);
       assert.deepEqual([row.status, row.result, row.winner, row.termination], ['finished', '1/2-1/2', null, 'agreement']);
       const { rows } = await pool.query('SELECT status FROM draw_offers WHERE id = $1', [before.offer.id]);

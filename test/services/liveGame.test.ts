@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { expireLease } from '../support/fixtures.ts';
-import { liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
+import { failureCode, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
@@ -37,7 +37,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     const live = await open(host('A'), gameId);
     const replies = await Promise.all(Array.from({ length: 20 }, () => live.execute(moveBy(white, 'e2e4'))));
     assert.equal(replies.filter((r) => r.ok).length, 1);
-    for (const r of replies.filter((r) => !r.ok)) assert.equal((r as { code: string }).code, 'NOT_YOUR_TURN');
+    for (const r of replies.filter((r) => !r.ok)) assert.equal(failureCode(r), 'NOT_YOUR_TURN');
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM game_moves WHERE game_id = $1', [gameId]);
     assert.equal(rows[0].n, 1);
     await live.close(true);
@@ -59,7 +59,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     await expireLease(pool, gameId);
     const taker = await open(host('B'), gameId);
     const stale = await old.execute(moveBy(black, 'e7e5'));
-    assert.deepEqual([stale.ok, (stale as { code: string }).code, lost], [false, 'SERVICE_UNAVAILABLE', true]);
+    assert.deepEqual([stale.ok, failureCode(stale), lost], [false, 'SERVICE_UNAVAILABLE', true]);
     assert.equal((await taker.execute(moveBy(black, 'e7e5'))).ok, true);
     const { rows } = await pool.query('SELECT san FROM game_moves WHERE game_id = $1 ORDER BY ply', [gameId]);
     assert.deepEqual(rows.map((r) => r.san), ['e4', 'e5']);
@@ -98,7 +98,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     assert.deepEqual(rows[0], { status: 'finished', result: '0-1', winner: 'black', termination: 'checkmate', move_count: 4 });
     assert.deepEqual(events.slice(-2).map((e) => e.type), ['move', 'game_end']);
     const end = await live.execute(moveBy(white, 'a2a3'));
-    assert.equal((end as { code: string }).code, 'GAME_NOT_ACTIVE');
+    assert.equal(failureCode(end), 'GAME_NOT_ACTIVE');
   });
 
   it('replays a seeded random game move by move like chess.js', async () => {
@@ -135,9 +135,9 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     it('remembers the last 16 answered keys, not every key of a long game', async () => {
       const { host, white, gameId } = await setup();
       const live = await open(host('A'), gameId);
-      for (let i = 1; i <= 17; i++) assert.equal(((await live.execute(moveBy(white, 'e2e5'), `k${i}`)) as { code?: string }).code, 'INVALID_MOVE');
+      for (let i = 1; i <= 17; i++) assert.equal(failureCode(await live.execute(moveBy(white, 'e2e5'), `k${i}`)), 'INVALID_MOVE');
       // k2…k17 are remembered: the same key for another command is refused.
-      assert.equal(((await live.execute(moveBy(white, 'e2e4'), 'k2')) as { code?: string }).code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(failureCode(await live.execute(moveBy(white, 'e2e4'), 'k2')), 'IDEMPOTENCY_KEY_REUSED');
       // k1, the oldest, was forgotten: it names a new command.
       assert.equal((await live.execute(moveBy(white, 'e2e4'), 'k1')).ok, true);
       await live.close(true);
@@ -159,7 +159,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
       const live = await open(host('A'), gameId);
       await live.execute(moveBy(white, 'e2e4'), 'socket:s1:7');
       const other = await live.execute({ type: 'resign', userId: white }, 'socket:s1:7');
-      assert.deepEqual([other.ok, (other as { code: string }).code], [false, 'IDEMPOTENCY_KEY_REUSED']);
+      assert.deepEqual([other.ok, failureCode(other)], [false, 'IDEMPOTENCY_KEY_REUSED']);
       assert.equal(live.status, 'active');
       await live.close(true);
     });
@@ -169,7 +169,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
       const live = await open(host('A'), gameId);
       const first = await live.execute(moveBy(white, 'e2e5'), 'rest:bad');
       assert.deepEqual(await live.execute(moveBy(white, 'e2e5'), 'rest:bad'), first);
-      assert.equal((first as { code: string }).code, 'INVALID_MOVE');
+      assert.equal(failureCode(first), 'INVALID_MOVE');
       await live.close(true);
     });
 
@@ -183,10 +183,10 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
       const second = await open(host('B'), gameId);
       const retry = (await second.execute(moveBy(black, 'e7e5'), 'rest:black:k')) as any;
       assert.equal(retry.ok, true, JSON.stringify(retry));
-      assert.deepEqual(retry.data.move, answered.data.move);
-      assert.equal(retry.data.game.move_count, 2);
+      assert.deepEqual(retry.value.move, answered.value.move);
+      assert.equal(retry.value.game.move_count, 2);
       const other = await second.execute({ type: 'resign', userId: black }, 'rest:black:k');
-      assert.equal((other as { code: string }).code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(failureCode(other), 'IDEMPOTENCY_KEY_REUSED');
       const { rows } = await pool.query('SELECT count(*)::int AS n FROM game_moves WHERE game_id = $1', [gameId]);
       assert.equal(rows[0].n, 2);
       await second.close(true);
@@ -196,7 +196,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
       const { host, white, gameId } = await setup();
       const live = await open(host('A'), gameId);
       assert.equal((await live.execute(moveBy(white, 'e2e4'), 'a')).ok, true);
-      assert.equal(((await live.execute(moveBy(white, 'e2e4'), 'b')) as { code: string }).code, 'NOT_YOUR_TURN');
+      assert.equal(failureCode(await live.execute(moveBy(white, 'e2e4'), 'b')), 'NOT_YOUR_TURN');
       await live.close(true);
     });
   });

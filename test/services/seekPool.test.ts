@@ -63,8 +63,8 @@ describe('SeekPool (the pool actor) across nodes', () => {
     await Promise.all([rate(a, 1500), rate(b, 1900)]);
     const first = await pool.seek(a, 'random');
     const second = await pool.seek(b, 'random');
-    assert.ok(first.ok && first.data.status === 'pending' && second.ok && second.data.status === 'pending');
-    const firstId = (first.data as { seekId: string }).seekId;
+    assert.ok(first.ok && first.value.status === 'pending' && second.ok && second.value.status === 'pending');
+    const firstId = (first.value as { seekId: string }).seekId;
     await clock.advance(5000);
     assert.equal(await statusOf(firstId), 'pending', 'still apart at 5 s (window ±350)');
     // The seeks were stamped a few real milliseconds after the clock started: the 6 s pass may
@@ -97,13 +97,13 @@ describe('SeekPool (the pool actor) across nodes', () => {
     const [a, b] = [await insertUser(db.pool), await insertUser(db.pool)];
     const first = (await open(key, 'node-a')) as SeekPool;
     const placed = await first.seek(a, 'random');
-    assert.ok(placed.ok && placed.data.status === 'pending');
+    assert.ok(placed.ok && placed.value.status === 'pending');
     await expireLease(key);
     const second = (await open(key, 'node-b')) as SeekPool;
     assert.equal(second.size, 1, 'the new actor knows the acknowledged seek');
     const paired = await second.seek(b, 'random');
-    assert.ok(paired.ok && paired.data.status === 'active');
-    assert.equal(paired.data.gameId, placed.data.seekId);
+    assert.ok(paired.ok && paired.value.status === 'active');
+    assert.equal(paired.value.gameId, placed.value.seekId);
   });
 
   it('never lets a stale actor pair a seek the new actor already paired', async () => {
@@ -111,17 +111,17 @@ describe('SeekPool (the pool actor) across nodes', () => {
     const [a, b, c] = [await insertUser(db.pool), await insertUser(db.pool), await insertUser(db.pool)];
     const stale = (await open(key, 'node-a')) as SeekPool;
     const placed = await stale.seek(a, 'random');
-    assert.ok(placed.ok && placed.data.status === 'pending');
+    assert.ok(placed.ok && placed.value.status === 'pending');
     await expireLease(key);
     const fresh = (await open(key, 'node-b')) as SeekPool;
     const paired = await fresh.seek(b, 'random');
-    assert.ok(paired.ok && paired.data.status === 'active');
+    assert.ok(paired.ok && paired.value.status === 'active');
     // The stale actor still has a's seek in its cache: it must find it gone, not seat c with a.
     const late = await stale.seek(c, 'random');
     assert.ok(late.ok, JSON.stringify(late));
-    assert.equal(late.data.status, 'pending');
-    assert.equal(await statusOf(placed.data.seekId), 'active');
-    const { rows } = await db.pool.query(`SELECT white_id, black_id FROM games WHERE id = $1`, [placed.data.seekId]);
+    assert.equal(late.value.status, 'pending');
+    assert.equal(await statusOf(placed.value.seekId), 'active');
+    const { rows } = await db.pool.query(`SELECT white_id, black_id FROM games WHERE id = $1`, [placed.value.seekId]);
     assert.deepEqual([rows[0].white_id, rows[0].black_id].sort(), [a, b].sort());
   });
 
@@ -139,10 +139,10 @@ describe('SeekPool (the pool actor) across nodes', () => {
       pool.onRetired = () => retired++;
       const a = await insertUser(db.pool);
       const placed = await pool.seek(a, 'random');
-      assert.ok(placed.ok && placed.data.status === 'pending');
+      assert.ok(placed.ok && placed.value.status === 'pending');
       await clock.advance(30_000);
       assert.equal(retired, 0, 'a waiting seek keeps the pool');
-      await pool.cancel(placed.data.seekId);
+      await pool.cancel(placed.value.seekId);
       await clock.advance(9_000);
       assert.equal(retired, 0, 'not before the grace is over');
       await clock.advance(2_000);
