@@ -28,8 +28,8 @@ export type HandlerContext<B, Q> = {
   receivedAt?: number;
 };
 
-/** A handler may return plain data (wrapped as `{success: true, data}`) or a full Reply. */
-export class Reply {
+/** A handler may return plain data (wrapped as `{success: true, data}`) or a full HttpAnswer. */
+export class HttpAnswer {
   constructor(
     readonly status: number,
     readonly body?: unknown,
@@ -118,7 +118,7 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
         const params = idParams(r, req.params as Record<string, string>);
         const result = await r.handler({ req, res, body, query, params, user, idempotencyKey: idempotency?.key, receivedAt });
-        send(res, result instanceof Reply ? result : new Reply(r.status ?? 200, { success: true, data: result }));
+        send(res, result instanceof HttpAnswer ? result : new HttpAnswer(r.status ?? 200, { success: true, data: result }));
       } catch (error) {
         next(error);
       }
@@ -153,13 +153,13 @@ function idParams(r: Route, raw: Record<string, string>): Record<string, string>
 /** `GAME_NOT_FOUND` → "Game not found", the message every service gives its unknown ids. */
 const notFoundMessage = (code: ErrorCode) => code.charAt(0) + code.slice(1).toLowerCase().replaceAll('_', ' ');
 
-function send(res: Response, reply: Reply): void {
-  for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
-  if (reply.body === undefined || reply.status === 204) {
-    res.status(reply.status).end();
-  } else if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) {
-    res.status(reply.status).send(reply.body);
+function send(res: Response, answer: HttpAnswer): void {
+  for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+  if (answer.body === undefined || answer.status === 204) {
+    res.status(answer.status).end();
+  } else if (typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) {
+    res.status(answer.status).send(answer.body);
   } else {
-    res.status(reply.status).json(reply.body);
+    res.status(answer.status).json(answer.body);
   }
 }

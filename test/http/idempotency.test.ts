@@ -16,7 +16,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { AppError } from '../../src/errors.ts';
 import { createHttpApp } from '../../src/http/app.ts';
 import { createIdempotency } from '../../src/http/idempotency.ts';
-import { Reply, route } from '../../src/http/route.ts';
+import { HttpAnswer, route } from '../../src/http/route.ts';
 import { createLogger } from '../../src/logger.ts';
 import { systemClock, type Clock } from '../../src/time.ts';
 import { BLITZ, as, createActiveGame, getGame, sendChallenge, sendMove } from '../helpers/games.ts';
@@ -314,7 +314,7 @@ describe('Idempotency-Key', () => {
 
     it('replays the answer byte for byte with the headers that belong to it, and no handler runs', async () => {
       const pgn = '[Event "é"]\n\n1. e4 *\n';
-      outcome = (n) => new Reply(201, `${pgn}${n}`, { 'Content-Type': 'application/x-chess-pgn; charset=utf-8', Location: '/v1/x' });
+      outcome = (n) => new HttpAnswer(201, `${pgn}${n}`, { 'Content-Type': 'application/x-chess-pgn; charset=utf-8', Location: '/v1/x' });
       const key = randomUUID();
       const first = await post('/scripted', key);
       const retry = await post('/scripted', key);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MOVE_CLASSES } from '../../domain/accuracy.ts';
 import type { Services } from '../../services/index.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 
 const bySide = <T extends z.ZodType>(t: T) => z.object({ white: t, black: t });
 
@@ -41,7 +41,7 @@ export function analysisRoutes({ analysis }: Services): Route[] {
       handler: async ({ user, params }) => {
         const answer = await analysis.getAnalysis(user!.id, params.id);
         if (answer.ready) return answer.analysis;
-        return new Reply(202, { success: true, data: answer.pending }, { 'Retry-After': String(answer.retryAfterSeconds) });
+        return new HttpAnswer(202, { success: true, data: answer.pending }, { 'Retry-After': String(answer.retryAfterSeconds) });
       },
     }),
   ];

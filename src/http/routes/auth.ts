@@ -12,12 +12,12 @@ import {
   VerifyResult,
 } from '../../services/accounts.ts';
 import type { Services } from '../../services/index.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 
 const tags = ['Authentication'];
 /** `{success, message}` and, when there is data, `{success, data, message}`. */
 const withMessage = (status: number, message: string, data?: unknown) =>
-  new Reply(status, data === undefined ? { success: true, message } : { success: true, data, message });
+  new HttpAnswer(status, data === undefined ? { success: true, message } : { success: true, data, message });
 
 export function authRoutes({ accounts }: Services): Route[] {
   return [
@@ -70,7 +70,7 @@ export function authRoutes({ accounts }: Services): Route[] {
       status: 204,
       handler: async ({ user }) => {
         await accounts.logout(user!);
-        return new Reply(204);
+        return new HttpAnswer(204);
       },
     }),
     route({

@@ -3,7 +3,7 @@ import { ClubInvitationView, ClubMemberView, ClubView, CreateClubBody, InviteBod
 import { CLUB_SORTS } from '../../services/clubs.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
@@ -58,7 +58,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
       handler: async ({ user, query }) => {
         const page = { page: query.page, limit: query.limit };
         const { clubs: found, total } = await clubs.list(user?.id, { ...query, mine: query.mine === 'true' });
-        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: found, pagination: paginate(page, total) });
       },
     }),
     route({
@@ -86,7 +86,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
       handler: async ({ params, query }) => {
         const page = { page: query.page, limit: query.limit };
         const { members, total } = await clubs.members(params.id, page);
-        return new Reply(200, { success: true, data: members, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: members, pagination: paginate(page, total) });
       },
     }),
     route({
@@ -111,7 +111,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
       errors: ['CLUB_NOT_FOUND', 'CLUB_OWNER_CANNOT_LEAVE', 'NOT_FOUND'],
       handler: async ({ user, params }) => {
         await clubs.leave(user!.id, params.id);
-        return new Reply(204);
+        return new HttpAnswer(204);
       },
     }),
     route({
@@ -128,7 +128,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
       errors: ['CLUB_NOT_FOUND', 'FORBIDDEN', 'USER_NOT_FOUND', 'ALREADY_MEMBER'],
       handler: async ({ user, params, body }) => {
         const { created, invitation } = await clubs.invite(user!.id, params.id, body);
-        return new Reply(created ? 201 : 200, { success: true, data: invitation });
+        return new HttpAnswer(created ? 201 : 200, { success: true, data: invitation });
       },
     }),
     route({
@@ -142,7 +142,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
       errors: ['CLUB_NOT_FOUND', 'FORBIDDEN'],
       handler: async ({ user, params }) => {
         await clubs.remove(user!.id, params.id);
-        return new Reply(204);
+        return new HttpAnswer(204);
       },
     }),
   ];

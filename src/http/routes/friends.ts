@@ -3,7 +3,7 @@ import { FRIEND_STATUSES } from '../../domain/statuses.ts';
 import { FriendListItem, FriendshipView } from '../../services/friends.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const tags = ['Friends'];
@@ -28,7 +28,7 @@ export function friendRoutes({ friends }: Services): Route[] {
       response: z.array(FriendListItem),
       handler: async ({ user, query }) => {
         const { items, total } = await friends.list(user!.id, query);
-        return new Reply(200, { success: true, data: items, pagination: paginate(query, total) });
+        return new HttpAnswer(200, { success: true, data: items, pagination: paginate(query, total) });
       },
     }),
     route({
@@ -46,7 +46,7 @@ export function friendRoutes({ friends }: Services): Route[] {
       errors: ['USER_NOT_FOUND', 'FRIEND_LIMIT'],
       handler: async ({ user, params }) => {
         const { created, view } = await friends.request(user!.id, params.user_id);
-        return new Reply(created ? 201 : 200, { success: true, data: view });
+        return new HttpAnswer(created ? 201 : 200, { success: true, data: view });
       },
     }),
     route({
@@ -60,7 +60,7 @@ export function friendRoutes({ friends }: Services): Route[] {
       errors: ['USER_NOT_FOUND', 'NOT_FOUND'],
       handler: async ({ user, params }) => {
         await friends.remove(user!.id, params.user_id);
-        return new Reply(204);
+        return new HttpAnswer(204);
       },
     }),
   ];

@@ -12,7 +12,7 @@ import {
 } from '../../services/gameViews.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
@@ -115,7 +115,7 @@ export function gameRoutes({ games }: Services): Route[] {
       envelope: 'list',
       handler: async ({ user, query }) => {
         const { games: data, total } = await games.listGames(user!.id, query);
-        return new Reply(200, { success: true, data, pagination: paginate(query, total) });
+        return new HttpAnswer(200, { success: true, data, pagination: paginate(query, total) });
       },
     }),
     route({
@@ -141,7 +141,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       errors: ['GAME_NOT_FOUND'],
       handler: async ({ user, params }) =>
-        new Reply(200, await games.getPgn(user!.id, params.id), { 'Content-Type': 'application/x-chess-pgn; charset=utf-8' }),
+        new HttpAnswer(200, await games.getPgn(user!.id, params.id), { 'Content-Type': 'application/x-chess-pgn; charset=utf-8' }),
     }),
     route({
       method: 'post',

@@ -3,7 +3,7 @@ import type { Services } from '../../services/index.ts';
 import { AttemptBody, AttemptResultView, DailyPuzzleView, PuzzleView } from '../../services/puzzleViews.ts';
 import { PUZZLE_SORTS } from '../../services/puzzles.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
@@ -68,7 +68,7 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
       handler: async ({ query }) => {
         const page = { page: query.page, limit: query.limit };
         const { puzzles: found, total } = await puzzles.list(query);
-        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: found, pagination: paginate(page, total) });
       },
     }),
     route({

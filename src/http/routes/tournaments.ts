@@ -4,7 +4,7 @@ import type { Services } from '../../services/index.ts';
 import { TOURNAMENT_SORTS } from '../../services/tournaments.ts';
 import { createTournamentBody, StandingView, TournamentSummaryView, TournamentView } from '../../services/tournamentViews.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
@@ -52,7 +52,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
       handler: async ({ user, query }) => {
         const page = { page: query.page, limit: query.limit };
         const { tournaments: found, total } = await tournaments.list(user?.id, query);
-        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: found, pagination: paginate(page, total) });
       },
     }),
     route({
@@ -80,7 +80,7 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
       handler: async ({ params, query }) => {
         const page = { page: query.page, limit: query.limit };
         const { standings, total } = await tournaments.standings(params.id, page);
-        return new Reply(200, { success: true, data: standings, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: standings, pagination: paginate(page, total) });
       },
     }),
     route({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Services } from '../../services/index.ts';
 import { PrivateProfile, ProfilePatchBody, PublicProfile } from '../../services/users.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const tags = ['Users'];
@@ -52,7 +52,7 @@ export function userRoutes({ users }: Services): Route[] {
       handler: async ({ query }) => {
         const page = { page: query.page, limit: query.limit };
         const { users: found, total } = await users.search(query.q, page);
-        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: found, pagination: paginate(page, total) });
       },
     }),
     route({
@@ -77,7 +77,7 @@ export function userRoutes({ users }: Services): Route[] {
       auth: 'none',
       errors: ['USER_NOT_FOUND'],
       handler: async ({ params }) =>
-        new Reply(200, await users.avatarSvg(params.id), {
+        new HttpAnswer(200, await users.avatarSvg(params.id), {
           'Content-Type': 'image/svg+xml',
           // It changes only with the username; after an hour clients revalidate (Express adds an ETag).
           'Cache-Control': 'public, max-age=3600',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Services } from '../../services/index.ts';
 import { CreateWebhookBody, DeliveryView, WebhookView } from '../../services/webhooks.ts';
 import { paginate } from '../pagination.ts';
-import { Reply, route, type Route } from '../route.ts';
+import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 
 const tags = ['Webhooks'];
@@ -35,7 +35,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
       handler: async ({ user, query }) => {
         const page = { page: query.page, limit: query.limit };
         const { webhooks: found, total } = await webhooks.list(user!.id, page);
-        return new Reply(200, { success: true, data: found, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: found, pagination: paginate(page, total) });
       },
     }),
     route({
@@ -60,7 +60,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
       errors: ['WEBHOOK_NOT_FOUND'],
       handler: async ({ user, params }) => {
         await webhooks.remove(user!.id, params.id);
-        return new Reply(204);
+        return new HttpAnswer(204);
       },
     }),
     route({
@@ -77,7 +77,7 @@ export function webhookRoutes({ webhooks }: Services): Route[] {
       handler: async ({ user, params, query }) => {
         const page = { page: query.page, limit: query.limit };
         const { deliveries, total } = await webhooks.deliveries(user!.id, params.id, page);
-        return new Reply(200, { success: true, data: deliveries, pagination: paginate(page, total) });
+        return new HttpAnswer(200, { success: true, data: deliveries, pagination: paginate(page, total) });
       },
     }),
     route({
