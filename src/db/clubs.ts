@@ -1,4 +1,5 @@
 import type { Queryable } from './pool.ts';
+import { err, ok, type Result } from '../result.ts';
 
 export type ClubRole = 'owner' | 'member' | 'invited';
 export type MemberRole = Exclude<ClubRole, 'invited'>;
@@ -53,21 +54,21 @@ const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 export type NewClub = { name: string; description: string | null; open: boolean; ownerId: string; now: Date; maxOwned: number };
 
 /** Creates a club with its owner as first member; `limit` when the owner has `maxOwned`, `taken` when the name is. */
-export async function insertClub(tx: Queryable, c: NewClub): Promise<{ ok: true; id: string } | { ok: false; reason: 'limit' | 'taken' }> {
+export async function insertClub(tx: Queryable, c: NewClub): Promise<Result<string, 'limit' | 'taken'>> {
   // The owner's row is locked first, so two creates at once cannot both take the last place.
   // NO KEY UPDATE leaves foreign-key checks against the row (their games, their joins) alone.
   await tx.query('SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [c.ownerId]);
   const { rows: counted } = await tx.query('SELECT count(*)::int AS owned FROM clubs WHERE owner_id = $1', [c.ownerId]);
-  if (counted[0].owned >= c.maxOwned) return { ok: false, reason: 'limit' };
+  if (counted[0].owned >= c.maxOwned) return err('limit');
   // A create racing for the same name waits here for the other's outcome, then does nothing.
   const { rows } = await tx.query(
     `INSERT INTO clubs (name, description, open, owner_id, created_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT ((lower(name))) DO NOTHING RETURNING id`,
     [c.name, c.description, c.open, c.ownerId, c.now],
   );
-  if (!rows[0]) return { ok: false, reason: 'taken' };
+  if (!rows[0]) return err('taken');
   await tx.query(`INSERT INTO club_members (club_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', $3)`, [rows[0].id, c.ownerId, c.now]);
-  return { ok: true, id: rows[0].id };
+  return ok(rows[0].id);
 }
 
 /** Locks the club for a change of its members, invitations or existence; every such write takes this lock first. */

@@ -1,4 +1,5 @@
 import type { Queryable } from './pool.ts';
+import { err, ok, type Result } from '../result.ts';
 import type { PlayerRecord } from './games.ts';
 
 /** Rating categories of `user_ratings` (the game time controls). */
@@ -27,7 +28,6 @@ export type ProfileRecord = Omit<UserRecord, 'passwordHash'> & { ratings: Partia
 
 /** Which unique field a write collided with (both are unique case-insensitively). */
 export type TakenField = 'email' | 'username';
-export type WriteResult<T> = { ok: true; value: T } | { ok: false; taken: TakenField };
 
 const USER_COLUMNS = `u.id, u.email, u.username, u.password_hash, u.full_name, u.avatar_url, u.country,
   u.email_verified, u.games_played, u.wins, u.losses, u.draws, u.created_at, u.updated_at`;
@@ -82,19 +82,19 @@ function takenFieldOf(error: unknown): TakenField | undefined {
   return undefined;
 }
 
-async function catchTaken<T>(write: () => Promise<T>): Promise<WriteResult<T>> {
+async function catchTaken<T>(write: () => Promise<T>): Promise<Result<T, TakenField>> {
   try {
-    return { ok: true, value: await write() };
+    return ok(await write());
   } catch (error) {
     const taken = takenFieldOf(error);
-    if (taken) return { ok: false, taken };
+    if (taken) return err(taken);
     throw error;
   }
 }
 
 export type NewUser = { email: string; username: string; passwordHash: string; fullName: string | null };
 
-export function insertUser(db: Queryable, u: NewUser): Promise<WriteResult<UserRecord>> {
+export function insertUser(db: Queryable, u: NewUser): Promise<Result<UserRecord, TakenField>> {
   return catchTaken(async () => {
     const { rows } = await db.query<UserRow>(
       `INSERT INTO users AS u (email, username, password_hash, full_name) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
@@ -157,9 +157,9 @@ export type ProfilePatch = { username?: string; fullName?: string | null; avatar
 const PATCH_COLUMNS = { username: 'username', fullName: 'full_name', avatarUrl: 'avatar_url', country: 'country' } as const;
 
 /** Applies the fields present in `patch`; false when the user does not exist. */
-export function updateProfile(db: Queryable, id: string, patch: ProfilePatch): Promise<WriteResult<boolean>> {
+export function updateProfile(db: Queryable, id: string, patch: ProfilePatch): Promise<Result<boolean, TakenField>> {
   const keys = (Object.keys(PATCH_COLUMNS) as Array<keyof ProfilePatch>).filter((k) => patch[k] !== undefined);
-  if (keys.length === 0) return Promise.resolve({ ok: true, value: true });
+  if (keys.length === 0) return Promise.resolve(ok(true));
   const sets = keys.map((k, i) => `${PATCH_COLUMNS[k]} = $${i + 2}`);
   return catchTaken(async () => {
     const { rowCount } = await db.query(`UPDATE users SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [

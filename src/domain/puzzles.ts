@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { Chess } from 'chess.js';
 import type { Color } from './game.ts';
 import { playQuiet } from './fastMove.ts';
+import { err, ok, type Result } from '../result.ts';
 
 /** The columns a row must have, by header name; any others (DailyDate) are ignored. */
 export const PUZZLE_COLUMNS = [
@@ -52,7 +53,8 @@ export type PuzzleData = {
   gameUrl: string;
 };
 
-export type ParsedPuzzle = { ok: true; puzzle: PuzzleData } | { ok: false; id: string; reason: string };
+/** A puzzle, or the id of the record that is not one and why. */
+export type ParsedPuzzle = Result<PuzzleData, { id: string; reason: string }>;
 
 /** The columns missing from a CSV header (empty when every column of the format is there). */
 export const missingColumns = (header: readonly string[]): string[] => PUZZLE_COLUMNS.filter((c) => !header.includes(c));
@@ -84,7 +86,7 @@ const words = (text: string) => (text.trim() === '' ? [] : text.trim().split(/ +
  */
 export function parsePuzzleRecord(r: PuzzleCsvRecord): ParsedPuzzle {
   const id = r.PuzzleId ?? '';
-  const fail = (reason: string): ParsedPuzzle => ({ ok: false, id, reason });
+  const fail = (reason: string): ParsedPuzzle => err({ id, reason });
   if (!isPuzzleId(id)) return fail('PuzzleId must be 5 to 10 letters and digits');
   const rating = integer(r.Rating, 0, 5000);
   if (rating === undefined) return fail('Rating must be an integer from 0 to 5000');
@@ -116,10 +118,7 @@ export function parsePuzzleRecord(r: PuzzleCsvRecord): ParsedPuzzle {
   for (const [i, move] of solution.entries()) {
     if (!playUci(chess, move)) return fail(`move ${i + 2} (${move}) of Moves is not legal`);
   }
-  return {
-    ok: true,
-    puzzle: { id, fen, lastMove: setup, solution, rating, ratingDeviation, popularity, plays, themes, openingTags, gameUrl },
-  };
+  return ok({ id, fen, lastMove: setup, solution, rating, ratingDeviation, popularity, plays, themes, openingTags, gameUrl });
 }
 
 /** The UTC day of a moment, `YYYY-MM-DD`. */

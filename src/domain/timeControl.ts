@@ -1,5 +1,6 @@
 // Time controls: the category a game is rated in follows from its clock, so a client cannot
 // ask for a "classical" 1+0 game and farm classical rating with bullet games.
+import { err, ok, type Result } from '../result.ts';
 
 export const TIME_CONTROLS = ['bullet', 'blitz', 'rapid', 'classical'] as const;
 export type TimeControl = (typeof TIME_CONTROLS)[number];
@@ -34,8 +35,6 @@ export interface ValidTimeControl {
 
 /** Field name → message, the shape of `error.details` in a 400 VALIDATION_ERROR. */
 export type FieldErrors = Record<string, string>;
-
-export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
 
 function isIntegerIn(value: unknown, min: number, max: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
@@ -73,13 +72,6 @@ export function validateTimeControl(
     }
   }
 
-  if (Object.keys(errors).length > 0) return { ok: false, error: errors };
-  return {
-    ok: true,
-    value: {
-      time_control: time_control as TimeControl,
-      initial_time: initial_time as number,
-      increment: increment as number,
-    },
-  };
+  if (Object.keys(errors).length > 0) return err(errors);
+  return ok({ time_control: time_control as TimeControl, initial_time: initial_time as number, increment: increment as number });
 }

@@ -185,7 +185,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (!peer.spend()) return peer.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages'));
       const parsed = parseClientMessage(data, isBinary);
-      if (!parsed.ok) return peer.refuse(errorMessage('VALIDATION_ERROR', parsed.message, parsed.details ? { details: parsed.details } : {}));
+      if (!parsed.ok) return peer.refuse(errorMessage('VALIDATION_ERROR', parsed.error.message, parsed.error.details ? { details: parsed.error.details } : {}));
       const m = parsed.value;
       const reply = { ...(m.id !== undefined ? { id: m.id } : {}) };
       if (m.type === 'ping') return peer.send({ type: 'pong', ...reply, ts: now() });

@@ -6,6 +6,7 @@ import type { ChannelEvents } from '../services/channelEvents.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { InternalUserEventType } from '../services/userEvents.ts';
+import { err, ok, type Failure, type Result } from '../result.ts';
 import { issuesToDetails } from '../util/zod.ts';
 
 // ---- client → server ---------------------------------------------------------------------------
@@ -20,20 +21,18 @@ export const ClientMessage = z.discriminatedUnion('type', [
 ]);
 export type ClientMessage = z.infer<typeof ClientMessage>;
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; details?: Record<string, string[]> };
-
 /** A client frame: JSON text holding one of ClientMessage. */
-export function parseClientMessage(data: unknown, isBinary: boolean): Parsed<ClientMessage> {
-  if (isBinary) return { ok: false, message: 'Send JSON text frames' };
+export function parseClientMessage(data: unknown, isBinary: boolean): Result<ClientMessage, Omit<Failure, 'code'>> {
+  if (isBinary) return err({ message: 'Send JSON text frames' });
   let json: unknown;
   try {
     json = JSON.parse(String(data));
   } catch {
-    return { ok: false, message: 'Not JSON' };
+    return err({ message: 'Not JSON' });
   }
   const parsed = ClientMessage.safeParse(json);
-  if (!parsed.success) return { ok: false, message: 'Invalid message', details: issuesToDetails(parsed.error.issues) };
-  return { ok: true, value: parsed.data };
+  if (!parsed.success) return err({ message: 'Invalid message', details: issuesToDetails(parsed.error.issues) });
+  return ok(parsed.data);
 }
 
 /**

@@ -116,7 +116,7 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
       const passwordHash = await passwords.hash(body.password);
       const { user, pair, verifyToken } = await withTransaction(pool, async (tx) => {
         const inserted = await insertUser(tx, { email: body.email, username: body.username, passwordHash, fullName: body.full_name || null });
-        if (!inserted.ok) throw takenError(inserted.taken);
+        if (!inserted.ok) throw takenError(inserted.error);
         const user = inserted.value;
         return { user, pair: await sessions.open(tx, user), verifyToken: await issueUserToken(tx, user.id, 'verify') };
       });

@@ -64,9 +64,9 @@ export function createClubs(ctx: AppContext) {
     async create(userId: string, body: CreateClubBody): Promise<ClubView> {
       return withTransaction(pool, async (tx) => {
         const created = await repo.insertClub(tx, { ...body, ownerId: userId, now: now(), maxOwned: MAX_OWNED_CLUBS });
-        if (!created.ok && created.reason === 'limit') throw new AppError('CLUB_LIMIT', `A user owns at most ${MAX_OWNED_CLUBS} clubs`);
+        if (!created.ok && created.error === 'limit') throw new AppError('CLUB_LIMIT', `A user owns at most ${MAX_OWNED_CLUBS} clubs`);
         if (!created.ok) throw new AppError('CLUB_NAME_TAKEN', 'A club of this name already exists');
-        return view(tx, created.id, userId);
+        return view(tx, created.value, userId);
       });
     },
 

@@ -131,10 +131,10 @@ export async function importPuzzleCsv(client: PoolClient, csv: Readable, o: Impo
     const parsed = parsePuzzleRecord(completeRecord(record));
     if (!parsed.ok) {
       stats.skipped++;
-      o.onSkip?.(stats.rows, parsed.id, parsed.reason);
+      o.onSkip?.(stats.rows, parsed.error.id, parsed.error.reason);
       continue;
     }
-    batch.push(parsed.puzzle);
+    batch.push(parsed.value);
     if (batch.length >= batchSize) {
       await writing;
       writing = write(batch);

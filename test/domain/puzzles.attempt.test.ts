@@ -10,7 +10,7 @@ import { BUNDLED_PUZZLES } from '../../src/services/puzzleImport.ts';
 
 const SAMPLE: PuzzleData[] = (parse(readFileSync(BUNDLED_PUZZLES), { columns: true }) as any[])
   .map(parsePuzzleRecord)
-  .flatMap((p) => (p.ok ? [p.puzzle] : []));
+  .flatMap((p) => (p.ok ? [p.value] : []));
 const puzzle = (id: string) => SAMPLE.find((p) => p.id === id)!;
 const judge = (p: PuzzleData, moves: string[]) => judgeAttempt(p.fen, p.solution, moves);
 /** The solver's moves of the solution: every other one, from the first. */

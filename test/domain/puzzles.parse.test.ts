@@ -21,12 +21,12 @@ const byId = (id: string) => SAMPLE.find((r) => r.PuzzleId === id)!;
 const parsed = (r: PuzzleCsvRecord): PuzzleData => {
   const result = parsePuzzleRecord(r);
   assert.ok(result.ok, JSON.stringify(result));
-  return result.puzzle;
+  return result.value;
 };
 const reason = (r: PuzzleCsvRecord) => {
   const result = parsePuzzleRecord(r);
   assert.ok(!result.ok, `${r.PuzzleId} was accepted`);
-  return result.reason;
+  return result.error.reason;
 };
 /** A real row with some fields changed. */
 const row = (changes: Partial<PuzzleCsvRecord>): PuzzleCsvRecord => ({ ...byId('002X3'), ...changes });
@@ -60,10 +60,10 @@ describe('puzzle rows (the Lichess CSV)', () => {
     const rejected = SAMPLE.map((r) => parsePuzzleRecord(r)).filter((p) => !p.ok);
     assert.equal(SAMPLE.length, 1499);
     assert.deepEqual(
-      rejected.map((p) => p.id),
+      rejected.map((p) => (p.ok ? undefined : p.error.id)),
       ['4990', '570', '500', '6E+087', '85', '8627', '8852'],
     );
-    for (const p of rejected) assert.ok(!p.ok && /PuzzleId/.test(p.reason));
+    for (const p of rejected) assert.ok(!p.ok && /PuzzleId/.test(p.error.reason));
   });
 
   it('gives every sample puzzle the position and colour chess.js reaches by playing the setup move, and a line it can replay', () => {
@@ -71,7 +71,7 @@ describe('puzzle rows (the Lichess CSV)', () => {
     for (const r of SAMPLE) {
       const result = parsePuzzleRecord(r);
       if (!result.ok) continue;
-      const p = result.puzzle;
+      const p = result.value;
       const chess = new Chess(r.FEN);
       const opponent = chess.turn() === 'w' ? 'white' : 'black';
       chess.move(r.Moves.split(' ')[0]!, { strict: false });
