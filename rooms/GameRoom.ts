@@ -180,7 +180,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     const command = build(userId, (parsed.data ?? {}) as NonNullable<GameClientMessages[C]>);
     command.receivedAt = receivedAt; // on the command just built: no copy of it per move
     const reply = await this.live.execute(command, key);
-    // The live game answers each command with its REST answer's data (the decider, src/domain/liveGame.ts).
+    // The live game answers each command with its REST answer's data (the decider, src/domain/gameDecider.ts).
     if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...reply.value });
     else client.send('error', { ...replyId, code: reply.error.code, message: reply.error.message, details: reply.error.details });
   }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { systemClock, type Clock } from '../time.ts';
-import type { MoveRecord } from '../domain/liveGame.ts';
+import type { MoveRecord } from '../domain/gameDecider.ts';
 import type { Pool, PoolClient } from './pool.ts';
 
 /** One accepted move of one game (the decider's record), fenced by the room's lease epoch. */

@@ -16,7 +16,7 @@ import {
   type LiveGameState,
   type PlayerCommand,
   type Write,
-} from '../domain/liveGame.ts';
+} from '../domain/gameDecider.ts';
 import type { Answers, DrawOffer, NumberedEvent, RatingChanges, Seat, Times } from '../domain/liveGameViews.ts';
 import { fail, ok, type Failure, type Result } from '../result.ts';
 import { resumeAfterOutage } from '../domain/outage.ts';
@@ -85,7 +85,7 @@ const REMEMBERED_COMMANDS = 16;
 
 /**
  * The actor shell of one live game, free of Colyseus. The rules are the pure decider in
- * src/domain/liveGame.ts; this shell runs one command at a time (a promise chain): decide →
+ * src/domain/gameDecider.ts; this shell runs one command at a time (a promise chain): decide →
  * make the write durable (fenced by the lease epoch) → evolve → publish → reply. It also owns
  * the timers (flag, first-move deadline, offer expiry) and the memory of answered command keys,
  * so a retried command is answered again instead of acting twice. The periodic time_update is

@@ -3,7 +3,7 @@
 // the few row facts the actor keeps for it. test/services/liveGameDetail.test.ts holds both
 // paths to the same JSON.
 import type { GameRecord, PlayerRecord } from '../db/games.ts';
-import type { LiveGameState, Write } from '../domain/liveGame.ts';
+import type { LiveGameState, Write } from '../domain/gameDecider.ts';
 import type { DrawOffer } from '../domain/liveGameViews.ts';
 import type { DetailInput } from './gameViews.ts';
 

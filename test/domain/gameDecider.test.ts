@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ChessClock } from '../../src/domain/clock.ts';
 import { ChessGame } from '../../src/domain/game.ts';
-import { decide, evolve, nextDeadlines, publicEvent, type Command, type LiveGameState } from '../../src/domain/liveGame.ts';
+import { decide, evolve, nextDeadlines, publicEvent, type Command, type LiveGameState } from '../../src/domain/gameDecider.ts';
 
 const WHITE = 'w0000000-0000-0000-0000-000000000001';
 const BLACK = 'b0000000-0000-0000-0000-000000000002';
