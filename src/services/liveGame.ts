@@ -32,6 +32,7 @@ import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import type { Clock } from '../time.ts';
 import type { PublishedEvent } from './gameEvents.ts';
+import { Mailbox, type NotHosted } from './actor.ts';
 import { Timers } from './timers.ts';
 import { flat } from '../util/strings.ts';
 
@@ -85,7 +86,7 @@ const REMEMBERED_COMMANDS = 16;
 
 /**
  * The actor shell of one live game, free of Colyseus. The rules are the pure decider in
- * src/domain/gameDecider.ts; this shell runs one command at a time (a promise chain): decide →
+ * src/domain/gameDecider.ts; this shell runs one command at a time (a Mailbox): decide →
  * make the write durable (fenced by the lease epoch) → evolve → publish → reply. It also owns
  * the timers (flag, first-move deadline, offer expiry) and the memory of answered command keys,
  * so a retried command is answered again instead of acting twice. The periodic time_update is
@@ -98,7 +99,8 @@ export class LiveGame {
   /** Called when this node lost the game (fenced out) or could not persist: the room must go. */
   onLost: () => void = () => {};
 
-  private chain: Promise<unknown> = Promise.resolve();
+  /** A failed command is handled where it is run (`exclusive`): the game is given back. */
+  private readonly mailbox = new Mailbox();
   private readonly timers: Timers<'clock' | 'offer'>;
   private readonly answered = new Map<string, { fingerprint: string; reply: Promise<Answered> }>();
   private lost = false;
@@ -117,7 +119,7 @@ export class LiveGame {
   }
 
   /** Takes the game's lease and rebuilds it from PostgreSQL. */
-  static async open(host: GameHosting, gameId: string): Promise<LiveGame | 'not_active' | 'lease_held'> {
+  static async open(host: GameHosting, gameId: string): Promise<LiveGame | NotHosted> {
     const now = host.clock.now();
     const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
     if (!leased) {
@@ -295,7 +297,7 @@ export class LiveGame {
   async close(graceful: boolean): Promise<void> {
     this.timers.clearAll();
     if (!graceful || this.lost || this.state.status !== 'active') return;
-    await this.chain.catch(() => {});
+    await this.mailbox.idle();
     const now = this.host.clock.now();
     const t = this.state.clock.times(now);
     const deadline = this.state.game.moveCount < 2 ? this.state.firstMoveDeadline : null;
@@ -396,9 +398,7 @@ export class LiveGame {
   }
 
   private exclusive(command: () => Promise<Answered>): Promise<Answered> {
-    const run = this.chain.then(() => (this.lost ? this.lostReply() : command()));
-    this.chain = run.catch(() => {});
-    return run.catch((error) => {
+    return this.mailbox.run(() => (this.lost ? this.lostReply() : command())).catch((error) => {
       this.host.log.error({ err: error, gameId: this.id }, 'live game command failed');
       this.giveUp();
       return this.lostReply();

@@ -8,6 +8,7 @@ import { poolId, type PoolKey } from '../domain/pairing.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import { AppError } from '../errors.ts';
 import { Timers } from './timers.ts';
+import { Mailbox } from './actor.ts';
 import { assignColors, findPartner, pairWaiting, type Seek, type SeekColor } from '../domain/pairing.ts';
 import { channels } from './channelEvents.ts';
 import { openGame, type RoomResult } from '../gateway/index.ts';
@@ -51,7 +52,9 @@ const PASS_MS = 1000;
  */
 export class SeekPool {
   private waiting = new Map<string, OpenSeek>();
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly mailbox = new Mailbox((err) => {
+    if (!(err instanceof PoolRetired)) this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed');
+  });
   private readonly timers: Timers<'pass'>;
   /** Told of every pairing (the room hands realtime seekers their seats). */
   onPaired: (p: Pairing) => void = () => {};
@@ -141,7 +144,7 @@ export class SeekPool {
 
   /** Resolves once every step queued so far has run (tests drive the pool on a manual clock). */
   async idle(): Promise<void> {
-    await this.chain.catch(() => {});
+    await this.mailbox.idle();
   }
 
   async close(): Promise<void> {
@@ -282,11 +285,7 @@ export class SeekPool {
   }
 
   private exclusive<T>(command: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(command);
-    this.chain = run.catch((err) => {
-      if (!(err instanceof PoolRetired)) this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed');
-    });
-    return run;
+    return this.mailbox.run(command);
   }
 }
 

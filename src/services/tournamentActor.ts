@@ -9,6 +9,7 @@ import { countEnded, performanceRating } from '../domain/arena.ts';
 import { pairArena } from '../domain/arenaPairing.ts';
 import { channels } from './channelEvents.ts';
 import { Timers } from './timers.ts';
+import { Mailbox, type NotHosted } from './actor.ts';
 import { formatStanding, STANDINGS_SHOWN, type TournamentEvent } from './tournamentViews.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import { userNotifier, type UserNotifier } from './userEvents.ts';
@@ -60,14 +61,14 @@ export class TournamentActor {
   /** Told when the tournament finished: the room may go. */
   onFinished: () => void = () => {};
 
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly mailbox = new Mailbox((err) => this.ctx.log.warn({ err, tournamentId: this.t.id }, 'tournament step failed'));
   private readonly timers: Timers<'pass' | 'renew' | 'end'>;
   private readonly notify: UserNotifier;
   /** Rooms being opened and players being told after a round, awaited on close. */
   private readonly seating = new Set<Promise<void>>();
   private done = false;
   private readonly db: Pool;
-  /** A pass waits in the chain: a beat that comes meanwhile adds none (slow passes do not pile up). */
+  /** A pass waits in the mailbox: a beat that comes meanwhile adds none (slow passes do not pile up). */
   private passQueued = false;
 
   private constructor(
@@ -85,7 +86,7 @@ export class TournamentActor {
    * not started yet. 'not_active': nothing to host (not due yet, or finished); 'lease_held':
    * another node hosts it.
    */
-  static async open(ctx: AppContext, id: string, hostId: string, deps: TournamentActorDeps): Promise<TournamentActor | 'not_active' | 'lease_held'> {
+  static async open(ctx: AppContext, id: string, hostId: string, deps: TournamentActorDeps): Promise<TournamentActor | NotHosted> {
     const now = new Date(ctx.clock.now());
     const hosted = await play.acquireTournamentLease(deps.pool ?? ctx.pool, id, hostId, ctx.config.gameLeaseMs, now);
     if (!hosted) return (await play.isHostable(deps.pool ?? ctx.pool, id, now)) ? 'lease_held' : 'not_active';
@@ -105,7 +106,7 @@ export class TournamentActor {
 
   /** Resolves once every step queued so far has run (tests drive the actor on a manual clock). */
   async idle(): Promise<void> {
-    await this.chain.catch(() => {});
+    await this.mailbox.idle();
     await Promise.all(this.seating);
   }
 
@@ -356,8 +357,6 @@ export class TournamentActor {
   }
 
   private exclusive<T>(step: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(step);
-    this.chain = run.catch((err) => this.ctx.log.warn({ err, tournamentId: this.t.id }, 'tournament step failed'));
-    return run;
+    return this.mailbox.run(step);
   }
 }
