@@ -161,7 +161,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     build: (userId: string, message: NonNullable<GameClientMessages[C]>) => Extract<CommandInput, { type: C }>,
   ): Promise<void> {
     // Read first: the frame was just read off the socket, and a move is timed from here (DESIGN 2.4).
-    const receivedAt = GameRoom.deps.host.clock.now();
+    const receivedAt = GameRoom.deps.host.time.now();
     const id = (raw as { id?: unknown } | undefined)?.id;
     const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
     const userId = client.userData?.userId;
@@ -274,7 +274,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   }
 
   private spend(client: Client): boolean {
-    const now = GameRoom.deps.host.clock.now();
+    const now = GameRoom.deps.host.time.now();
     let b = this.budgets.get(client);
     if (!b || now >= b.resetAt) this.budgets.set(client, (b = { count: 0, resetAt: now + SOCKET_BUDGET.windowMs }));
     return ++b.count <= SOCKET_BUDGET.messages;
@@ -306,12 +306,12 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     s.status = live.status;
     s.fen = live.game.fen;
     s.turn = live.game.turn;
-    const snap = live.clock.snapshot();
+    const snap = live.chessClock.snapshot();
     s.white.remainingMs = snap.whiteMs;
     s.black.remainingMs = snap.blackMs;
-    s.clockRunning = live.clock.running;
+    s.clockRunning = live.chessClock.running;
     // flagAt = turn start + the mover's time at turn start, so the turn start follows from it.
-    const flagAt = live.clock.flagAt();
+    const flagAt = live.chessClock.flagAt();
     s.turnStartedAt = flagAt === null ? 0 : flagAt - s[live.game.turn].remainingMs;
     const last = live.game.lastMove;
     if (last) {
@@ -337,6 +337,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     if (event.type === 'game_end') {
       this.broadcast('game_end', { ...event.result, status: event.status, abort_reason: event.abort_reason, v: event.v });
       // Clients have the final state; the room goes once they leave (or after a grace period).
+      // `this.clock` is Colyseus's, the room's own timers (cleared as it disposes); the game's time is
+      // `host.time`, its chess clock `live.chessClock`.
       if (this.clients.length === 0) void this.disconnect();
       else this.clock.setTimeout(() => void this.disconnect(), 30_000);
     }

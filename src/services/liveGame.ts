@@ -47,7 +47,8 @@ export type GameHosting = {
   readonly config: Pick<Config, 'gameLeaseMs' | 'firstMoveMs' | 'drawOfferTtlMs'>;
   readonly log: Logger;
   readonly hostId: string;
-  readonly clock: Clock;
+  /** The service's time (injected): every timestamp and deadline of the game is read from it. */
+  readonly time: Clock;
   readonly writer: Pick<MoveWriter, 'write'>;
   findGame(id: string): Promise<GameRecord | undefined>;
   seats(record: GameRecord): Promise<{ seats: { white: Seat; black: Seat }; players: { white: PlayerRecord; black: PlayerRecord } }>;
@@ -114,13 +115,13 @@ export class LiveGame {
     private readonly facts: LiveGameFacts,
     leaseUntil: number,
   ) {
-    this.timers = new Timers(host.clock);
+    this.timers = new Timers(host.time);
     this.leaseUntil = leaseUntil;
   }
 
   /** Takes the game's lease and rebuilds it from PostgreSQL. */
   static async open(host: GameHosting, gameId: string): Promise<LiveGame | NotHosted> {
-    const now = host.clock.now();
+    const now = host.time.now();
     const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
     if (!leased) {
       const current = await host.findGame(gameId);
@@ -231,7 +232,7 @@ export class LiveGame {
   get game(): ChessGame {
     return this.state.game;
   }
-  get clock(): ChessClock {
+  get chessClock(): ChessClock {
     return this.state.clock;
   }
   /** Whether this node still owns the game. */
@@ -247,7 +248,7 @@ export class LiveGame {
     return this.state[color];
   }
 
-  times(now = this.host.clock.now()): Times {
+  times(now = this.host.time.now()): Times {
     return timesAt(this.state.clock, now);
   }
 
@@ -256,7 +257,7 @@ export class LiveGame {
    * the game is active and surely still this node's (a lease that may have lapsed, or a game
    * lost, is read from PostgreSQL, where another node may have moved it on).
    */
-  detail(now = this.host.clock.now()): DetailInput | undefined {
+  detail(now = this.host.time.now()): DetailInput | undefined {
     if (this.state.status !== 'active' || this.lost || now >= this.leaseUntil) return undefined;
     return this.facts.detail(this, now);
   }
@@ -298,7 +299,7 @@ export class LiveGame {
     this.timers.clearAll();
     if (!graceful || this.lost || this.state.status !== 'active') return;
     await this.mailbox.idle();
-    const now = this.host.clock.now();
+    const now = this.host.time.now();
     const t = this.state.clock.times(now);
     const deadline = this.state.game.moveCount < 2 ? this.state.firstMoveDeadline : null;
     await store
@@ -334,7 +335,7 @@ export class LiveGame {
 
   private run(command: Command, key: string | null): Promise<Answered> {
     return this.exclusive(async () => {
-      const now = this.host.clock.now();
+      const now = this.host.time.now();
       const decision = decide(this.state, command, now);
       if (decision.write) {
         const written = await this.persist(decision.write, key, now);
@@ -419,7 +420,7 @@ export class LiveGame {
   private armTimers(): void {
     this.timers.clearAll();
     if (this.state.status !== 'active' || this.lost) return;
-    const now = this.host.clock.now();
+    const now = this.host.time.now();
     const next = nextDeadlines(this.state);
     if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }, null));
     const offer = next.offer;

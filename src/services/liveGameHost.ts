@@ -45,9 +45,9 @@ export class LiveGameHost implements GameHosting {
     readonly log: Logger,
     /** This process's identity in the games' `host` column. */
     public hostId: string,
-    readonly clock: Clock = systemClock,
+    readonly time: Clock = systemClock,
   ) {
-    this.writer = new MoveWriter(pool, { clock, deadlineMs: writeDeadlineMs(config.gameLeaseMs), minIntervalMs: config.moveBatchIntervalMs });
+    this.writer = new MoveWriter(pool, { clock: time, deadlineMs: writeDeadlineMs(config.gameLeaseMs), minIntervalMs: config.moveBatchIntervalMs });
   }
 
   setPublisher(publish: Publish): void {
@@ -103,10 +103,10 @@ export class LiveGameHost implements GameHosting {
     const started = performance.now();
     for (let i = 0; i < live.length; i += RENEW_CHUNK) {
       const chunk = live.slice(i, i + RENEW_CHUNK);
-      const renewedAt = this.clock.now();
+      const renewedAt = this.time.now();
       try {
         const leases = chunk.map((g) => ({ gameId: g.id, epoch: g.epoch }));
-        const kept = await renewLeases(this.pool, leases, this.config.gameLeaseMs, new Date(this.clock.now()));
+        const kept = await renewLeases(this.pool, leases, this.config.gameLeaseMs, new Date(this.time.now()));
         for (const g of chunk) {
           if (kept.has(g.id)) g.leaseRenewed(renewedAt);
           else if (g.status === 'active') g.markLost();

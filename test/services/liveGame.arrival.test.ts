@@ -47,7 +47,7 @@ describe('LiveGame against PostgreSQL: a command that waited inside the service'
   it('accepts a move that reached the service 1 ms before the flag, though the flag timer fired while it waited', async () => {
     const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
     for (const [who, m] of [[white, 'e2e4'], [black, 'e7e5']] as const) assert.equal((await live.execute(moveBy(who, m))).ok, true);
-    const flagAt = live.clock.flagAt()!;
+    const flagAt = live.chessClock.flagAt()!;
     const { row, offer } = await stallBehindOffer(pool, live, gameId, white);
     await clock.advance(flagAt - 1 - clock.now());
     const move = live.execute({ ...moveBy(white, 'g1f3'), receivedAt: clock.now() });
@@ -67,7 +67,7 @@ describe('LiveGame against PostgreSQL: a command that waited inside the service'
   it('refuses a move that reached the service at the flag instant, after the same wait', async () => {
     const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
     for (const [who, m] of [[white, 'e2e4'], [black, 'e7e5']] as const) assert.equal((await live.execute(moveBy(who, m))).ok, true);
-    const flagAt = live.clock.flagAt()!;
+    const flagAt = live.chessClock.flagAt()!;
     const { row } = await stallBehindOffer(pool, live, gameId, white);
     await clock.advance(flagAt - clock.now());
     const move = live.execute({ ...moveBy(white, 'g1f3'), receivedAt: clock.now() });

@@ -91,7 +91,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       await clock.advance(150);
       const first = (await live.execute(moveBy(white, 'e2e4'))) as any;
       assert.deepEqual([first.value.game.white_time_remaining, first.value.game.black_time_remaining], [1, 1]);
-      assert.equal(live.clock.flagAt(), null);
+      assert.equal(live.chessClock.flagAt(), null);
       await clock.advance(150);
       const second = (await live.execute(moveBy(black, 'e7e5'))) as any;
       assert.deepEqual([second.value.game.white_time_remaining, second.value.game.black_time_remaining], [1, 1]);
@@ -102,7 +102,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
     it("runs White's clock from Black's first move on", async () => {
       const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
-      assert.ok(live.clock.running);
+      assert.ok(live.chessClock.running);
       const row = await gameRow(pool, gameId);
       assert.equal(row.clock_running, true);
       assert.equal(row.turn_started_at.getTime(), clock.now());
@@ -113,7 +113,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
     it('ends the game by timeout when the flag falls, the opponent winning', async () => {
       const { pool, clock, live, white, black, gameId } = await manualGame({ initialTime: 1, increment: 0 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
-      const flagAt = live.clock.flagAt()!;
+      const flagAt = live.chessClock.flagAt()!;
       const ended = nextEvent(live, 'game_end');
       await clock.advance(999);
       assert.equal(live.status, 'active');
@@ -219,7 +219,7 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
       host.setPublisher((_, event) => published.push(`${event.type}:${event.v}`));
       const live = await open(host, fixture.gameId);
       await playLine(live, { white: fixture.white, black: fixture.black }, ['e2e4', 'e7e5']);
-      assert.ok(live.clock.running);
+      assert.ok(live.chessClock.running);
       await clock.advance(30_000);
       assert.deepEqual(published, ['move:1', 'move:2']);
       assert.equal(clock.pending, 1, "White's flag");

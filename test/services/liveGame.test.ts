@@ -72,17 +72,17 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     for (const [who, m] of [[white, 'e2e4'], [black, 'e7e5'], [white, 'g1f3'], [black, 'b8c6']] as const) {
       assert.equal((await first.execute(moveBy(who, m))).ok, true);
     }
-    const before = { fen: first.game.fen, sans: [...first.game.sanList], v: first.eventSeq, clock: first.clock.snapshot() };
+    const before = { fen: first.game.fen, sans: [...first.game.sanList], v: first.eventSeq, chessClock: first.chessClock.snapshot() };
     first.markLost(); // dies abruptly: no release
     await expireLease(pool, gameId);
     const second = await open(host('B'), gameId);
     assert.equal(second.game.fen, before.fen);
     assert.deepEqual(second.game.sanList, before.sans);
     assert.equal(second.eventSeq, before.v);
-    const after = second.clock.snapshot();
-    assert.equal(after.whiteMs, before.clock.whiteMs);
-    assert.equal(after.blackMs, before.clock.blackMs);
-    assert.equal(second.clock.running, true);
+    const after = second.chessClock.snapshot();
+    assert.equal(after.whiteMs, before.chessClock.whiteMs);
+    assert.equal(after.blackMs, before.chessClock.blackMs);
+    assert.equal(second.chessClock.running, true);
     await second.close(true);
   });
 
