@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ChessClock } from '../domain/clock.ts';
-import { ChessGame, type Color, type Ending, type Move, type PositionFlags } from '../domain/game.ts';
+import type { ChessClock } from '../domain/clock.ts';
+import type { ChessGame, Color, Ending } from '../domain/game.ts';
 import {
   colorOf,
   decide,
   evolve,
-  moveReply,
   nextDeadlines,
   pendingOffer,
   publicEvent,
@@ -18,13 +17,11 @@ import {
   type Write,
 } from '../domain/gameDecider.ts';
 import type { Answers, DrawOffer, NumberedEvent, RatingChanges, Seat, Times } from '../domain/liveGameViews.ts';
-import { fail, ok, type Failure, type Result } from '../result.ts';
-import { resumeAfterOutage } from '../domain/outage.ts';
-import { foldTail } from '../db/liveTail.ts';
+import { fail, type Failure, type Result } from '../result.ts';
 import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { CommandAnswers, DetailInput } from './gameViews.ts';
-import { LiveGameFacts } from './liveGameDetail.ts';
+import type { LiveGameFacts } from './liveGameDetail.ts';
 import type { Config } from '../config.ts';
 import type { GameRecord, PlayerRecord } from '../db/games.ts';
 import type { MoveWriter } from '../db/moveWriter.ts';
@@ -33,6 +30,7 @@ import type { Logger } from '../logger.ts';
 import type { Clock } from '../time.ts';
 import type { PublishedEvent } from './gameEvents.ts';
 import { Mailbox, type NotHosted } from './actor.ts';
+import { rehydrate } from './rehydrate.ts';
 import { Timers } from './timers.ts';
 import { flat } from '../util/strings.ts';
 
@@ -119,7 +117,7 @@ export class LiveGame {
     this.leaseUntil = leaseUntil;
   }
 
-  /** Takes the game's lease and rebuilds it from PostgreSQL. */
+  /** Takes the game's lease and rebuilds it from PostgreSQL (src/services/rehydrate.ts). */
   static async open(host: GameHosting, gameId: string): Promise<LiveGame | NotHosted> {
     const now = host.time.now();
     const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
@@ -127,84 +125,11 @@ export class LiveGame {
       const current = await host.findGame(gameId);
       return current?.status === 'active' ? 'lease_held' : 'not_active';
     }
-    const [moves, { seats, players }, offers] = await Promise.all([
-      store.loadMoves(host.pool, gameId),
-      host.seats(leased),
-      store.loadDrawOffers(host.pool, gameId),
-    ]);
-    // The row's snapshot lags the moves (migration 017): the moves after it say where the game stands.
-    const record = foldTail(leased, moves);
-    const last = moves.at(-1);
-    if (last && last.ply > leased.moveCount && (!record.hostedAt || last.playedAt > record.hostedAt)) record.hostedAt = last.playedAt;
-    const game = new ChessGame();
-    // Moves made by a keyed command are remembered, so a retry reaching this node after a
-    // failover is answered with its move instead of being refused as out of turn.
-    const keyed: { key: string; move: Move; position: PositionFlags; uci: string; ply: number }[] = [];
-    for (const [i, m] of moves.entries()) {
-      const played = game.play({ from: m.uci.slice(0, 2), to: m.uci.slice(2, 4), promotion: m.uci[4] ?? null });
-      if (!played.ok) throw new Error(`game ${gameId}: stored move ${m.uci} is illegal (${played.code})`);
-      if (m.commandKey && moves.length - i <= REMEMBERED_COMMANDS) {
-        keyed.push({ key: m.commandKey, move: played.move, position: played.position, uci: played.uci, ply: i + 1 });
-      }
-    }
-    const quotas = record.roomState as { whiteQuotaMs?: number; blackQuotaMs?: number };
-    const fresh = new ChessClock({ initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 });
-    // Time during which no node hosted the game is charged to nobody; time a node did host it is.
-    const resumed = resumeAfterOutage(
-      {
-        whiteMs: record.whiteTimeMs,
-        blackMs: record.blackTimeMs,
-        sideToMove: game.turn,
-        turnStartedAt: record.clockRunning ? (record.turnStartedAt?.getTime() ?? null) : null,
-        hostedAt: record.hostedAt?.getTime() ?? null,
-        firstMoveDeadline: record.firstMoveDeadline?.getTime() ?? null,
-        firstMoveMs: host.config.firstMoveMs,
-      },
-      now,
-    );
-    const clock = ChessClock.restore(
-      {
-        initialMs: fresh.initialMs,
-        incrementMs: fresh.incrementMs,
-        whiteMs: resumed.whiteMs,
-        blackMs: resumed.blackMs,
-        plies: game.moveCount,
-        whiteQuotaMs: quotas.whiteQuotaMs ?? fresh.quota('white'),
-        blackQuotaMs: quotas.blackQuotaMs ?? fresh.quota('black'),
-      },
-      now,
-    );
-    const resumedOk = await store.saveResumedClocks(host.pool, gameId, record.hostEpoch, {
-      whiteMs: resumed.whiteMs,
-      blackMs: resumed.blackMs,
-      turnStartedAt: clock.running ? new Date(now) : null,
-      firstMoveDeadline: resumed.firstMoveDeadline === null ? null : new Date(resumed.firstMoveDeadline),
-      hostedAt: new Date(now),
-    });
-    if (!resumedOk) return 'lease_held';
-    const state: LiveGameState = {
-      id: gameId,
-      white: seats.white,
-      black: seats.black,
-      rules: { firstMoveMs: host.config.firstMoveMs, drawOfferTtlMs: host.config.drawOfferTtlMs },
-      game,
-      clock,
-      status: 'active',
-      ending: null,
-      abortReason: null,
-      ratingChanges: { white: 0, black: 0 },
-      firstMoveDeadline: resumed.firstMoveDeadline,
-      offers: offers.map((o) => ({ id: o.id, offeredBy: o.offeredBy, ply: o.ply, expiresAt: o.expiresAt.getTime(), status: o.status })),
-      eventSeq: record.eventSeq,
-    };
-    const facts = LiveGameFacts.fromRecord(record, players, moves.map((m) => m.clockMs));
+    const rebuilt = await rehydrate(host, leased, now, REMEMBERED_COMMANDS);
+    if (rebuilt === 'lease_held') return 'lease_held';
     // `now` was read before the lease was taken: the lease runs at least this long.
-    const live = new LiveGame(host, state, record.hostEpoch, facts, now + host.config.gameLeaseMs);
-    for (const k of keyed) {
-      const mover = k.ply % 2 === 1 ? state.white.id : state.black.id;
-      const reply = ok(moveReply(state, k.move, k.position, now));
-      live.answered.set(k.key, { fingerprint: `move:${mover}:${k.uci}`, reply: Promise.resolve(reply) });
-    }
+    const live = new LiveGame(host, rebuilt.state, rebuilt.epoch, rebuilt.facts, now + host.config.gameLeaseMs);
+    for (const k of rebuilt.answered) live.answered.set(k.key, { fingerprint: k.fingerprint, reply: Promise.resolve(k.answer) });
     live.armTimers();
     return live;
   }
