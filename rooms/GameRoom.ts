@@ -79,15 +79,16 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     const gameId = parseId(options.gameId);
     if (!gameId || gameId !== options.gameId) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     this.roomId = gameId;
-    const live = await LiveGame.open(host, gameId);
+    const live = await LiveGame.open(host, gameId, {
+      event: (event) => this.onGameEvent(event),
+      lost: () => void this.disconnect(CLOSE_GAME_MOVED),
+    });
     if (live === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     if (live === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.live = live;
     host.register(live);
     this.state = this.initialState();
     this.shareEncodeBuffers();
-    live.onEvent = (event) => this.onGameEvent(event);
-    live.onLost = () => void this.disconnect(CLOSE_GAME_MOVED);
 
     this.onMessage('move', (client: GameClient, raw) =>
       this.command(client, 'move', raw, (userId, m) => ({

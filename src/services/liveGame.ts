@@ -84,6 +84,16 @@ type Answered = Result<Answer, CommandFailure>;
 const REMEMBERED_COMMANDS = 16;
 
 /**
+ * Who hears a live game besides its channel: the room that hosts it, given when the game is
+ * opened. `event` follows every published event (the room updates its state from it); `lost`
+ * says this node lost the game (fenced out, or it could not persist): the room must go.
+ */
+export type GameListener = { event(event: NumberedEvent): void; lost(): void };
+
+/** A game opened with nobody to tell (tests, the arena's game openings). */
+const UNHEARD: GameListener = { event: () => {}, lost: () => {} };
+
+/**
  * The actor shell of one live game, free of Colyseus. The rules are the pure decider in
  * src/domain/gameDecider.ts; this shell runs one command at a time (a Mailbox): decide →
  * make the write durable (fenced by the lease epoch) → evolve → publish → reply. It also owns
@@ -93,11 +103,6 @@ const REMEMBERED_COMMANDS = 16;
  * so a game nobody watches has no timer but its deadlines and publishes nothing between events.
  */
 export class LiveGame {
-  /** Called after every published event (the room updates its state from it). */
-  onEvent: (event: NumberedEvent) => void = () => {};
-  /** Called when this node lost the game (fenced out) or could not persist: the room must go. */
-  onLost: () => void = () => {};
-
   /** A failed command is handled where it is run (`exclusive`): the game is given back. */
   private readonly mailbox = new Mailbox();
   private readonly timers: Timers<'clock' | 'offer'>;
@@ -108,6 +113,7 @@ export class LiveGame {
 
   private constructor(
     private readonly host: GameHosting,
+    private readonly listener: GameListener,
     readonly state: LiveGameState,
     readonly epoch: number,
     private readonly facts: LiveGameFacts,
@@ -118,7 +124,7 @@ export class LiveGame {
   }
 
   /** Takes the game's lease and rebuilds it from PostgreSQL (src/services/rehydrate.ts). */
-  static async open(host: GameHosting, gameId: string): Promise<LiveGame | NotHosted> {
+  static async open(host: GameHosting, gameId: string, listener: GameListener = UNHEARD): Promise<LiveGame | NotHosted> {
     const now = host.time.now();
     const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
     if (!leased) {
@@ -128,7 +134,7 @@ export class LiveGame {
     const rebuilt = await rehydrate(host, leased, now, REMEMBERED_COMMANDS);
     if (rebuilt === 'lease_held') return 'lease_held';
     // `now` was read before the lease was taken: the lease runs at least this long.
-    const live = new LiveGame(host, rebuilt.state, rebuilt.epoch, rebuilt.facts, now + host.config.gameLeaseMs);
+    const live = new LiveGame(host, listener, rebuilt.state, rebuilt.epoch, rebuilt.facts, now + host.config.gameLeaseMs);
     for (const k of rebuilt.answered) live.answered.set(k.key, { fingerprint: k.fingerprint, reply: Promise.resolve(k.answer) });
     live.armTimers();
     return live;
@@ -242,7 +248,7 @@ export class LiveGame {
     if (this.lost) return;
     this.lost = true;
     this.timers.clearAll();
-    this.onLost();
+    this.listener.lost();
   }
 
   /**
@@ -280,7 +286,7 @@ export class LiveGame {
     evolve(this.state, event.type === 'ended' ? { ...event, ratingChanges } : event);
     const full = { ...publicEvent(this.state, event), v: this.state.eventSeq, ts: event.at } as NumberedEvent;
     this.host.publish(this.id, full);
-    this.onEvent(full);
+    this.listener.event(full);
   }
 
   /** Makes a write durable; undefined when it did not land (fenced out, or the database failed). */

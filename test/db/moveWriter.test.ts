@@ -10,7 +10,7 @@ import { LiveGameHost, RENEW_CHUNK } from '../../src/services/liveGameHost.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
-import { openLiveGame } from '../helpers/liveGames.ts';
+import { hearLost, openLiveGame } from '../helpers/liveGames.ts';
 import { testService } from '../helpers/service.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
@@ -433,7 +433,7 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     try {
       for (const id of ids) {
         const game = await openLiveGame(host, id);
-        game.onLost = () => (lost.push(id), host.unregister(game));
+        hearLost(game, () => (lost.push(id), host.unregister(game)));
         host.register(game);
         live.push(game);
       }
@@ -474,7 +474,7 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     for (const id of [stuck!, idle!]) {
       const game = await openLiveGame(host, id);
       // As GameRoom does: a lost game's room goes, and leaves the host.
-      game.onLost = () => (lost.push(id), host.unregister(game));
+      hearLost(game, () => (lost.push(id), host.unregister(game)));
       host.register(game);
       live.set(id, game);
     }

@@ -3,6 +3,7 @@ import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Clock } from '../../src/time.ts';
+import type { NumberedEvent } from '../../src/domain/liveGameViews.ts';
 import type { Result } from '../../src/result.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
@@ -23,11 +24,31 @@ export async function liveGameFixture(pool: Pool, game: Parameters<typeof insert
   return { pool, host, white, black, gameId };
 }
 
+/** What a test hears of each game it opened, as the game's room would (its GameListener). */
+const ears = new WeakMap<LiveGame, { events: Set<(event: NumberedEvent) => void>; lost: Set<() => void> }>();
+
 /** Opens the game on `host`, failing the test when it cannot be hosted there. */
 export async function openLiveGame(host: LiveGameHost, gameId: string): Promise<LiveGame> {
-  const live = await LiveGame.open(host, gameId);
+  const heard = { events: new Set<(event: NumberedEvent) => void>(), lost: new Set<() => void>() };
+  const live = await LiveGame.open(host, gameId, {
+    event: (event) => heard.events.forEach((hear) => hear(event)),
+    lost: () => heard.lost.forEach((hear) => hear()),
+  });
   assert.ok(live instanceof LiveGame, `could not open: ${String(live)}`);
+  ears.set(live, heard);
   return live;
+}
+
+/** Hears every event the game publishes from now on, until the returned function is called. */
+export function hearEvents(live: LiveGame, hear: (event: NumberedEvent) => void): () => void {
+  const heard = ears.get(live)!;
+  heard.events.add(hear);
+  return () => heard.events.delete(hear);
+}
+
+/** Hears that this node lost the game (as its room would, which then goes). */
+export function hearLost(live: LiveGame, hear: () => void): void {
+  ears.get(live)!.lost.add(hear);
 }
 
 export const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), promotion: m[4] ?? undefined });

@@ -6,7 +6,7 @@ import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease } from '../support/fixtures.ts';
-import { failureCode, liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
+import { failureCode, hearEvents, liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
 import { ManualClock } from '../helpers/clock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
@@ -28,14 +28,12 @@ type Event = GameEvent & { v: number; ts: number };
 function nextEvent<T extends Event['type']>(live: LiveGame, type: T, timeoutMs = 5000): Promise<Extract<Event, { type: T }>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${type} event within ${timeoutMs} ms`)), timeoutMs);
-    const previous = live.onEvent;
-    live.onEvent = (event) => {
-      previous(event);
+    const stop = hearEvents(live, (event) => {
       if (event.type !== type) return;
       clearTimeout(timer);
-      live.onEvent = previous;
+      stop();
       resolve(event as Extract<Event, { type: T }>);
-    };
+    });
   });
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
 import { expireLease } from '../support/fixtures.ts';
-import { failureCode, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
+import { failureCode, hearEvents, hearLost, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
@@ -54,7 +54,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     const { pool, host, white, black, gameId } = await setup();
     const old = await open(host('A'), gameId);
     let lost = false;
-    old.onLost = () => (lost = true);
+    hearLost(old, () => (lost = true));
     assert.equal((await old.execute(moveBy(white, 'e2e4'))).ok, true);
     await expireLease(pool, gameId);
     const taker = await open(host('B'), gameId);
@@ -90,7 +90,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
     const { pool, host, white, black, gameId } = await setup();
     const live = await open(host('A'), gameId);
     const events: GameEvent[] = [];
-    live.onEvent = (e) => events.push(e);
+    hearEvents(live, (e) => events.push(e));
     for (const [who, m] of [[white, 'f2f3'], [black, 'e7e5'], [white, 'g2g4'], [black, 'd8h4']] as const) {
       assert.equal((await live.execute(moveBy(who, m))).ok, true);
     }
