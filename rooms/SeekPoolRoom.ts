@@ -85,13 +85,14 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
     }
     this.roomId = poolId(key);
     const { ctx, hostId } = SeekPoolRoom.deps;
-    const pool = await SeekPool.open(ctx, key, hostId());
+    const pool = await SeekPool.open(ctx, key, hostId(), {
+      paired: (p) => void this.seatPaired(p),
+      lost: () => void this.disconnect(),
+      mayRetire: () => this.mayRetire(),
+      retired: () => void this.disconnect(),
+    });
     if (pool === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.pool = pool;
-    pool.onPaired = (p) => void this.seatPaired(p);
-    pool.onLost = () => void this.disconnect();
-    pool.mayRetire = () => this.mayRetire();
-    pool.onRetired = () => void this.disconnect();
     this.onMessage('*', refuseUnknownMessage);
   }
 

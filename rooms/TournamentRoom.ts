@@ -33,12 +33,12 @@ export class TournamentRoom extends Room {
     if (!tournamentId || tournamentId !== options.tournamentId) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     this.roomId = tournamentId;
     const { ctx, hostId, pool, observe } = TournamentRoom.deps;
-    const actor = await TournamentActor.open(ctx, tournamentId, hostId(), { openGame, pool, observe });
+    // An actor that ends while it opens is refused below; only a hosted one's end closes the room.
+    const leave = () => void (this.actor && this.disconnect());
+    const actor = await TournamentActor.open(ctx, tournamentId, hostId(), { openGame, pool, observe }, { lost: leave, finished: leave });
     if (actor === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     if (actor === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.actor = actor;
-    actor.onLost = () => void this.disconnect();
-    actor.onFinished = () => void this.disconnect();
   }
 
   override async onDispose(): Promise<void> {

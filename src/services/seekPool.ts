@@ -42,6 +42,24 @@ export type Pairing = { gameId: string; whiteId: string; blackId: string; seekId
 
 const PASS_MS = 1000;
 
+/** Who hears a seek pool: its room, given when the pool is opened. */
+export type SeekPoolListener = {
+  /** Every pairing (the room hands realtime seekers their seats). */
+  paired(p: Pairing): void;
+  /** Another node took the pool over (this one's lease was not renewed in time). */
+  lost(): void;
+  /**
+   * Asked, once the pool has had no waiting seek for SEEK_POOL_IDLE_SECONDS, whether it may go:
+   * the room answers false while a socket is in it or on its way (and keeps newcomers out when it
+   * answers true). Then the pool retires: lease released, `retired` told (the room disposes).
+   */
+  mayRetire(): Promise<boolean>;
+  retired(): void;
+};
+
+/** A pool opened with nobody to tell (the REST path opens its room through the gateway). */
+const UNHEARD: SeekPoolListener = { paired: () => {}, lost: () => {}, mayRetire: async () => true, retired: () => {} };
+
 /**
  * The actor core of one seek pool (time control, initial, increment, rated): it decides who plays
  * whom, one decision at a time. Seeks are pending games in PostgreSQL, so the pool can be rebuilt
@@ -56,23 +74,13 @@ export class SeekPool {
     if (!(err instanceof PoolRetired)) this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed');
   });
   private readonly timers: Timers<'pass'>;
-  /** Told of every pairing (the room hands realtime seekers their seats). */
-  onPaired: (p: Pairing) => void = () => {};
-  /** Told when another node took the pool over (this one's lease was not renewed in time). */
-  onLost: () => void = () => {};
-  /**
-   * Asked, once the pool has had no waiting seek for SEEK_POOL_IDLE_SECONDS, whether it may go:
-   * the room answers false while a socket is in it or on its way (and keeps newcomers out when it
-   * answers true). Then the pool retires: lease released, `onRetired` told (the room disposes).
-   */
-  mayRetire: () => Promise<boolean> = async () => true;
-  onRetired: () => void = () => {};
   private idleSince: number | undefined;
   private readonly notify: UserNotifier;
   private retired = false;
 
   private constructor(
     private readonly ctx: AppContext,
+    private readonly listener: SeekPoolListener,
     readonly key: PoolKey,
     readonly id: string,
     readonly epoch: number,
@@ -81,11 +89,11 @@ export class SeekPool {
     this.notify = userNotifier(ctx);
   }
 
-  static async open(ctx: AppContext, key: PoolKey, hostId: string): Promise<SeekPool | 'lease_held'> {
+  static async open(ctx: AppContext, key: PoolKey, hostId: string, listener: Partial<SeekPoolListener> = {}): Promise<SeekPool | 'lease_held'> {
     const id = poolId(key);
     const epoch = await seeks.acquirePoolLease(ctx.pool, id, hostId, ctx.config.gameLeaseMs);
     if (epoch === undefined) return 'lease_held';
-    const pool = new SeekPool(ctx, key, id, epoch);
+    const pool = new SeekPool(ctx, { ...UNHEARD, ...listener }, key, id, epoch);
     await pool.exclusive(() => pool.refresh());
     // Each pass judges windows and idleness at the time of its tick, not when its turn comes.
     pool.timers.every('pass', PASS_MS, () => {
@@ -232,7 +240,7 @@ export class SeekPool {
     }
     // The room starts the first-move clock; should it fail now, the sweeper opens it.
     await openGame(gameId).catch((err) => this.ctx.log.warn({ err, gameId }, 'could not open a paired game'));
-    this.onPaired({ gameId, whiteId: white.userId, blackId: black.userId, seekIds });
+    this.listener.paired({ gameId, whiteId: white.userId, blackId: black.userId, seekIds });
     return { gameId };
   }
 
@@ -240,7 +248,7 @@ export class SeekPool {
   private async pass(now: number): Promise<void> {
     if (!(await seeks.renewPoolLease(this.ctx.pool, this.id, this.epoch, this.ctx.config.gameLeaseMs))) {
       this.timers.clearAll();
-      return this.onLost();
+      return this.listener.lost();
     }
     await this.refresh();
     for (const [a, b] of pairWaiting(this.candidates(), now)) {
@@ -258,11 +266,11 @@ export class SeekPool {
     if (this.waiting.size > 0) return void (this.idleSince = undefined);
     this.idleSince ??= now;
     if (now - this.idleSince < this.ctx.config.seekPoolIdleMs) return;
-    if (!(await this.mayRetire())) return; // asked again next pass
+    if (!(await this.listener.mayRetire())) return; // asked again next pass
     this.retired = true;
     this.timers.clearAll();
     await seeks.releasePoolLease(this.ctx.pool, this.id, this.epoch);
-    this.onRetired();
+    this.listener.retired();
   }
 
   private async refresh(): Promise<void> {

@@ -47,6 +47,19 @@ type Lost = 'lost';
 const LOST: Lost = 'lost';
 
 /**
+ * Who hears an arena's actor: its room, given when the actor is opened (an actor that ends while
+ * it opens tells it before `open` returns).
+ */
+export type TournamentListener = {
+  /** Another node took the tournament over (this one's lease lapsed): the room must go. */
+  lost(): void;
+  /** The tournament finished: the room may go. */
+  finished(): void;
+};
+
+const UNHEARD: TournamentListener = { lost: () => {}, finished: () => {} };
+
+/**
  * The actor of one arena (DESIGN 2.10), free of Colyseus. It holds the tournament's lease (a
  * node at a time; every write fenced by the epoch) and, one step at a time: starts the
  * tournament when it is due, counts each ended game into the standings, pairs the players who
@@ -56,10 +69,6 @@ const LOST: Lost = 'lost';
  * a crash counts what the dead one had not and goes on from there.
  */
 export class TournamentActor {
-  /** Told when another node took the tournament over (this one's lease lapsed): the room must go. */
-  onLost: () => void = () => {};
-  /** Told when the tournament finished: the room may go. */
-  onFinished: () => void = () => {};
 
   private readonly mailbox = new Mailbox((err) => this.ctx.log.warn({ err, tournamentId: this.t.id }, 'tournament step failed'));
   private readonly timers: Timers<'pass' | 'renew' | 'end'>;
@@ -74,6 +83,7 @@ export class TournamentActor {
   private constructor(
     private readonly ctx: AppContext,
     private readonly deps: TournamentActorDeps,
+    private readonly listener: TournamentListener,
     private readonly t: play.HostedTournament,
   ) {
     this.timers = new Timers(ctx.clock);
@@ -86,11 +96,17 @@ export class TournamentActor {
    * not started yet. 'not_active': nothing to host (not due yet, or finished); 'lease_held':
    * another node hosts it.
    */
-  static async open(ctx: AppContext, id: string, hostId: string, deps: TournamentActorDeps): Promise<TournamentActor | NotHosted> {
+  static async open(
+    ctx: AppContext,
+    id: string,
+    hostId: string,
+    deps: TournamentActorDeps,
+    listener: Partial<TournamentListener> = {},
+  ): Promise<TournamentActor | NotHosted> {
     const now = new Date(ctx.clock.now());
     const hosted = await play.acquireTournamentLease(deps.pool ?? ctx.pool, id, hostId, ctx.config.gameLeaseMs, now);
     if (!hosted) return (await play.isHostable(deps.pool ?? ctx.pool, id, now)) ? 'lease_held' : 'not_active';
-    const actor = new TournamentActor(ctx, deps, hosted);
+    const actor = new TournamentActor(ctx, deps, { ...UNHEARD, ...listener }, hosted);
     if (hosted.status === 'upcoming') await actor.exclusive(() => actor.start());
     else void actor.exclusive(() => actor.retell());
     if (actor.done) return 'lease_held';
@@ -322,7 +338,7 @@ export class TournamentActor {
     this.t.status = 'finished';
     await this.publishStandings();
     this.announce({ type: 'status', status: 'finished' });
-    this.onFinished();
+    this.listener.finished();
     return true;
   }
 
@@ -343,7 +359,7 @@ export class TournamentActor {
     this.done = true;
     this.timers.clearAll();
     this.ctx.log.info({ tournamentId: this.t.id }, 'tournament taken over by another node');
-    this.onLost();
+    this.listener.lost();
   }
 
   private async timed<T>(phase: 'count' | 'pair' | 'finish', step: () => Promise<T>): Promise<T> {

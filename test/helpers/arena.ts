@@ -8,7 +8,7 @@ import { createEventBus, type Channel } from '../../src/events.ts';
 import { createLogger } from '../../src/logger.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
-import { TournamentActor } from '../../src/services/tournamentActor.ts';
+import { TournamentActor, type TournamentListener } from '../../src/services/tournamentActor.ts';
 import { createTournaments } from '../../src/services/tournaments.ts';
 import { ManualClock } from './clock.ts';
 import { insertUser } from '../support/fixtures.ts';
@@ -89,14 +89,14 @@ export async function arenaFixture(pool: Pool, config: Partial<Config> = {}) {
       }
       return ids;
     },
-    async open(tournamentId: string, node = 'node-a'): Promise<TournamentActor | 'not_active' | 'lease_held'> {
-      const actor = await TournamentActor.open(ctx, tournamentId, node, { openGame });
+    async open(tournamentId: string, node = 'node-a', listener: Partial<TournamentListener> = {}): Promise<TournamentActor | 'not_active' | 'lease_held'> {
+      const actor = await TournamentActor.open(ctx, tournamentId, node, { openGame }, listener);
       if (actor instanceof TournamentActor) actors.push(actor);
       return actor;
     },
     /** Opens the actor, which must take the tournament, and lets its first round run. */
-    async host(tournamentId: string, node = 'node-a'): Promise<TournamentActor> {
-      const actor = await this.open(tournamentId, node);
+    async host(tournamentId: string, node = 'node-a', listener: Partial<TournamentListener> = {}): Promise<TournamentActor> {
+      const actor = await this.open(tournamentId, node, listener);
       assert.ok(actor instanceof TournamentActor, `could not host: ${String(actor)}`);
       await actor.idle();
       return actor;

@@ -77,7 +77,8 @@ describe('SeekPool (the pool actor) across nodes', () => {
   it('lets one node at a time host a pool; the old host learns on its next pass that it lost it', async () => {
     const key = newKey();
     const clock = new ManualClock(Date.now());
-    const first = await SeekPool.open({ ...ctx, clock }, key, 'node-a');
+    let lost = false;
+    const first = await SeekPool.open({ ...ctx, clock }, key, 'node-a', { lost: () => (lost = true) });
     assert.ok(first instanceof SeekPool);
     opened.push(first);
     assert.equal(await open(key, 'node-b'), 'lease_held', 'a second node may not host a live pool');
@@ -85,8 +86,6 @@ describe('SeekPool (the pool actor) across nodes', () => {
     const second = await open(key, 'node-b');
     assert.ok(second instanceof SeekPool);
     assert.equal(second.epoch, first.epoch + 1);
-    let lost = false;
-    first.onLost = () => (lost = true);
     await clock.advance(1000); // its next pass
     await first.idle();
     assert.ok(lost, 'the fenced-out actor was not told');
@@ -133,10 +132,9 @@ describe('SeekPool (the pool actor) across nodes', () => {
     it('goes once it has had no seek for the grace, releasing its lease, and refuses later seeks', async () => {
       const clock = new ManualClock(Date.now());
       const key = newKey();
-      const pool = (await SeekPool.open(idleCtx(clock), key, 'node-idle')) as SeekPool;
-      opened.push(pool);
       let retired = 0;
-      pool.onRetired = () => retired++;
+      const pool = (await SeekPool.open(idleCtx(clock), key, 'node-idle', { retired: () => retired++ })) as SeekPool;
+      opened.push(pool);
       const a = await insertUser(db.pool);
       const placed = await pool.seek(a, 'random');
       assert.ok(placed.ok && placed.value.status === 'pending');
@@ -157,12 +155,13 @@ describe('SeekPool (the pool actor) across nodes', () => {
 
     it('stays while its room says a socket is in it, and retires once it is gone', async () => {
       const clock = new ManualClock(Date.now());
-      const pool = (await SeekPool.open(idleCtx(clock), newKey(), 'node-busy')) as SeekPool;
-      opened.push(pool);
       let socket = true;
       let retired = false;
-      pool.mayRetire = async () => !socket;
-      pool.onRetired = () => (retired = true);
+      const pool = (await SeekPool.open(idleCtx(clock), newKey(), 'node-busy', {
+        mayRetire: async () => !socket,
+        retired: () => (retired = true),
+      })) as SeekPool;
+      opened.push(pool);
       await clock.advance(20_000);
       await pool.cancel('00000000-0000-0000-0000-000000000000');
       assert.equal(retired, false);

@@ -244,11 +244,10 @@ describe('TournamentActor (the arena actor) against PostgreSQL', function () {
     it('counts a game that ended while no actor ran, once, when the next one takes over (crash between end and count)', async () => {
       const id = await arena.tournament();
       const [a] = await arena.players(id, [1500, 1500]);
-      const first = await arena.host(id, 'node-a');
+      let lost = false;
+      await arena.host(id, 'node-a', { lost: () => (lost = true) });
       const [g] = await arena.activeGames(id);
       // node-a dies: its lease lapses; the game ends meanwhile (its room lived elsewhere).
-      let lost = false;
-      first.onLost = () => (lost = true);
       await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
       await arena.finish(g.id, winFor(g, a));
       const second = await arena.host(id, 'node-b');

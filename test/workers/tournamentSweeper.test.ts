@@ -83,9 +83,8 @@ describe('The sweeper hosts tournaments', function () {
   it('hosts a running tournament again when its host stopped renewing the lease', async () => {
     const id = await arena.tournament();
     await arena.players(id, [1500, 1500]);
-    const first = await arena.host(id, 'node-dead');
     let lost = false;
-    first.onLost = () => (lost = true);
+    await arena.host(id, 'node-dead', { lost: () => (lost = true) });
     // The host is gone (no renewal): its lease lapses; a live node's sweeper takes the tournament.
     await db.pool.query(`UPDATE tournaments SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
     sweepers(['node-live']);
