@@ -58,8 +58,14 @@ export async function startService(
     const makeLimiter = limiterFactory(redis);
     const limits = createRateLimits(config.rateLimits, makeLimiter, () => clock.now());
     const ctx: AppContext = { config, log, pool, redis, makeLimiter, limits, events, clock };
+    // The workers start once the server listens; until then no game can be hosted here.
+    let workers: Workers | undefined;
     // Made before the services: the games service reads the games this process hosts from them.
-    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock);
+    const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock, (gameId, event) => {
+      gameEvents.publish(gameId, event);
+      // A game that ended here is analysed here as soon as an engine is free.
+      if (event.type === 'game_end') workers?.analysis.kick();
+    });
     const services = createServices(ctx, liveGames);
     teardown.add(() => services.close());
 
@@ -105,7 +111,6 @@ export async function startService(
     // its node lock, and the leases of nodes found dead (a crashed predecessor) are ended.
     await matchMaker.onReady;
     liveGames.hostId = matchMaker.processId;
-    let workers: Workers | undefined;
     const stopWatch = await watchNodes({ config, databaseUrl, pool, log, clock, nodeId: matchMaker.processId, freed: () => workers?.sweeper.kick() });
     if (stopWatch) teardown.add(stopWatch);
     await gameServer.listen(config.port, config.host);
@@ -113,11 +118,6 @@ export async function startService(
     events.attach(matchMaker.presence);
     workers = startWorkers({ ctx, services, tournamentPool, nodeId: matchMaker.processId, registry: metrics.registry });
     const { analysis } = workers;
-    liveGames.setPublisher((gameId, event) => {
-      gameEvents.publish(gameId, event);
-      // A game that ended here is analysed here as soon as an engine is free.
-      if (event.type === 'game_end') analysis.kick();
-    });
     registerGameMetrics(metrics.registry, liveGames);
     registerRefusalMetrics(metrics.registry, refusals);
     registerRealtimeMetrics(metrics.registry, realtime.stats);

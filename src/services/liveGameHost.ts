@@ -37,7 +37,6 @@ export class LiveGameHost implements GameHosting {
   private readonly givenUp = new Map<string, number>();
   private handBackTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  private publisher: Publish = () => {};
 
   constructor(
     readonly pool: Pool,
@@ -46,12 +45,10 @@ export class LiveGameHost implements GameHosting {
     /** This process's identity in the games' `host` column. */
     public hostId: string,
     readonly time: Clock = systemClock,
+    /** Where the games' events go: their channel and replay buffer (none in tests that need none). */
+    private readonly publisher: Publish = () => {},
   ) {
     this.writer = new MoveWriter(pool, { clock: time, deadlineMs: writeDeadlineMs(config.gameLeaseMs), minIntervalMs: config.moveBatchIntervalMs });
-  }
-
-  setPublisher(publish: Publish): void {
-    this.publisher = publish;
   }
 
   publish(gameId: string, event: PublishedEvent): void {

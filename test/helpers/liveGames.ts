@@ -6,7 +6,7 @@ import type { Clock } from '../../src/time.ts';
 import type { NumberedEvent } from '../../src/domain/liveGameViews.ts';
 import type { Result } from '../../src/result.ts';
 import { LiveGame } from '../../src/services/liveGame.ts';
-import { LiveGameHost } from '../../src/services/liveGameHost.ts';
+import { LiveGameHost, type Publish } from '../../src/services/liveGameHost.ts';
 import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { testService } from './service.ts';
 
@@ -16,8 +16,8 @@ import { testService } from './service.ts';
  */
 export async function liveGameFixture(pool: Pool, game: Parameters<typeof insertActiveGame>[3] = {}, config: Partial<Config> = {}) {
   const service = await testService();
-  const host = (name: string, clock?: Clock) =>
-    new LiveGameHost(pool, { ...service.config, ...config }, createLogger('silent'), name, clock);
+  const host = (name: string, clock?: Clock, publish?: Publish) =>
+    new LiveGameHost(pool, { ...service.config, ...config }, createLogger('silent'), name, clock, publish);
   const white = await insertUser(pool);
   const black = await insertUser(pool);
   const gameId = await insertActiveGame(pool, white, black, game);

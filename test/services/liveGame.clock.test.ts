@@ -212,9 +212,8 @@ describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
     it('publishes nothing between events of a quiet game and keeps no timer but its flag (the watchers tick, not the room)', async () => {
       const clock = new ManualClock(Date.now());
       const fixture = await setup({ initialTime: 600, firstMoveDeadline: new Date(clock.now() + 60_000) });
-      const host = fixture.host('A', clock);
       const published: string[] = [];
-      host.setPublisher((_, event) => published.push(`${event.type}:${event.v}`));
+      const host = fixture.host('A', clock, (_, event) => published.push(`${event.type}:${event.v}`));
       const live = await open(host, fixture.gameId);
       await playLine(live, { white: fixture.white, black: fixture.black }, ['e2e4', 'e7e5']);
       assert.ok(live.chessClock.running);
