@@ -5,7 +5,7 @@ import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { parseId } from '../src/domain/ids.ts';
-import { LiveGame, type ApiCommand, type CommandInput, type GameEvent } from '../src/services/liveGame.ts';
+import { GameActor, type ApiCommand, type CommandInput, type GameEvent } from '../src/services/gameActor.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import { GameCommandSchemas, refuseUnknownMessage, type CommandAnswers, type GameClientMessages, type GameCommand, type GameServerMessages } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
@@ -49,13 +49,13 @@ export type GameRoomDeps = {
 };
 
 /**
- * One live game: the actor that owns it. Board, clocks and rules live in LiveGame (services);
+ * One live game: the actor that owns it. Board, clocks and rules live in GameActor (services);
  * this class only wires sockets, schema and the REST entry points to it.
  */
 export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   static deps: GameRoomDeps;
 
-  live!: LiveGame;
+  live!: GameActor;
   override autoDispose = false;
   // Patches go out right after each change (broadcastPatch); the interval is only a backstop.
   override patchRate = 5000;
@@ -79,7 +79,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     const gameId = parseId(options.gameId);
     if (!gameId || gameId !== options.gameId) throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     this.roomId = gameId;
-    const live = await LiveGame.open(host, gameId, {
+    const live = await GameActor.open(host, gameId, {
       event: (event) => this.onGameEvent(event),
       lost: () => void this.disconnect(CLOSE_GAME_MOVED),
     });

@@ -6,7 +6,7 @@ import { validateTimeControl } from '../src/domain/timeControl.ts';
 import { AppError } from '../src/errors.ts';
 import { reserveGameSeat, ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { fail } from '../src/result.ts';
-import { assertMaySeek, PoolRetired, SeekPool, type ApiSeek, type Pairing } from '../src/services/seekPool.ts';
+import { assertMaySeek, PoolRetired, SeekPoolActor, type ApiSeek, type Pairing } from '../src/services/seekPoolActor.ts';
 import { refuseUnknownMessage, type SeekPoolServerMessages } from './messages.ts';
 
 type SeekerData = { user: AuthUser; seekId?: string };
@@ -45,11 +45,11 @@ function parsePoolKey(options: unknown): PoolKey {
  * One seek pool: the actor that pairs seekers of one time control. REST seekers reach it
  * through the gateway (`apiSeek`); realtime seekers join it with their token and get a seat in
  * the game's room when paired (`paired` message). Leaving the room cancels a waiting seek. A
- * pool with no seek and no socket goes after SEEK_POOL_IDLE_SECONDS (src/services/seekPool.ts).
+ * pool with no seek and no socket goes after SEEK_POOL_IDLE_SECONDS (src/services/seekPoolActor.ts).
  */
 export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
   static deps: SeekPoolRoomDeps;
-  pool!: SeekPool;
+  pool!: SeekPoolActor;
   override autoDispose = false;
   override patchRate = 10_000;
   // Seekers send nothing after joining; anything beyond a trickle is a flood.
@@ -85,7 +85,7 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
     }
     this.roomId = poolId(key);
     const { ctx, hostId } = SeekPoolRoom.deps;
-    const pool = await SeekPool.open(ctx, key, hostId(), {
+    const pool = await SeekPoolActor.open(ctx, key, hostId(), {
       paired: (p) => void this.seatPaired(p),
       lost: () => void this.disconnect(),
       mayRetire: () => this.mayRetire(),

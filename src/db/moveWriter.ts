@@ -222,7 +222,7 @@ export class MoveWriter {
    * A second write while the first is queued or being written is rejected at once rather than
    * deferred to the next batch: the actor awaits each write before it sends the next, so a
    * second one means it lost track of its own state, and deferring would hide that. Rejected,
-   * the write reaches LiveGame's persist, which gives the game back to PostgreSQL (markLost):
+   * the write reaches GameActor's persist, which gives the game back to PostgreSQL (markLost):
    * the safe end for a game whose memory cannot be trusted.
    */
   write(write: MoveWrite): Promise<boolean> {

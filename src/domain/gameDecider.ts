@@ -1,7 +1,7 @@
 // The rules of a live game as a pure decider: `decide(state, command, now)` judges a command and
 // says what to make durable (`write`), what happened (`events`) and what to answer (`reply`);
 // `evolve(state, event)` applies one event. No I/O and no clock reads: the actor shell
-// (src/services/liveGame.ts) persists the write, evolves, publishes and replies, in that order.
+// (src/services/gameActor.ts) persists the write, evolves, publishes and replies, in that order.
 import { ChessClock, type ClockState } from './clock.ts';
 import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags } from './game.ts';
 import { fail, ok, type Result } from '../result.ts';

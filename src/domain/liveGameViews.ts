@@ -46,7 +46,7 @@ export type RuleFailure = Failure<RuleErrorCode>;
 
 /**
  * What a live game answers each player command with, by command type: the data of the REST
- * answer (src/services/gameViews.ts holds the schemas; src/services/liveGame.ts checks that these
+ * answer (src/services/gameViews.ts holds the schemas; src/services/gameActor.ts checks that these
  * fit them) and of the socket's `<command>:ok`.
  */
 export type Answers = {

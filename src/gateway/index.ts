@@ -100,7 +100,7 @@ async function openRoom(roomName: string, roomId: string, createOptions: object,
 /**
  * Calls an allowed method on the game's room, wherever it runs, with one request; resolves with
  * the value of the room's RoomResult<T>, a failure comes back as AppError. The caller names the
- * request and answer types (the room method is typed with the same ones: src/services/liveGame.ts).
+ * request and answer types (the room method is typed with the same ones: src/services/gameActor.ts).
  */
 export function callGame<Request, T>(gameId: string, method: GameRoomMethod, request: Request): Promise<T> {
   if (!GAME_ROOM_METHODS.includes(method)) throw new Error(`room method ${method} is not callable`);

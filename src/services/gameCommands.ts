@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import { callGame } from '../gateway/index.ts';
 import { findVisible, isPlayer, type GamesDeps } from './gameAccess.ts';
 import type { CommandAnswers } from './gameViews.ts';
-import type { CommandCall, CommandInput } from './liveGame.ts';
+import type { CommandCall, CommandInput } from './gameActor.ts';
 
 export type MoveInput = { from: string; to: string; promotion?: string | null };
 /** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */

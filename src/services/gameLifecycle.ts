@@ -16,7 +16,7 @@ import { challengesChanged, findVisible, isChallenged, isOpen, notFound, notify,
 import { gameStatusChanged } from './gameEvents.ts';
 import { getGame } from './gameReads.ts';
 import { formatPendingGame, type GameDetail, type PendingGameView } from './gameViews.ts';
-import { assertMaySeek, type ApiSeek, type SeekResult } from './seekPool.ts';
+import { assertMaySeek, type ApiSeek, type SeekResult } from './seekPoolActor.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import { emitGameStarted } from './webhooks.ts';
 

@@ -117,7 +117,7 @@ export const PendingGameView = z.object({
 });
 export type PendingGameView = z.infer<typeof PendingGameView>;
 
-// What the live room answers (src/services/liveGame.ts); REST passes it on unchanged.
+// What the live room answers (src/services/gameActor.ts); REST passes it on unchanged.
 export const MoveView = z.object({
   from: z.string(),
   to: z.string(),

@@ -8,7 +8,7 @@ import type { PlayerRecord } from '../db/games.ts';
 import type { Logger } from '../logger.ts';
 import { systemClock, type Clock } from '../time.ts';
 import type { Seat } from '../domain/liveGameViews.ts';
-import type { GameHosting, LiveGame } from './liveGame.ts';
+import type { GameHosting, GameActor } from './gameActor.ts';
 
 import type { PublishedEvent } from './gameEvents.ts';
 
@@ -31,7 +31,7 @@ export const RENEW_CHUNK = 100;
  */
 export class LiveGameHost implements GameHosting {
   readonly writer: MoveWriter;
-  private readonly games = new Map<string, LiveGame>();
+  private readonly games = new Map<string, GameActor>();
   private renewTimer: NodeJS.Timeout | undefined;
   /** Games given up by this node whose leases are still to be ended (gameId → epoch). */
   private readonly givenUp = new Map<string, number>();
@@ -55,14 +55,14 @@ export class LiveGameHost implements GameHosting {
     this.publisher(gameId, event);
   }
 
-  register(game: LiveGame): void {
+  register(game: GameActor): void {
     this.games.set(game.id, game);
     // Node's timer, not the clock: a lease runs out on PostgreSQL's clock (now() + GAME_LEASE_SECONDS,
     // the one clock every node shares), so it is renewed in real time whatever clock the games run on.
     this.renewTimer ??= setInterval(() => void this.renewAll(), Math.max(200, this.config.gameLeaseMs / 3));
   }
 
-  unregister(game: LiveGame): void {
+  unregister(game: GameActor): void {
     if (this.games.get(game.id) === game) this.games.delete(game.id);
     if (this.games.size === 0 && this.renewTimer) {
       clearInterval(this.renewTimer);
@@ -75,7 +75,7 @@ export class LiveGameHost implements GameHosting {
   }
 
   /** The game, when this process hosts it (owned or not: ask it). */
-  find(gameId: string): LiveGame | undefined {
+  find(gameId: string): GameActor | undefined {
     return this.games.get(gameId);
   }
 

@@ -5,7 +5,7 @@ import { MoveWriter, MoveWriteTimeout, SNAPSHOT_EVERY, writeDeadlineMs, type Mov
 import { createPool, STATEMENT_TIMEOUT_MS, type Pool, type PoolClient } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { renewLeases } from '../../src/db/liveGames.ts';
-import { LiveGame } from '../../src/services/liveGame.ts';
+import { GameActor } from '../../src/services/gameActor.ts';
 import { LiveGameHost, RENEW_CHUNK } from '../../src/services/liveGameHost.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { insertActiveGame, insertUser } from '../support/fixtures.ts';
@@ -428,7 +428,7 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     const rounds: { games: number }[] = [];
     host.onRenewal = (_ms, games) => rounds.push({ games });
     const ids = await newGames(RENEW_CHUNK * 2 + 5);
-    const live: LiveGame[] = [];
+    const live: GameActor[] = [];
     const lost: string[] = [];
     try {
       for (const id of ids) {
@@ -470,7 +470,7 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     const deadline = writeDeadlineMs(15_000);
     const [first, stuck, idle] = await newGames(3);
     const lost: string[] = [];
-    const live = new Map<string, LiveGame>();
+    const live = new Map<string, GameActor>();
     for (const id of [stuck!, idle!]) {
       const game = await openLiveGame(host, id);
       // As GameRoom does: a lost game's room goes, and leaves the host.

@@ -6,7 +6,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { insertTournament } from '../../src/db/tournaments.ts';
 import { createEventBus, type Channel } from '../../src/events.ts';
 import { createLogger } from '../../src/logger.ts';
-import { LiveGame } from '../../src/services/liveGame.ts';
+import { GameActor } from '../../src/services/gameActor.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { TournamentActor, type TournamentListener } from '../../src/services/tournamentActor.ts';
 import { createTournaments } from '../../src/services/tournaments.ts';
@@ -16,7 +16,7 @@ import { testService } from './service.ts';
 
 /**
  * An arena on a database of its own, driven by a manual clock: the tournament actor with the
- * real live games (LiveGame on the same clock and database) in place of the game rooms, and a
+ * real live games (GameActor on the same clock and database) in place of the game rooms, and a
  * real in-process event bus whose channels the test listens to. Several actors may run at once,
  * as several nodes would.
  */
@@ -35,11 +35,11 @@ export async function arenaFixture(pool: Pool, config: Partial<Config> = {}) {
   } as unknown as AppContext;
   const gameHost = new LiveGameHost(pool, ctx.config, ctx.log, 'game-node', clock);
   /** The live game of each game the actor created (opened as the gateway would open its room). */
-  const games = new Map<string, LiveGame>();
+  const games = new Map<string, GameActor>();
   const openGame = async (gameId: string) => {
-    const live = await LiveGame.open(gameHost, gameId);
-    if (live instanceof LiveGame) games.set(gameId, live);
-    return live instanceof LiveGame;
+    const live = await GameActor.open(gameHost, gameId);
+    if (live instanceof GameActor) games.set(gameId, live);
+    return live instanceof GameActor;
   };
   const actors: TournamentActor[] = [];
   // The tests host arenas themselves (`host`, or a sweeper they start): a join opens nothing.

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import type { Clock } from '../../src/time.ts';
 import type { NumberedEvent } from '../../src/domain/liveGameViews.ts';
 import type { Result } from '../../src/result.ts';
-import { LiveGame } from '../../src/services/liveGame.ts';
+import { GameActor } from '../../src/services/gameActor.ts';
 import { LiveGameHost, type Publish } from '../../src/services/liveGameHost.ts';
 import { insertActiveGame, insertUser } from '../support/fixtures.ts';
 import { testService } from './service.ts';
@@ -25,29 +25,29 @@ export async function liveGameFixture(pool: Pool, game: Parameters<typeof insert
 }
 
 /** What a test hears of each game it opened, as the game's room would (its GameListener). */
-const ears = new WeakMap<LiveGame, { events: Set<(event: NumberedEvent) => void>; lost: Set<() => void> }>();
+const ears = new WeakMap<GameActor, { events: Set<(event: NumberedEvent) => void>; lost: Set<() => void> }>();
 
 /** Opens the game on `host`, failing the test when it cannot be hosted there. */
-export async function openLiveGame(host: LiveGameHost, gameId: string): Promise<LiveGame> {
+export async function openLiveGame(host: LiveGameHost, gameId: string): Promise<GameActor> {
   const heard = { events: new Set<(event: NumberedEvent) => void>(), lost: new Set<() => void>() };
-  const live = await LiveGame.open(host, gameId, {
+  const live = await GameActor.open(host, gameId, {
     event: (event) => heard.events.forEach((hear) => hear(event)),
     lost: () => heard.lost.forEach((hear) => hear()),
   });
-  assert.ok(live instanceof LiveGame, `could not open: ${String(live)}`);
+  assert.ok(live instanceof GameActor, `could not open: ${String(live)}`);
   ears.set(live, heard);
   return live;
 }
 
 /** Hears every event the game publishes from now on, until the returned function is called. */
-export function hearEvents(live: LiveGame, hear: (event: NumberedEvent) => void): () => void {
+export function hearEvents(live: GameActor, hear: (event: NumberedEvent) => void): () => void {
   const heard = ears.get(live)!;
   heard.events.add(hear);
   return () => heard.events.delete(hear);
 }
 
 /** Hears that this node lost the game (as its room would, which then goes). */
-export function hearLost(live: LiveGame, hear: () => void): void {
+export function hearLost(live: GameActor, hear: () => void): void {
   ears.get(live)!.lost.add(hear);
 }
 

@@ -76,7 +76,7 @@ describe('Matchmaking over REST (POST /games type matchmaking)', () => {
       const seeks = [await seekOk(a, pool, { rated: true }), await seekOk(b, pool, { rated: false }), await seekOk(c, other, { rated: true })];
       assert.deepEqual(seeks.map((s) => s.status), ['pending', 'pending', 'pending']);
       // A pairing pass of each pool has run: the running service's pools pass every second of its
-      // system clock (the pass itself is tested on a manual clock in test/services/seekPool.test.ts).
+      // system clock (the pass itself is tested on a manual clock in test/services/seekPoolActor.test.ts).
       await sleep(1200);
       for (const [s, u] of [[seeks[0], a], [seeks[1], b], [seeks[2], c]] as const) {
         assert.equal((await view(s.id, u)).status, 'pending', 'nobody was paired across pools');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Pool } from '../../src/db/pool.ts';
 import { createGamesService, type GamesService } from '../../src/services/games.ts';
-import { LiveGame } from '../../src/services/liveGame.ts';
+import { GameActor } from '../../src/services/gameActor.ts';
 import type { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { expireLease } from '../support/fixtures.ts';
@@ -10,7 +10,7 @@ import { liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { testService } from '../helpers/service.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
-const opened: { host: LiveGameHost; live: LiveGame }[] = [];
+const opened: { host: LiveGameHost; live: GameActor }[] = [];
 
 // 1. e4 d5 2. Bb5+ c6 3. exd5 Nf6 4. dxc6 e6 5. cxb7+ Ke7 6. bxa8=Q: captures, checks, a promotion.
 const LINE = ['e2e4', 'd7d5', 'f1b5', 'c7c6', 'e4d5', 'g8f6', 'd5c6', 'e7e6', 'c6b7', 'e8e7', 'b7a8q'];
@@ -58,7 +58,7 @@ async function sameOnBothPaths(g: { fromRoom: GamesService; fromDatabase: GamesS
 }
 
 /** Plays UCI moves from the current position, each after `thinkMs` on the clock. */
-async function play(live: LiveGame, players: { white: string; black: string }, moves: string[], clock: ManualClock, thinkMs: number) {
+async function play(live: GameActor, players: { white: string; black: string }, moves: string[], clock: ManualClock, thinkMs: number) {
   for (const m of moves) {
     await clock.advance(thinkMs);
     const reply = await live.execute(moveBy(live.game.moveCount % 2 === 0 ? players.white : players.black, m));

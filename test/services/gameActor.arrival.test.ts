@@ -2,14 +2,14 @@ import { findGame } from '../../src/db/games.ts';
 import assert from 'node:assert/strict';
 import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import type { LiveGame } from '../../src/services/liveGame.ts';
+import type { GameActor } from '../../src/services/gameActor.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { failureCode, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { holdGameRow, type HeldRow } from '../helpers/rowLock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
-const opened: LiveGame[] = [];
+const opened: GameActor[] = [];
 const held: HeldRow[] = [];
 
 /**
@@ -17,7 +17,7 @@ const held: HeldRow[] = [];
  * earlier command's write waits for a row another transaction holds, and the deadline passes on
  * the manual clock (its timer fires) before the command's turn comes.
  */
-describe('LiveGame against PostgreSQL: a command that waited inside the service', () => {
+describe('GameActor against PostgreSQL: a command that waited inside the service', () => {
   before(async () => {
     db = await isolatedDatabase();
   });
@@ -36,7 +36,7 @@ describe('LiveGame against PostgreSQL: a command that waited inside the service'
   }
 
   /** White's draw offer stalls on the held row: every later command of the game queues behind it. */
-  async function stallBehindOffer(pool: Pool, live: LiveGame, gameId: string, userId: string) {
+  async function stallBehindOffer(pool: Pool, live: GameActor, gameId: string, userId: string) {
     const row = await holdGameRow(pool, gameId);
     held.push(row);
     const offer = live.execute({ type: 'offer_draw', userId });

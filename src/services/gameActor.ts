@@ -102,7 +102,7 @@ const UNHEARD: GameListener = { event: () => {}, lost: () => {} };
  * not the room's: the nodes whose sockets watch the game make it (src/realtime/gameTicks.ts),
  * so a game nobody watches has no timer but its deadlines and publishes nothing between events.
  */
-export class LiveGame {
+export class GameActor {
   /** A failed command is handled where it is run (`exclusive`): the game is given back. */
   private readonly mailbox = new Mailbox();
   private readonly timers: Timers<'clock' | 'offer'>;
@@ -124,7 +124,7 @@ export class LiveGame {
   }
 
   /** Takes the game's lease and rebuilds it from PostgreSQL (src/services/rehydrate.ts). */
-  static async open(host: GameHosting, gameId: string, listener: GameListener = UNHEARD): Promise<LiveGame | NotHosted> {
+  static async open(host: GameHosting, gameId: string, listener: GameListener = UNHEARD): Promise<GameActor | NotHosted> {
     const now = host.time.now();
     const leased = await store.acquireLease(host.pool, gameId, host.hostId, host.config.gameLeaseMs);
     if (!leased) {
@@ -134,7 +134,7 @@ export class LiveGame {
     const rebuilt = await rehydrate(host, leased, now, REMEMBERED_COMMANDS);
     if (rebuilt === 'lease_held') return 'lease_held';
     // `now` was read before the lease was taken: the lease runs at least this long.
-    const live = new LiveGame(host, listener, rebuilt.state, rebuilt.epoch, rebuilt.facts, now + host.config.gameLeaseMs);
+    const live = new GameActor(host, listener, rebuilt.state, rebuilt.epoch, rebuilt.facts, now + host.config.gameLeaseMs);
     for (const k of rebuilt.answered) live.answered.set(k.key, { fingerprint: k.fingerprint, reply: Promise.resolve(k.answer) });
     live.armTimers();
     return live;

@@ -3,7 +3,7 @@ import type { AppContext } from '../../src/context.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { poolId, type PoolKey } from '../../src/domain/pairing.ts';
 import { createLogger } from '../../src/logger.ts';
-import { PoolRetired, SeekPool } from '../../src/services/seekPool.ts';
+import { PoolRetired, SeekPoolActor } from '../../src/services/seekPoolActor.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { insertUser } from '../support/fixtures.ts';
 import { systemClock } from '../../src/time.ts';
@@ -15,10 +15,10 @@ import { ManualClock } from '../helpers/clock.ts';
  * fake where it reaches beyond the pool (events go nowhere; the games they open are not in the
  * running service's database, so the gateway finds nothing to host).
  */
-describe('SeekPool (the pool actor) across nodes', () => {
+describe('SeekPoolActor (the pool actor) across nodes', () => {
   let db: { pool: Pool; drop: () => Promise<void> };
   let ctx: AppContext;
-  const opened: SeekPool[] = [];
+  const opened: SeekPoolActor[] = [];
   let keyCounter = 0;
   const newKey = (): PoolKey => ({ timeControl: 'rapid', initialTime: 600 + keyCounter++, increment: 0, rated: true });
 
@@ -39,8 +39,8 @@ describe('SeekPool (the pool actor) across nodes', () => {
     await db.drop();
   });
 
-  const open = async (key: PoolKey, host: string): Promise<SeekPool | 'lease_held'> => {
-    const pool = await SeekPool.open(ctx, key, host);
+  const open = async (key: PoolKey, host: string): Promise<SeekPoolActor | 'lease_held'> => {
+    const pool = await SeekPoolActor.open(ctx, key, host);
     if (pool !== 'lease_held') opened.push(pool);
     return pool;
   };
@@ -54,8 +54,8 @@ describe('SeekPool (the pool actor) across nodes', () => {
     // The clock starts at the real now, so the seeks' created_at (the database's clock) agrees with it.
     const clock = new ManualClock(Date.now());
     const key = newKey();
-    const pool = await SeekPool.open({ ...ctx, clock }, key, 'node-window');
-    assert.ok(pool instanceof SeekPool);
+    const pool = await SeekPoolActor.open({ ...ctx, clock }, key, 'node-window');
+    assert.ok(pool instanceof SeekPoolActor);
     opened.push(pool);
     const [a, b] = [await insertUser(db.pool), await insertUser(db.pool)];
     const rate = (id: string, rating: number) =>
@@ -78,13 +78,13 @@ describe('SeekPool (the pool actor) across nodes', () => {
     const key = newKey();
     const clock = new ManualClock(Date.now());
     let lost = false;
-    const first = await SeekPool.open({ ...ctx, clock }, key, 'node-a', { lost: () => (lost = true) });
-    assert.ok(first instanceof SeekPool);
+    const first = await SeekPoolActor.open({ ...ctx, clock }, key, 'node-a', { lost: () => (lost = true) });
+    assert.ok(first instanceof SeekPoolActor);
     opened.push(first);
     assert.equal(await open(key, 'node-b'), 'lease_held', 'a second node may not host a live pool');
     await expireLease(key); // node-a stalls long enough for its lease to lapse
     const second = await open(key, 'node-b');
-    assert.ok(second instanceof SeekPool);
+    assert.ok(second instanceof SeekPoolActor);
     assert.equal(second.epoch, first.epoch + 1);
     await clock.advance(1000); // its next pass
     await first.idle();
@@ -94,11 +94,11 @@ describe('SeekPool (the pool actor) across nodes', () => {
   it('rebuilds the waiting queue from the database when a node takes a pool over', async () => {
     const key = newKey();
     const [a, b] = [await insertUser(db.pool), await insertUser(db.pool)];
-    const first = (await open(key, 'node-a')) as SeekPool;
+    const first = (await open(key, 'node-a')) as SeekPoolActor;
     const placed = await first.seek(a, 'random');
     assert.ok(placed.ok && placed.value.status === 'pending');
     await expireLease(key);
-    const second = (await open(key, 'node-b')) as SeekPool;
+    const second = (await open(key, 'node-b')) as SeekPoolActor;
     assert.equal(second.size, 1, 'the new actor knows the acknowledged seek');
     const paired = await second.seek(b, 'random');
     assert.ok(paired.ok && paired.value.status === 'active');
@@ -108,11 +108,11 @@ describe('SeekPool (the pool actor) across nodes', () => {
   it('never lets a stale actor pair a seek the new actor already paired', async () => {
     const key = newKey();
     const [a, b, c] = [await insertUser(db.pool), await insertUser(db.pool), await insertUser(db.pool)];
-    const stale = (await open(key, 'node-a')) as SeekPool;
+    const stale = (await open(key, 'node-a')) as SeekPoolActor;
     const placed = await stale.seek(a, 'random');
     assert.ok(placed.ok && placed.value.status === 'pending');
     await expireLease(key);
-    const fresh = (await open(key, 'node-b')) as SeekPool;
+    const fresh = (await open(key, 'node-b')) as SeekPoolActor;
     const paired = await fresh.seek(b, 'random');
     assert.ok(paired.ok && paired.value.status === 'active');
     // The stale actor still has a's seek in its cache: it must find it gone, not seat c with a.
@@ -133,7 +133,7 @@ describe('SeekPool (the pool actor) across nodes', () => {
       const clock = new ManualClock(Date.now());
       const key = newKey();
       let retired = 0;
-      const pool = (await SeekPool.open(idleCtx(clock), key, 'node-idle', { retired: () => retired++ })) as SeekPool;
+      const pool = (await SeekPoolActor.open(idleCtx(clock), key, 'node-idle', { retired: () => retired++ })) as SeekPoolActor;
       opened.push(pool);
       const a = await insertUser(db.pool);
       const placed = await pool.seek(a, 'random');
@@ -150,17 +150,17 @@ describe('SeekPool (the pool actor) across nodes', () => {
       assert.equal(lease.host, null, 'the lease is released at once, for the next room to take');
       await assert.rejects(pool.seek(a, 'random'), PoolRetired, 'a seek that arrives later is sent to the next room');
       const next = await open(key, 'node-next');
-      assert.ok(next instanceof SeekPool, 'another node may host the pool straight away');
+      assert.ok(next instanceof SeekPoolActor, 'another node may host the pool straight away');
     });
 
     it('stays while its room says a socket is in it, and retires once it is gone', async () => {
       const clock = new ManualClock(Date.now());
       let socket = true;
       let retired = false;
-      const pool = (await SeekPool.open(idleCtx(clock), newKey(), 'node-busy', {
+      const pool = (await SeekPoolActor.open(idleCtx(clock), newKey(), 'node-busy', {
         mayRetire: async () => !socket,
         retired: () => (retired = true),
-      })) as SeekPool;
+      })) as SeekPoolActor;
       opened.push(pool);
       await clock.advance(20_000);
       await pool.cancel('00000000-0000-0000-0000-000000000000');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
-import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
+import { GameActor, type GameEvent } from '../../src/services/gameActor.ts';
 import { expireLease } from '../support/fixtures.ts';
 import { failureCode, hearEvents, hearLost, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -13,7 +13,7 @@ let db: { pool: Pool; drop: () => Promise<void> };
 const setup = (o: Parameters<typeof liveGameFixture>[1] = {}) => liveGameFixture(db.pool, o);
 const open = openLiveGame;
 
-describe('LiveGame (the game actor) against PostgreSQL', () => {
+describe('GameActor (the game actor) against PostgreSQL', () => {
   before(async () => {
     db = await isolatedDatabase();
   });
@@ -46,7 +46,7 @@ describe('LiveGame (the game actor) against PostgreSQL', () => {
   it('refuses a second owner while the lease is held', async () => {
     const { host, gameId } = await setup();
     const first = await open(host('A'), gameId);
-    assert.equal(await LiveGame.open(host('B'), gameId), 'lease_held');
+    assert.equal(await GameActor.open(host('B'), gameId), 'lease_held');
     await first.close(true);
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
 import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { LiveGame, type GameEvent } from '../../src/services/liveGame.ts';
+import { GameActor, type GameEvent } from '../../src/services/gameActor.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease } from '../support/fixtures.ts';
@@ -10,13 +10,13 @@ import { failureCode, hearEvents, liveGameFixture, moveBy, openLiveGame, uci } f
 import { ManualClock } from '../helpers/clock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
-const opened: LiveGame[] = [];
+const opened: GameActor[] = [];
 
 /** A live game actor against its own database; `config` overrides the service's settings. */
 const setup = (o: Parameters<typeof liveGameFixture>[1] = {}, config: Partial<Config> = {}) => liveGameFixture(db.pool, o, config);
 
 
-async function open(host: LiveGameHost, gameId: string): Promise<LiveGame> {
+async function open(host: LiveGameHost, gameId: string): Promise<GameActor> {
   const live = await openLiveGame(host, gameId);
   opened.push(live);
   return live;
@@ -25,7 +25,7 @@ async function open(host: LiveGameHost, gameId: string): Promise<LiveGame> {
 type Event = GameEvent & { v: number; ts: number };
 
 /** Resolves with the game's next event of `type`. */
-function nextEvent<T extends Event['type']>(live: LiveGame, type: T, timeoutMs = 5000): Promise<Extract<Event, { type: T }>> {
+function nextEvent<T extends Event['type']>(live: GameActor, type: T, timeoutMs = 5000): Promise<Extract<Event, { type: T }>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${type} event within ${timeoutMs} ms`)), timeoutMs);
     const stop = hearEvents(live, (event) => {
@@ -38,7 +38,7 @@ function nextEvent<T extends Event['type']>(live: LiveGame, type: T, timeoutMs =
 }
 
 /** Plays UCI moves alternately, White first; every one must be accepted. */
-async function playLine(live: LiveGame, players: { white: string; black: string }, moves: string[]) {
+async function playLine(live: GameActor, players: { white: string; black: string }, moves: string[]) {
   let reply: any;
   for (const [i, m] of moves.entries()) {
     reply = await live.execute(moveBy(i % 2 === 0 ? players.white : players.black, m));
@@ -66,7 +66,7 @@ const BARE_KING_LINE = [
   'c7a5', 'a8d8', 'a5d8', 'e8f7',
 ];
 
-describe('LiveGame against PostgreSQL: clocks and rehydration', () => {
+describe('GameActor against PostgreSQL: clocks and rehydration', () => {
   before(async () => {
     db = await isolatedDatabase();
   });

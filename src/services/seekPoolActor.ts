@@ -68,7 +68,7 @@ const UNHEARD: SeekPoolListener = { paired: () => {}, lost: () => {}, mayRetire:
  * one transaction under the players' locks and re-checks that both seeks are still open, so a
  * player can never be seated in two games, whichever node pairs.
  */
-export class SeekPool {
+export class SeekPoolActor {
   private waiting = new Map<string, OpenSeek>();
   private readonly mailbox = new Mailbox((err) => {
     if (!(err instanceof PoolRetired)) this.ctx.log.warn({ err, pool: this.id }, 'seek pool command failed');
@@ -89,11 +89,11 @@ export class SeekPool {
     this.notify = userNotifier(ctx);
   }
 
-  static async open(ctx: AppContext, key: PoolKey, hostId: string, listener: Partial<SeekPoolListener> = {}): Promise<SeekPool | 'lease_held'> {
+  static async open(ctx: AppContext, key: PoolKey, hostId: string, listener: Partial<SeekPoolListener> = {}): Promise<SeekPoolActor | 'lease_held'> {
     const id = poolId(key);
     const epoch = await seeks.acquirePoolLease(ctx.pool, id, hostId, ctx.config.gameLeaseMs);
     if (epoch === undefined) return 'lease_held';
-    const pool = new SeekPool(ctx, { ...UNHEARD, ...listener }, key, id, epoch);
+    const pool = new SeekPoolActor(ctx, { ...UNHEARD, ...listener }, key, id, epoch);
     await pool.exclusive(() => pool.refresh());
     // Each pass judges windows and idleness at the time of its tick, not when its turn comes.
     pool.timers.every('pass', PASS_MS, () => {
