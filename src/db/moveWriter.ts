@@ -21,7 +21,7 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
  * moves after the snapshot into it (src/db/liveTail.ts), so the snapshot's lag costs a read at
  * most SNAPSHOT_EVERY − 1 small rows. Every 40th rather than every 10th: under the bench a
  * snapshot batch cost about as much PostgreSQL CPU as several appends, and with snapshots only
- * at plies 1–2 PostgreSQL's CPU per move fell 633 → 482 µs (one run, README); a read folds at
+ * at plies 1–2 PostgreSQL's CPU per move fell 633 → 482 µs (one run, docs/benchmarks.md); a read folds at
  * most 39 rows of ~100 bytes, and a hosted game's detail is read from its actor anyway.
  */
 export const SNAPSHOT_EVERY = 40;
@@ -254,7 +254,7 @@ export class MoveWriter {
    * of four (loadtest/gameWrites.ts). A move arriving after a quiet spell leaves at once. The
    * pacing is of the database in real time, not a game deadline, so it reads performance.now().
    * Off by default (MOVE_BATCH_INTERVAL_MS=0): under the bench at 1,000 games 10 ms halved the
-   * commits without a measurable change in PostgreSQL's CPU per move (README).
+   * commits without a measurable change in PostgreSQL's CPU per move (docs/benchmarks.md).
    */
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;

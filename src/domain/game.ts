@@ -319,7 +319,8 @@ export class ChessGame {
     this.sans.push(tried.move.san);
     this.currentFen = tried.fen;
     this.last = tried.move;
-    const irreversible = halfmoveClock(tried.fen) === 0;
+    // A pawn move or a capture: what resets the halfmove clock, read off the move, not the FEN.
+    const irreversible = tried.move.piece === 'p' || tried.move.captured !== null;
     if (irreversible) this.repetitions.clear();
     this.repetitions.set(key, seen);
     forgetPast(this.chess, irreversible);

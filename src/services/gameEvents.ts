@@ -56,9 +56,7 @@ export function createGameEventLog(o: { events: EventBus; redis: Redis | undefin
     publish(gameId, event) {
       const json = JSON.stringify(event);
       o.events.publishRaw(channels.game(gameId), json);
-      // Kept as one flat string: JSON.stringify's rope of ~30-character pieces, kept 32 times a game,
-      // was the largest part of a live game's memory.
-      if (event.type !== 'time_update') store.append(gameId, flat(json), event.type === 'game_end');
+      if (event.type !== 'time_update') store.append(gameId, json, event.type === 'game_end');
     },
     watch: (gameId) => store.watch(gameId),
     async since(gameId, after) {
@@ -112,7 +110,9 @@ function memoryStore(clock: Clock): ReplayStore {
       const kept = games.get(gameId);
       if (!kept) return; // nobody streams it here
       if (last) finished.push({ gameId, dropAt: clock.now() + FINISHED_REPLAY_MS });
-      kept.push(json);
+      // Kept as one flat string: JSON.stringify's rope of ~30-character pieces costs several
+      // times the text, 32 times a game.
+      kept.push(flat(json));
       if (kept.length > REPLAY_EVENTS) kept.shift();
       keep(gameId, kept);
     },
