@@ -1,5 +1,5 @@
 /**
- * The bundled list of words a username must not contain (interface §5). Two lists, because
+ * The bundled list of words a username must not contain (the interface's username rule). Two lists, because
  * plain substring matching refuses innocent names (the "Scunthorpe problem"): words in
  * ANYWHERE are refused wherever they occur, words in WHOLE only as a whole part of the name
  * (the name itself, or a part between underscores), so "therapist", "grapes" and "class" pass.

@@ -5,7 +5,7 @@ import { containsOffensiveWord } from './offensiveWords.ts';
 import { MAX_PASSWORD_BYTES } from './passwords.ts';
 
 /**
- * The account field rules of interface §5 and DESIGN 2.2, as zod schemas: request bodies are
+ * The account field rules of the interface and docs/design.md 2.2, as zod schemas: request bodies are
  * built from them, and every broken rule becomes its own message under the field's name.
  */
 

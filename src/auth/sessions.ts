@@ -14,7 +14,7 @@ import {
 import type { SessionCache } from './sessionCache.ts';
 import { hashToken, randomToken, type AccessTokens } from './tokens.ts';
 
-/** Refresh tokens are valid 30 days from issue (interface §5). */
+/** Refresh tokens are valid 30 days from issue (the account rules of the interface, as docs/api.md lists them). */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
 export type TokenPair = { accessToken: string; refreshToken: string; expiresIn: number; expiresAt: Date };

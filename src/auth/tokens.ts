@@ -2,7 +2,7 @@ import { createHash, createSecretKey, randomBytes } from 'node:crypto';
 import { parseId } from '../domain/ids.ts';
 import jwt from 'jsonwebtoken';
 
-/** Access tokens live one hour (interface §5); the claim set is DESIGN 2.2's. */
+/** Access tokens live one hour (the interface's session rules); the claim set is docs/design.md 2.2's. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const AUDIENCE = 'chess-service';
 // Only the configured algorithm is accepted: this list is what stops `alg: none` and HS/RS confusion.

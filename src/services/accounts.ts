@@ -40,7 +40,7 @@ export const TokenBody = z.object({ token: OpaqueToken });
 export const PasswordUpdateBody = z.object({ token: OpaqueToken, password: Password });
 export type PasswordUpdateBody = z.infer<typeof PasswordUpdateBody>;
 
-// Responses (interface §2.8).
+// Responses (the interface's account answers).
 export const TokenPairResult = z.object({ access_token: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
 export const SignupResult = z.object({
   user: z.object({ id: z.uuid(), email: z.email(), username: z.string(), created_at: z.iso.datetime() }),

@@ -1,5 +1,9 @@
 // What the live game, seek pool and tournament actors share: each owns its state on one node (a
 // lease with an epoch in PostgreSQL fences out every other node) and changes it one step at a time.
+// The lease itself has no shared helper, on purpose: the game's is renewed in bulk by its host (one
+// statement per process), the seek pool's inside its one-second pass, the tournament's on a timer
+// of its own; and a lost lease means three different things (hand the game back at once, stop the
+// pool's passes, drop the arena's room). What they share is the vocabulary below.
 
 /** Why an actor's `open` did not host it: nothing to host, or another node holds its lease. */
 export type NotHosted = 'not_active' | 'lease_held';
