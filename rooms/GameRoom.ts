@@ -6,6 +6,7 @@ import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { parseId } from '../src/domain/ids.ts';
 import { GameActor, type ApiCommand, type CommandInput, type GameEvent } from '../src/services/gameActor.ts';
+import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import { GameCommandSchemas, refuseUnknownMessage, type CommandAnswers, type GameClientMessages, type GameCommand, type GameServerMessages } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
@@ -46,6 +47,8 @@ export type GameRoomDeps = {
   authenticate: (token: string) => Promise<AuthUser>;
   /** Counts an authenticated socket's user as online until it leaves (friend lists). */
   hold?: (userId: string) => () => void;
+  /** DESIGN 2.11: the rematch offers made after the game's end (its channel); resolves with the way to stop listening. */
+  rematchOffers?: (gameId: string, listener: (offer: RematchOffer) => void) => Promise<() => void>;
 };
 
 /**
@@ -65,6 +68,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   private corked: CorkableSocket[] | undefined;
   private lastView: Uint8Array | undefined;
   private lastCopy: Uint8Array | undefined;
+  private stopRematchOffers: (() => void) | undefined;
+  private disposed = false;
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
     const bearer = token || options?.token;
@@ -82,6 +87,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     const live = await GameActor.open(host, gameId, {
       event: (event) => this.onGameEvent(event),
       lost: () => void this.disconnect(CLOSE_GAME_MOVED),
+      presence: (news) => this.onPresence(news),
     });
     if (live === 'not_active') throw roomRefusal(ROOM_REFUSED.NOT_ACTIVE);
     if (live === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
@@ -103,6 +109,10 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
       this.command(client, 'answer_draw', raw, (userId, m) => ({
         type: 'answer_draw', userId, offerId: m.offer_id, accept: m.accept,
       })),
+    );
+    this.onMessage('abort', (client: GameClient, raw) => this.command(client, 'abort', raw, (userId) => ({ type: 'abort', userId })));
+    this.onMessage('claim', (client: GameClient, raw) =>
+      this.command(client, 'claim', raw, (userId, m) => ({ type: 'claim', userId, result: m.result })),
     );
     this.onMessage('*', refuseUnknownMessage);
   }
@@ -138,6 +148,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
 
   override async onDispose(): Promise<void> {
     for (const client of this.clients as GameClient[]) client.userData?.release?.();
+    this.disposed = true;
+    this.stopRematchOffers?.();
     if (!this.live) return; // onCreate refused the game
     GameRoom.deps.host.unregister(this.live);
     await this.live.close(true);
@@ -271,6 +283,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     const connected = this.clients.some((c) => (c as GameClient).userData?.color === color);
     if (this.state[color].connected === connected) return;
     this.state[color].connected = connected;
+    // The claim count (DESIGN 2.11) starts when a seat has no client left and stops when one returns.
+    this.live.notePresence(color, connected);
     this.broadcastPatch();
   }
 
@@ -328,6 +342,30 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     s.winner = live.ending?.winner ?? '';
     s.termination = live.ending?.termination ?? (live.status === 'abandoned' ? 'aborted' : '');
     s.eventSeq = live.eventSeq;
+    s.white.claimableAt = live.status === 'active' ? (live.claimableAt('white') ?? 0) : 0;
+    s.black.claimableAt = live.status === 'active' ? (live.claimableAt('black') ?? 0) : 0;
+  }
+
+  /**
+   * While the room lingers after the end (clients still in it), a rematch asked for on any node
+   * (REST) reaches them: the room listens to the game's channel for it, only then and only here.
+   */
+  private followRematchOffers(): void {
+    const follow = GameRoom.deps.rematchOffers;
+    if (!follow) return;
+    void follow(this.live.id, (offer) => this.broadcast('rematch_offer', { game_id: offer.game_id, offered_by: offer.offered_by }))
+      .then((stop) => {
+        if (this.disposed) stop(); // disposed while subscribing
+        else this.stopRematchOffers = stop;
+      })
+      .catch((err) => GameRoom.deps.host.log.warn({ err, gameId: this.live.id }, 'could not follow rematch offers'));
+  }
+
+  /** A player left (the claim count starts) or came back: the schema and a message to everyone here. */
+  private onPresence(news: PresenceNews): void {
+    this.syncState(this.state);
+    if (news.type === 'opponent_gone') this.broadcast('opponent_gone', { color: news.color, claimable_at: news.claimable_at, v: news.v });
+    else this.broadcast('opponent_back', { color: news.color, v: news.v });
   }
 
   private onGameEvent(event: GameEvent & { v: number }): void {
@@ -341,7 +379,10 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
       // `this.clock` is Colyseus's, the room's own timers (cleared as it disposes); the game's time is
       // `host.time`, its chess clock `live.chessClock`.
       if (this.clients.length === 0) void this.disconnect();
-      else this.clock.setTimeout(() => void this.disconnect(), 30_000);
+      else {
+        this.clock.setTimeout(() => void this.disconnect(), 30_000);
+        this.followRematchOffers();
+      }
     }
   }
 }

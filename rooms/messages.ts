@@ -5,6 +5,8 @@ import type { GameEvent } from '../src/domain/liveGameViews.ts';
 import type { CommandAnswers } from '../src/services/gameViews.ts';
 import type { UserEvent } from '../src/services/channelEvents.ts';
 import type { ChallengeView } from '../src/services/seekViews.ts';
+import { CLAIM_RESULTS } from '../src/domain/gameDecider.ts';
+import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 
 /**
  * The catalogue of what goes over a room's socket, each way, for every room (as lila-ws declares
@@ -39,14 +41,22 @@ export const AnswerDrawMessage = z.object({
 });
 export type AnswerDrawMessage = z.infer<typeof AnswerDrawMessage>;
 
+export const ClaimMessage = z.object({
+  result: z.enum(CLAIM_RESULTS),
+  id: requestId,
+});
+export type ClaimMessage = z.infer<typeof ClaimMessage>;
+
 /** What a player sends to a GameRoom; the lobby, seek-pool and tournament rooms take nothing. */
-export const GAME_COMMANDS = ['move', 'resign', 'offer_draw', 'answer_draw'] as const;
+export const GAME_COMMANDS = ['move', 'resign', 'offer_draw', 'answer_draw', 'abort', 'claim'] as const;
 export type GameCommand = (typeof GAME_COMMANDS)[number];
 export const GameCommandSchemas = {
   move: MoveMessage,
   resign: BareMessage,
   offer_draw: BareMessage,
   answer_draw: AnswerDrawMessage,
+  abort: BareMessage,
+  claim: ClaimMessage,
 } as const satisfies Record<GameCommand, z.ZodType>;
 
 type Union<M> = { [T in keyof M]: { type: T; body: M[T] } }[keyof M];
@@ -69,6 +79,12 @@ export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & Comma
   error: ErrorBody;
   /** To everyone in the room, players and spectators, as the game ends. */
   game_end: GameEnd;
+  /** DESIGN 2.11: a player who had joined has no client left in the room; the opponent may claim from `claimable_at`. */
+  opponent_gone: Omit<Extract<PresenceNews, { type: 'opponent_gone' }>, 'type' | 'ts'>;
+  /** The gone player is back: the claim count stops. */
+  opponent_back: Omit<Extract<PresenceNews, { type: 'opponent_back' }>, 'type' | 'ts'>;
+  /** After the end, while the room lingers: a player asked for a rematch (`game_id`: the new pending game). */
+  rematch_offer: Omit<RematchOffer, 'type' | 'ts'>;
 };
 export type LobbyServerMessages = {
   /** The watcher's pending challenges, on join and whenever they change (with a token only). */
@@ -98,7 +114,10 @@ const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (ke
 export const ROOM_MESSAGES = {
   game: {
     in: [...GAME_COMMANDS],
-    out: names<GameServerMessages>({ 'move:ok': true, 'resign:ok': true, 'offer_draw:ok': true, 'answer_draw:ok': true, error: true, game_end: true }),
+    out: names<GameServerMessages>({
+      'move:ok': true, 'resign:ok': true, 'offer_draw:ok': true, 'answer_draw:ok': true, 'abort:ok': true, 'claim:ok': true,
+      error: true, game_end: true, opponent_gone: true, opponent_back: true, rematch_offer: true,
+    }),
   },
   lobby: { in: [], out: names<LobbyServerMessages>({ challenges: true, game_started: true, error: true }) },
   seek_pool: { in: [], out: names<SeekPoolServerMessages>({ seeking: true, paired: true, error: true }) },

@@ -31,6 +31,7 @@ const EnvSchema = z.object({
   SEEK_TTL_SECONDS: seconds.default(300),
   FIRST_MOVE_SECONDS: seconds.default(30),
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
+  CLAIM_SECONDS: seconds.default(30),
   GAME_LEASE_SECONDS: seconds.default(15),
   MOVE_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(0),
   FAILOVER_DETECTION: z.enum(['lock', 'lease']).default('lock'),
@@ -81,6 +82,8 @@ export type Config = {
   seekTtlMs: number;
   firstMoveMs: number;
   drawOfferTtlMs: number;
+  /** DESIGN 2.11: how long a player who had joined the room must be gone before the opponent may claim. */
+  claimMs: number;
   /** How long a node owns a live game without renewing (a dead node's games move after this). */
   gameLeaseMs: number;
   /** The least time between two move batches of a node (group commit's pacing; 0: as soon as one is done). */
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
     moveBatchIntervalMs: e.MOVE_BATCH_INTERVAL_MS,
     drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
+    claimMs: e.CLAIM_SECONDS * 1000,
     gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,
     failoverDetection: e.FAILOVER_DETECTION,
     analysisWorkers: e.ANALYSIS_WORKERS,

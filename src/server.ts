@@ -15,6 +15,7 @@ import { drainOnStop } from './server/shutdown.ts';
 import { createSideApp } from './server/sideApp.ts';
 import { attachRealtime } from './server/realtime.ts';
 import { startWorkers, watchNodes, type Workers } from './server/workers.ts';
+import { channels } from './services/channelEvents.ts';
 import { createGameEventLog } from './services/gameEvents.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
@@ -97,7 +98,15 @@ export async function startService(
       logger: log.child({ component: 'colyseus' }),
     });
 
-    GameRoom.deps = { host: liveGames, authenticate: services.auth.authenticate, hold: services.presence.hold };
+    GameRoom.deps = {
+      host: liveGames,
+      authenticate: services.auth.authenticate,
+      hold: services.presence.hold,
+      rematchOffers: (gameId, listener) =>
+        events.subscribe(channels.game(gameId), (e) => {
+          if (e.type === 'rematch_offer') listener(e);
+        }),
+    };
     gameServer.define(GAME_ROOM, GameRoom);
     SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };
     // One room per pool: joiners and the gateway find it by these four options.

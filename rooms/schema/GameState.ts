@@ -8,6 +8,8 @@ export const PlayerState = schema(
     connected: t.boolean(),
     /** Remaining time (ms) at the start of the current turn; count down locally from turnStartedAt. */
     remainingMs: t.int32(),
+    /** DESIGN 2.11: the player had joined and has no client here; the opponent may claim from then (Unix ms), else 0. */
+    claimableAt: t.float64(),
   },
   'PlayerState',
 );

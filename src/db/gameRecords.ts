@@ -46,12 +46,17 @@ export type GameRecord = {
   lastMoveAt: Date | null;
   /** The arena that paired the game (DESIGN 2.10), else null. */
   tournamentId: string | null;
+  /** DESIGN 2.11: the finished game this one is a rematch of (migration 025), else null. */
+  rematchOf: string | null;
 };
 
 export type PlayerRecord = { id: string; username: string; avatarUrl: string | null; country: string | null };
 export type GameWithPlayers = GameRecord & { white: PlayerRecord | null; black: PlayerRecord | null };
 
 export type MoveRecord = { ply: number; san: string; uci: string; clockMs: number; createdAt: Date };
+
+/** DESIGN 2.11: the rematch asked for after a finished game: the new game's id, who asked, and how it stands. */
+export type RematchRecord = { gameId: string; offeredBy: string; status: 'pending' | 'active' | 'finished' | 'abandoned'; abortReason: string | null; expiresAt: Date | null };
 
 export type DrawOfferRecord = {
   id: string;

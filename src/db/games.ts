@@ -1,10 +1,10 @@
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
-import { PLAYER_COLUMNS, toGameRecord, withPlayers, type DrawOfferRecord, type GameRecord, type GameWithPlayers, type MoveRecord } from './gameRecords.ts';
+import { PLAYER_COLUMNS, toGameRecord, withPlayers, type DrawOfferRecord, type GameRecord, type GameWithPlayers, type MoveRecord, type RematchRecord } from './gameRecords.ts';
 import { foldTail, parseTail, TAIL_MOVE_JSON } from './liveTail.ts';
 import type { Queryable } from './pool.ts';
 
 export { toGameRecord };
-export type { DrawOfferRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRecord } from './gameRecords.ts';
+export type { DrawOfferRecord, RematchRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRecord } from './gameRecords.ts';
 
 /**
  * Every column of a GameRecord, by name (the named statements cannot say `g.*`). A column added
@@ -16,6 +16,7 @@ export const GAME_COLUMN_NAMES = [
   'black_time_ms', 'clock_running', 'turn_started_at', 'first_move_deadline', 'white_rating', 'black_rating',
   'white_rating_change', 'black_rating_change', 'room_state', 'event_seq', 'host', 'host_epoch', 'lease_expires_at',
   'expires_at', 'created_at', 'updated_at', 'started_at', 'finished_at', 'last_move_at', 'tournament_id',
+  'rematch_of',
 ];
 /** Columns of `games` no read shows (the hosting bookkeeping of migration 006). */
 export const UNREAD_GAME_COLUMNS = ['hosted_at'];
@@ -45,17 +46,26 @@ export type NewGame = {
   increment: number;
   rated: boolean;
   expiresAt: Date;
+  /** A rematch: the finished game it follows (DESIGN 2.11); at most one game per finished game. */
+  rematchOf?: string;
 };
 
 export async function insertPendingGame(db: Queryable, g: NewGame): Promise<GameRecord> {
   const ms = g.initialTime * 1000;
   const { rows } = await db.query(
     `INSERT INTO games (kind, created_by, white_id, black_id, color_preference, status, time_control,
-       initial_time, increment, rated, white_time_ms, black_time_ms, expires_at)
-     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $10, $11) RETURNING *`,
-    [g.kind, g.createdBy, g.whiteId, g.blackId, g.colorPreference, g.timeControl, g.initialTime, g.increment, g.rated, ms, g.expiresAt],
+       initial_time, increment, rated, white_time_ms, black_time_ms, expires_at, rematch_of)
+     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $10, $11, $12) RETURNING *`,
+    [g.kind, g.createdBy, g.whiteId, g.blackId, g.colorPreference, g.timeControl, g.initialTime, g.increment, g.rated, ms, g.expiresAt,
+     g.rematchOf ?? null],
   );
   return toGameRecord(rows[0]);
+}
+
+/** The rematch asked for after the finished game `gameId`, if any (DESIGN 2.11). */
+export async function findRematchOf(db: Queryable, gameId: string): Promise<GameRecord | undefined> {
+  const { rows } = await db.query('SELECT * FROM games WHERE rematch_of = $1', [gameId]);
+  return rows[0] ? toGameRecord(rows[0]) : undefined;
 }
 
 /** True when the user plays an active game (or, with `includePending`, waits in one). */
@@ -128,7 +138,7 @@ export async function listMoves(db: Queryable, gameId: string, fromPly = 1): Pro
 
 // ---- REST reads and the challenge lifecycle ------------------------------------------------
 
-export type GameDetailRecord = { game: GameWithPlayers; moves: MoveRecord[]; drawOffer: DrawOfferRecord | undefined };
+export type GameDetailRecord = { game: GameWithPlayers; moves: MoveRecord[]; drawOffer: DrawOfferRecord | undefined; rematch: RematchRecord | undefined };
 
 /**
  * What the detail view shows, in one round trip: the game with its players, its moves (as one
@@ -147,7 +157,9 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
             (SELECT json_agg(${TAIL_MOVE_JSON('m')} ORDER BY m.ply) FROM game_moves m
               WHERE g.status = 'active' AND m.game_id = g.id AND m.ply > g.move_count) AS live_tail,
             d.id AS offer_id, d.offered_by AS offer_offered_by, d.ply AS offer_ply, d.status AS offer_status,
-            d.created_at AS offer_created_at, d.expires_at AS offer_expires_at
+            d.created_at AS offer_created_at, d.expires_at AS offer_expires_at,
+            (SELECT json_build_array(r.id, r.created_by, r.status, r.abort_reason, r.expires_at) FROM games r
+              WHERE g.status = 'finished' AND r.rematch_of = g.id) AS detail_rematch
        FROM games g LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id
        LEFT JOIN draw_offers d ON d.game_id = g.id AND d.status = 'pending' AND d.expires_at > now()
       WHERE g.id = $1`,
@@ -155,7 +167,7 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
   });
   const row = rows[0];
   if (!row) return undefined;
-  const { detail_moves, live_tail, offer_id, offer_offered_by, offer_ply, offer_status, offer_created_at, offer_expires_at, ...game } = row;
+  const { detail_moves, live_tail, detail_rematch, offer_id, offer_offered_by, offer_ply, offer_status, offer_created_at, offer_expires_at, ...game } = row;
   const moves = ((detail_moves ?? []) as [number, string, string, number, string][]).map(([ply, san, uci, clockMs, createdAt]) => ({
     ply,
     san,
@@ -166,7 +178,13 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
   const drawOffer: DrawOfferRecord | undefined = offer_id
     ? { id: offer_id, gameId: id, offeredBy: offer_offered_by, ply: offer_ply, status: offer_status, createdAt: offer_created_at, expiresAt: offer_expires_at }
     : undefined;
-  return { game: foldTail(withPlayers(game), parseTail(live_tail)), moves, drawOffer };
+  return { game: foldTail(withPlayers(game), parseTail(live_tail)), moves, drawOffer, rematch: parseRematch(detail_rematch) };
+}
+
+function parseRematch(json: unknown): RematchRecord | undefined {
+  if (!json) return undefined;
+  const [gameId, offeredBy, status, abortReason, expiresAt] = json as [string, string, RematchRecord['status'], string | null, string | null];
+  return { gameId, offeredBy, status, abortReason, expiresAt: expiresAt === null ? null : new Date(expiresAt) };
 }
 
 /** Current rating of each user in a category, rounded; a user without a row has the default (1500). */

@@ -142,7 +142,7 @@ export type FinishInput = {
   finalMove?: MoveWrite;
   ending: Ending | null;
   /** Set instead of `ending` for a game aborted before it really began (unrated, no stats). */
-  abortReason?: 'no_first_move';
+  abortReason?: 'no_first_move' | 'aborted';
   /** The draw offer whose acceptance ended the game. */
   acceptedOfferId?: string;
   whiteMs: number;

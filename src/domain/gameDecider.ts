@@ -23,18 +23,28 @@ import {
 } from './liveGameViews.ts';
 
 export type LiveStatus = 'active' | 'finished' | 'abandoned';
-export type AbortReason = 'no_first_move';
+/** no_first_move: a first move not made in time; aborted: a player aborted before both had moved (DESIGN 2.11). */
+export type AbortReason = 'no_first_move' | 'aborted';
 /** Every draw offer of the game, so an answer to an old one is judged without a lookup. */
 export type OfferRecord = DrawOffer & { status: DrawOfferStatus };
 
 /** A player may not offer a draw again within this many plies of their previous offer. */
 export const DRAW_OFFER_SPACING_PLIES = 20;
+/** DESIGN 2.11: how long a player who had joined the room must be gone before the opponent may claim. */
+export const DEFAULT_CLAIM_MS = 30_000;
+
+/**
+ * A seat's presence in the game's room (DESIGN 2.11, claim): whether a client of the player has
+ * been in the room, and since when none is (null while one is). A player who never joined (a REST
+ * client) cannot be claimed against.
+ */
+export type SeatPresence = { joined: boolean; goneSince: number | null };
 
 export interface LiveGameState {
   readonly id: string;
   readonly white: Seat;
   readonly black: Seat;
-  readonly rules: { firstMoveMs: number; drawOfferTtlMs: number };
+  readonly rules: { firstMoveMs: number; drawOfferTtlMs: number; claimMs?: number };
   readonly game: ChessGame;
   clock: ChessClock;
   status: LiveStatus;
@@ -48,6 +58,8 @@ export interface LiveGameState {
   eventSeq: number;
   /** When the latest event happened; unset until the first one since the game was opened. */
   lastChangeAt?: number;
+  /** The players' presence in the room, as the room reports it (`notePresence`); unset until one joins. */
+  presence?: Record<Color, SeatPresence>;
 }
 
 /**
@@ -62,10 +74,16 @@ export type Command =
   /** `offerId` is the id the offer gets if one is made (ids are made by the caller, not here). */
   | ({ type: 'offer_draw'; userId: string; offerId: string } & Arrival)
   | ({ type: 'answer_draw'; userId: string; offerId: string; accept: boolean } & Arrival)
+  /** DESIGN 2.11: before both sides have made their first move. */
+  | ({ type: 'abort'; userId: string } & Arrival)
+  /** DESIGN 2.11: the opponent has been gone from the room for the claim time. */
+  | ({ type: 'claim'; userId: string; result: ClaimResult } & Arrival)
   /** Timers: the flag may have fallen, the first-move deadline passed, an offer lapsed. */
   | { type: 'check_clock' }
   | { type: 'expire_offer'; offerId: string };
 export type PlayerCommand = Extract<Command, { userId: string }>;
+export const CLAIM_RESULTS = ['win', 'draw'] as const;
+export type ClaimResult = (typeof CLAIM_RESULTS)[number];
 
 /** A move as it is made durable (the repository adds the game id and the lease epoch). */
 export type MoveRecord = {
@@ -83,7 +101,8 @@ export type MoveRecord = {
   blackMs: number;
   clockRunning: boolean;
   firstMoveDeadline: Date | null;
-  roomState: { whiteQuotaMs: number; blackQuotaMs: number };
+  /** `joined`: the seats whose player has been in the room (a claim needs it), kept across a takeover. */
+  roomState: { whiteQuotaMs: number; blackQuotaMs: number; joined?: Color[] };
   eventSeq: number;
   moverId: string;
   /** The move lapses the opponent's pending draw offer (its write closes the offer too). */
@@ -166,8 +185,51 @@ export function decide(s: LiveGameState, c: Command, now: number): Decision {
       return decideOffer(s, c.userId, c.offerId, at, now);
     case 'answer_draw':
       return decideAnswer(s, c.userId, c.offerId, c.accept, at, now);
+    case 'abort':
+      if (s.game.moveCount >= 2) return refuse('GAME_NOT_ABORTABLE', 'Both sides have moved: the game can no longer be aborted');
+      return finish(s, at, { ending: null, abortReason: 'aborted' }, endReply);
+    case 'claim':
+      return decideClaim(s, color, c.result, at);
   }
 }
+
+/** The claimant wins (or draws) on time when the opponent had joined the room and has been gone long enough. */
+function decideClaim(s: LiveGameState, color: Color, result: ClaimResult, at: number): Decision {
+  const claimableAt = claimableSince(s, opponentOf(color));
+  if (claimableAt === null) return refuse('CLAIM_NOT_ALLOWED', 'Your opponent is not gone from the game');
+  if (at < claimableAt) return refuse('CLAIM_NOT_ALLOWED', `Your opponent may still come back until ${new Date(claimableAt).toISOString()}`);
+  const ending = result === 'win' ? winBy(color, 'timeout') : drawBy('timeout');
+  return finish(s, at, { ending }, endReply);
+}
+
+/** When the opponent may claim against `color`: null while the player is there, or never joined. */
+export function claimableSince(s: LiveGameState, color: Color): number | null {
+  const p = s.presence?.[color];
+  if (!p?.joined || p.goneSince === null) return null;
+  return p.goneSince + (s.rules.claimMs ?? DEFAULT_CLAIM_MS);
+}
+
+/**
+ * The room says whether a client of `color` is in it (a fact, not a command: nothing is written).
+ * Returns what the world hears of it: `opponent_gone` when a player who had joined has no client
+ * left (the claim count starts), `opponent_back` when they return; null when nothing changed.
+ */
+export function notePresence(s: LiveGameState, color: Color, present: boolean, now: number): PresenceEvent | null {
+  s.presence ??= { white: { joined: false, goneSince: null }, black: { joined: false, goneSince: null } };
+  const p = s.presence[color];
+  if (present) {
+    const wasGone = p.joined && p.goneSince !== null;
+    p.joined = true;
+    p.goneSince = null;
+    return wasGone && s.status === 'active' ? { type: 'opponent_back', color } : null;
+  }
+  if (!p.joined || p.goneSince !== null) return null;
+  p.goneSince = now;
+  if (s.status !== 'active') return null;
+  return { type: 'opponent_gone', color, claimable_at: new Date(claimableSince(s, color)!).toISOString() };
+}
+
+export type PresenceEvent = { type: 'opponent_gone'; color: Color; claimable_at: string } | { type: 'opponent_back'; color: Color };
 
 /**
  * The instant a player's command is timed at: when it reached the service, but not before the
@@ -214,7 +276,7 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   const pending = pendingOffer(s);
   const lapses = pending !== undefined && pending.offeredBy !== c.userId;
   const record = (eventSeq: number) =>
-    moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses);
+    moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.presence);
   if (tried.ending) {
     // The mating (or drawing) move is written in the transaction that ends the game.
     return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
@@ -335,6 +397,7 @@ function moveRecord(
   moverId: string,
   eventSeq: number,
   lapsesOffer: boolean,
+  presence: LiveGameState['presence'],
 ): MoveRecord {
   const snap = clock.snapshot();
   return {
@@ -349,7 +412,7 @@ function moveRecord(
     blackMs: snap.blackMs,
     clockRunning: clock.running,
     firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
-    roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
+    roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, ...joinedOf(presence) },
     eventSeq,
     moverId,
     lapsesOffer,
@@ -473,6 +536,13 @@ function lastOfferPly(s: LiveGameState, userId: string): number | undefined {
 function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStatus): void {
   const offer = s.offers.find((o) => o.id === offerId);
   if (offer) offer.status = status;
+}
+
+/** The seats that have joined, for the move's durable room state (absent while none has: the common REST case). */
+function joinedOf(presence: LiveGameState['presence']): { joined?: Color[] } {
+  if (!presence) return {};
+  const joined = (['white', 'black'] as const).filter((c) => presence[c].joined);
+  return joined.length ? { joined } : {};
 }
 
 function refuse(code: RuleErrorCode, message: string, details?: Record<string, string[]>): Decision {

@@ -39,7 +39,9 @@ export type RuleErrorCode =
   | 'DRAW_OFFER_PENDING'
   | 'DRAW_OFFER_LIMIT'
   | 'DRAW_OFFER_NOT_FOUND'
-  | 'DRAW_OFFER_NOT_PENDING';
+  | 'DRAW_OFFER_NOT_PENDING'
+  | 'GAME_NOT_ABORTABLE'
+  | 'CLAIM_NOT_ALLOWED';
 
 /** How a live game's rules refuse a command. */
 export type RuleFailure = Failure<RuleErrorCode>;
@@ -54,6 +56,8 @@ export type Answers = {
   resign: EndAnswer;
   offer_draw: { draw_offer: DrawOfferView } & Partial<EndAnswer>;
   answer_draw: EndAnswer | { draw_offer: DrawOfferView; status: 'active' };
+  abort: EndAnswer;
+  claim: EndAnswer;
 };
 export type MoveAnswer = {
   move: Move;

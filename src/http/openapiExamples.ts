@@ -15,6 +15,7 @@ const BASE = 'http://localhost:2567';
 const ADA = 'c5f1d7a2-8e3b-4f6a-9d2c-1b7e4a9f3c60';
 const BOB = '7e2a9c41-5b3d-4e8f-a1c6-0d9b8f7e6a52';
 const GAME = '3b1f7c9e-2a4d-4c6b-8e5f-9a0d1c2b3e4f';
+const REMATCH = '5d2e8a1c-7b3f-4e9d-a6c0-1f4b8e2d9c7a';
 const OFFER = '9d4e2b7a-1c3f-4a5b-8c6d-7e8f9a0b1c2d';
 const CLUB = '5a6b7c8d-9e0f-4a1b-9c2d-3e4f5a6b7c8d';
 const WEBHOOK = 'e1d2c3b4-a596-4786-b9a0-c1d2e3f4a5b6';
@@ -84,6 +85,8 @@ const gameDetail = {
   rating_changes: null,
   draw_offer: null,
   expires_at: null,
+  rematch_of: null,
+  rematch: null,
 };
 const pendingGame = { id: GAME, status: 'pending', expires_at: '2026-11-23T18:12:11.412Z', invite_url: `${BASE}/play/${GAME}` };
 const drawOffer = { id: OFFER, offered_by: ADA, status: 'pending', expires_at: '2026-11-23T18:03:11.412Z' };
@@ -237,6 +240,17 @@ export const EXAMPLES: Record<string, RouteExamples> = {
       decline: { summary: 'Decline it: the game goes on', value: { accept: false } },
     },
     response: ended,
+  },
+  'POST /games/:id/rematch': {
+    response: { ...pendingGame, id: REMATCH, invite_url: `${BASE}/play/${REMATCH}`, rematch_of: GAME },
+  },
+  'POST /games/:id/abort': { response: { status: 'abandoned', result: null, winner: null, termination: null, rating_changes: { white: 0, black: 0 } } },
+  'POST /games/:id/claim': {
+    request: {
+      win: { summary: 'The opponent left: claim the win', value: { result: 'win' } },
+      draw: { summary: 'Or call it a draw', value: { result: 'draw' } },
+    },
+    response: { status: 'finished', result: '1-0', winner: 'white', termination: 'timeout', rating_changes: { white: 7, black: -7 } },
   },
   'GET /games/:id/analysis': {
     response: {

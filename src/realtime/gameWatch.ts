@@ -1,7 +1,7 @@
 import type { Color } from '../domain/game.ts';
 import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
 import type { GameSnapshot } from '../services/games.ts';
-import { channels, type ChannelEvents } from '../services/channelEvents.ts';
+import { channels, type ChannelEvents, type PresenceNews } from '../services/channelEvents.ts';
 import type { ClockNews, GameTick, GameTicks } from './gameTicks.ts';
 import type { ChannelHub } from './hub.ts';
 import { Relayed } from './hub.ts';
@@ -38,7 +38,7 @@ const finished = (status: string): status is 'finished' | 'abandoned' => status 
 /** A published event as the replay buffer kept it (JSON): only numbered events are kept. */
 const relayed = (json: string): StreamEvent => new Relayed(json as Wire<GameStreamEvent>, JSON.parse(json));
 /** What a game's channel carries besides `status` (a pending game's news, not forwarded): its numbered events. */
-const isNumbered = (m: GameChannelEvent): m is Relayed<NumberedEvent> => m.type !== 'status';
+const isNumbered = (m: GameChannelEvent): m is Relayed<NumberedEvent | PresenceNews> => m.type !== 'status' && m.type !== 'rematch_offer';
 
 /**
  * One viewer's view of one game's events, in order and without a hole (DESIGN 2.6): `state`
@@ -102,7 +102,13 @@ export class GameWatch {
   /** A message in the live phase. */
   private handle(m: GameChannelEvent): void {
     if (this.done) return;
+    if (m.type === 'rematch_offer') return this.o.send(m as StreamEvent);
     if (!isNumbered(m)) return void this.refresh();
+    if (m.type === 'opponent_gone' || m.type === 'opponent_back') {
+      // Like time_update: as of the event it carries, never numbered (DESIGN 2.11, claim).
+      if (m.v >= this.lastV) this.o.send(m as StreamEvent);
+      return;
+    }
     if (m.type === 'time_update') {
       // Only a node that still ticks in its room publishes these (a rolling upgrade).
       if (m.v < this.lastV) return;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseId } from '../domain/ids.ts';
 import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
 import type { ErrorCode, ErrorDetails } from '../errors.ts';
-import type { ChannelEvents } from '../services/channelEvents.ts';
+import type { ChannelEvents, PresenceNews, RematchOffer } from '../services/channelEvents.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { InternalUserEventType } from '../services/userEvents.ts';
@@ -73,7 +73,9 @@ export type PongMessage = { type: 'pong'; ts: number } & Echo;
 export type GameStreamEvent =
   | NumberedEvent
   | { type: 'state'; game: GameSnapshot['game']; v: number; ts: number }
-  | { type: 'time_update'; times: Times; v: number; ts: number };
+  | { type: 'time_update'; times: Times; v: number; ts: number }
+  | PresenceNews
+  | RematchOffer;
 export type StreamMessage = GameStreamEvent | PongMessage | ErrorMessage;
 
 /** A user event the realtime channel relays (the internal ones stay on the bus). */
@@ -111,7 +113,10 @@ export const formatServerMessage = <M extends ServerMessage>(message: M): Wire<M
 
 /** Every message name by socket: what the protocol tables in docs/protocol.md must list (test/realtime/protocol.test.ts). */
 export const SERVER_MESSAGES = {
-  stream: names<StreamMessage>({ state: true, move: true, time_update: true, draw_offer: true, game_end: true, pong: true, error: true }),
+  stream: names<StreamMessage>({
+    state: true, move: true, time_update: true, draw_offer: true, game_end: true, opponent_gone: true, opponent_back: true,
+    rematch_offer: true, pong: true, error: true,
+  }),
   channel: names<ChannelMessage>({
     subscribed: true,
     unsubscribed: true,
@@ -122,6 +127,9 @@ export const SERVER_MESSAGES = {
     time_update: true,
     draw_offer: true,
     game_end: true,
+    opponent_gone: true,
+    opponent_back: true,
+    rematch_offer: true,
     challenge_received: true,
     challenge_declined: true,
     challenge_cancelled: true,

@@ -1,5 +1,6 @@
 import type { Channel } from '../events.ts';
 import type { NumberedEvent } from '../domain/liveGameViews.ts';
+import type { PresenceEvent } from '../domain/gameDecider.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import type { TournamentEvent } from './tournamentViews.ts';
 
@@ -9,7 +10,7 @@ import type { TournamentEvent } from './tournamentViews.ts';
  * the open seeks appearing and going. Every event carries `type` and `ts` (Unix ms).
  */
 export type ChannelEvents = {
-  game: NumberedEvent | GameStatusEvent;
+  game: NumberedEvent | GameStatusEvent | RematchOffer | PresenceNews;
   user: Stamped<UserEvent>;
   tournament: Stamped<TournamentEvent>;
   lobby: Stamped<LobbyEvent>;
@@ -30,6 +31,19 @@ type Stamped<Event> = Event & { ts: number };
  */
 export type GameStatusEvent = { type: 'status'; status: 'active' | 'abandoned'; ts: number };
 
+/**
+ * DESIGN 2.11: a player of the finished game asked for a rematch (`game_id`: the new pending
+ * game). Not numbered: the finished game's events have ended. A stream still open and the room,
+ * while it lingers after the end, pass it on.
+ */
+/**
+ * DESIGN 2.11: a player left the room or came back (the claim count). Like `time_update` it
+ * carries the game's current `v` without advancing it and is not kept in the replay buffer.
+ */
+export type PresenceNews = PresenceEvent & { v: number; ts: number };
+
+export type RematchOffer = { type: 'rematch_offer'; game_id: string; offered_by: string; ts: number };
+
 type Who = { id: string; username: string };
 
 /**
@@ -43,6 +57,8 @@ export type UserEvent =
   | { type: 'challenge_declined'; game_id: string; by: Who }
   | { type: 'challenge_cancelled'; game_id: string; by: Who }
   | { type: 'challenge_expired'; game_id: string }
+  /** DESIGN 2.11: the opponent of a finished game asks for a rematch (a challenge, `game_id`; `rematch_of`: the finished game). */
+  | { type: 'rematch_offer'; game_id: string; rematch_of: string; from: Who }
   /** A challenge was accepted or a seek paired: the game is on (`seek_id` when it came from that seek). */
   | { type: 'game_started'; game_id: string; seek_id?: string }
   /** DESIGN 2.10: someone asked to be the user's friend / accepted the user's request. */

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ChessClock } from '../domain/clock.ts';
 import type { ChessGame, Color, Ending } from '../domain/game.ts';
 import {
+  claimableSince,
   colorOf,
   decide,
+  notePresence,
   evolve,
   nextDeadlines,
   pendingOffer,
@@ -29,6 +31,7 @@ import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import type { Clock } from '../time.ts';
 import type { PublishedEvent } from './gameEvents.ts';
+import type { PresenceNews } from './channelEvents.ts';
 import { Mailbox, type NotHosted } from './actor.ts';
 import { rehydrate } from './rehydrate.ts';
 import { Timers } from './timers.ts';
@@ -42,7 +45,7 @@ export type { GameEvent, NumberedEvent, Seat } from '../domain/liveGameViews.ts'
  */
 export type GameHosting = {
   readonly pool: Pool;
-  readonly config: Pick<Config, 'gameLeaseMs' | 'firstMoveMs' | 'drawOfferTtlMs'>;
+  readonly config: Pick<Config, 'gameLeaseMs' | 'firstMoveMs' | 'drawOfferTtlMs'> & Partial<Pick<Config, 'claimMs'>>;
   readonly log: Logger;
   readonly hostId: string;
   /** The service's time (injected): every timestamp and deadline of the game is read from it. */
@@ -88,7 +91,12 @@ const REMEMBERED_COMMANDS = 16;
  * opened. `event` follows every published event (the room updates its state from it); `lost`
  * says this node lost the game (fenced out, or it could not persist): the room must go.
  */
-export type GameListener = { event(event: NumberedEvent): void; lost(): void };
+export type GameListener = {
+  event(event: NumberedEvent): void;
+  lost(): void;
+  /** DESIGN 2.11: a player who had joined left the room (the claim count starts), or came back. */
+  presence?(news: PresenceNews): void;
+};
 
 /** A game opened with nobody to tell (tests, the arena's game openings). */
 const UNHEARD: GameListener = { event: () => {}, lost: () => {} };
@@ -173,6 +181,27 @@ export class GameActor {
 
   colorOf(userId: string): Color | undefined {
     return colorOf(this.state, userId);
+  }
+
+  /** When the opponent of `color` may claim against that player (ms), or null: there, or never joined. */
+  claimableAt(color: Color): number | null {
+    return claimableSince(this.state, color);
+  }
+
+  /**
+   * The room's fact that a client of `color` is in it now, or none is (DESIGN 2.11, claim): kept
+   * in memory only (a move's write carries who has joined). A player who had joined and has no
+   * client left starts the claim count: `opponent_gone`, as of the current event number, goes to
+   * the game's channel and the room; `opponent_back` when they return.
+   */
+  notePresence(color: Color, present: boolean): void {
+    if (this.lost) return;
+    const now = this.host.time.now();
+    const change = notePresence(this.state, color, present, now);
+    if (!change) return;
+    const news: PresenceNews = { ...change, v: this.state.eventSeq, ts: now };
+    this.host.publish(this.id, news);
+    this.listener.presence?.(news);
   }
 
   seat(color: Color): Seat {
@@ -370,6 +399,8 @@ function fingerprintOf(c: CommandInput): string {
       return flat(`move:${c.userId}:${c.from}${c.to}${c.promotion ?? ''}`);
     case 'answer_draw':
       return flat(`answer_draw:${c.userId}:${c.offerId}:${c.accept}`);
+    case 'claim':
+      return flat(`claim:${c.userId}:${c.result}`);
     default:
       return flat(`${c.type}:${c.userId}`);
   }

@@ -7,6 +7,7 @@ import { callGame } from '../gateway/index.ts';
 import { findVisible, isPlayer, type GamesDeps } from './gameAccess.ts';
 import type { CommandAnswers } from './gameViews.ts';
 import type { CommandCall, CommandInput } from './gameActor.ts';
+import type { ClaimResult } from '../domain/gameDecider.ts';
 
 export type MoveInput = { from: string; to: string; promotion?: string | null };
 /** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */
@@ -42,3 +43,6 @@ export const resign = (d: GamesDeps, userId: string, id: string, request: Comman
 export const offerDraw = (d: GamesDeps, userId: string, id: string, request: CommandRequest = {}) => command(d, id, { type: 'offer_draw', userId }, request);
 export const answerDraw = (d: GamesDeps, userId: string, id: string, offerId: string, accept: boolean, request: CommandRequest = {}) =>
   command(d, id, { type: 'answer_draw', userId, offerId, accept }, request);
+export const abort = (d: GamesDeps, userId: string, id: string, request: CommandRequest = {}) => command(d, id, { type: 'abort', userId }, request);
+export const claim = (d: GamesDeps, userId: string, id: string, result: ClaimResult, request: CommandRequest = {}) =>
+  command(d, id, { type: 'claim', userId, result }, request);

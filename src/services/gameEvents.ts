@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
 import type { NumberedEvent } from '../domain/liveGameViews.ts';
+import type { PresenceNews } from './channelEvents.ts';
 import type { EventBus } from '../events.ts';
 import type { Clock } from '../time.ts';
 import { flat } from '../util/strings.ts';
@@ -33,8 +34,8 @@ export type GameEventLog = {
   watch(gameId: string): void;
 };
 
-/** What a live game publishes: its events with their number and time. */
-export type PublishedEvent = NumberedEvent;
+/** What a live game publishes: its events with their number and time, and its players' comings and goings. */
+export type PublishedEvent = NumberedEvent | PresenceNews;
 
 /** How many numbered events of a game are kept, and how long after the last one. */
 export const REPLAY_EVENTS = 32;
@@ -56,7 +57,9 @@ export function createGameEventLog(o: { events: EventBus; redis: Redis | undefin
     publish(gameId, event) {
       const json = JSON.stringify(event);
       o.events.publishRaw(channels.game(gameId), json);
-      if (event.type !== 'time_update') store.append(gameId, json, event.type === 'game_end');
+      if (event.type !== 'time_update' && event.type !== 'opponent_gone' && event.type !== 'opponent_back') {
+        store.append(gameId, json, event.type === 'game_end');
+      }
     },
     watch: (gameId) => store.watch(gameId),
     async since(gameId, after) {

@@ -73,26 +73,57 @@ export async function createGame(d: GamesDeps, userId: string, input: CreateGame
   if (opponentId === userId) throw validationError('opponent_id', 'you cannot challenge yourself');
   const [challenger, opponent] = await Promise.all([findUserById(d.pool, userId), findUserById(d.pool, opponentId)]);
   if (!opponent) throw new AppError('USER_NOT_FOUND', 'Opponent not found');
-  await assertFree(d.pool, [
-    { id: userId, self: true },
-    { id: opponentId, self: false },
-  ]);
-  const creatorColor: Color = input.color === 'random' ? (randomInt(2) === 0 ? 'white' : 'black') : input.color;
-  const game = await insertPendingGame(d.pool, {
-    kind: 'challenge',
-    createdBy: userId,
-    whiteId: creatorColor === 'white' ? userId : opponentId,
-    blackId: creatorColor === 'white' ? opponentId : userId,
-    colorPreference: input.color,
+  const game = await insertChallenge(d, d.pool, {
+    challengerId: userId,
+    opponentId,
+    color: input.color,
     timeControl: tc.value.time_control,
     initialTime: tc.value.initial_time,
     increment: tc.value.increment,
     rated: input.rated,
-    expiresAt: new Date(d.clock.now() + d.config.challengeTtlMs),
   });
   challengesChanged(d, userId, opponentId);
   notify(d, opponentId, { type: 'challenge_received', game_id: game.id, from: { id: userId, username: challenger?.username ?? '' } });
   return formatPendingGame(game, d.config.publicUrl);
+}
+
+export type ChallengeTerms = {
+  challengerId: string;
+  opponentId: string;
+  /** The challenger's colour (`random` is drawn here). */
+  color: Color | 'random';
+  timeControl: TimeControl;
+  initialTime: number;
+  increment: number;
+  rated: boolean;
+  /** A rematch (DESIGN 2.11): the finished game it follows. */
+  rematchOf?: string;
+};
+
+/**
+ * A challenge as every path makes one (POST /games, a rematch): PLAYER_BUSY when either player is
+ * in an active game, then the pending game, lapsing after CHALLENGE_TTL_SECONDS. The caller tells
+ * the players once it is committed.
+ */
+export async function insertChallenge(d: GamesDeps, db: Queryable, t: ChallengeTerms): Promise<GameRecord> {
+  await assertFree(db, [
+    { id: t.challengerId, self: true },
+    { id: t.opponentId, self: false },
+  ]);
+  const creatorColor: Color = t.color === 'random' ? (randomInt(2) === 0 ? 'white' : 'black') : t.color;
+  return insertPendingGame(db, {
+    kind: 'challenge',
+    createdBy: t.challengerId,
+    whiteId: creatorColor === 'white' ? t.challengerId : t.opponentId,
+    blackId: creatorColor === 'white' ? t.opponentId : t.challengerId,
+    colorPreference: t.color,
+    timeControl: t.timeControl,
+    initialTime: t.initialTime,
+    increment: t.increment,
+    rated: t.rated,
+    expiresAt: new Date(d.clock.now() + d.config.challengeTtlMs),
+    rematchOf: t.rematchOf,
+  });
 }
 
 export async function acceptGame(d: GamesDeps, userId: string, requestedId: string): Promise<GameDetail> {

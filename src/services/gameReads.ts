@@ -46,10 +46,10 @@ async function loadDetail(d: GamesDeps, userId: string, requestedId: string, now
     if (redirect?.userId === userId) found = await findGameDetail(d.pool, redirect.gameId);
   }
   const game = visibleTo(found?.game, userId);
-  const { moves, drawOffer } = found!;
+  const { moves, drawOffer, rematch } = found!;
   const seated = [game.whiteId, game.blackId].filter((x): x is string => x !== null);
   const ratings = game.status === 'pending' ? await findCategoryRatings(d.pool, seated, game.timeControl) : undefined;
-  return { game, moves, drawOffer, ratings };
+  return { game, moves, drawOffer, rematch, ratings };
 }
 
 export async function getGame(d: GamesDeps, userId: string, id: string): Promise<GameDetail> {

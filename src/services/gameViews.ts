@@ -2,7 +2,7 @@
 // the full PGN export, built from repository records. Pure: the caller passes `now`.
 
 import { z } from 'zod';
-import type { DrawOfferRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRecord } from '../db/games.ts';
+import type { DrawOfferRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRecord, RematchRecord } from '../db/games.ts';
 import { COLORS, RESULTS, TERMINATIONS, type Color } from '../domain/game.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import { formatPgn } from '../domain/pgn.ts';
@@ -10,7 +10,7 @@ import { DRAW_OFFER_STATUSES, GAME_STATUSES } from '../domain/statuses.ts';
 import { TIME_CONTROLS } from '../domain/timeControl.ts';
 import { defaultAvatarUrl } from './users.ts';
 
-export const ABORT_REASONS = ['expired', 'declined', 'cancelled', 'no_first_move'] as const;
+export const ABORT_REASONS = ['expired', 'declined', 'cancelled', 'no_first_move', 'aborted'] as const;
 /** Which way a pending game points, seen by the caller: created by them or sent to them. */
 export const PENDING_DIRECTIONS = ['incoming', 'outgoing'] as const;
 export type PendingDirection = (typeof PENDING_DIRECTIONS)[number];
@@ -45,6 +45,14 @@ export const DrawOfferView = z.object({
   expires_at: isoTime,
 });
 export type DrawOfferView = z.infer<typeof DrawOfferView>;
+
+export const REMATCH_STATUSES = ['pending', 'accepted', 'declined', 'cancelled', 'expired'] as const;
+export const RematchView = z.object({
+  game_id: z.uuid().meta({ description: 'the rematch: a challenge, then a game of its own once accepted' }),
+  offered_by: z.uuid(),
+  status: z.enum(REMATCH_STATUSES),
+});
+export type RematchView = z.infer<typeof RematchView>;
 
 export const RatingChanges = z.object({ white: z.number().int(), black: z.number().int() });
 export type RatingChanges = z.infer<typeof RatingChanges>;
@@ -106,6 +114,8 @@ export const GameDetail = z.object({
   draw_offer: DrawOfferView.nullable(),
   expires_at: isoTime.nullable().meta({ description: 'when a pending game lapses; null otherwise' }),
   tournament_id: z.uuid().nullable().meta({ description: 'the arena that paired the game, else null' }),
+  rematch_of: z.uuid().nullable().meta({ description: 'the finished game this one is a rematch of (DESIGN 2.11), else null' }),
+  rematch: RematchView.nullable().meta({ description: 'a finished game: the rematch asked for after it, else null' }),
 });
 export type GameDetail = z.infer<typeof GameDetail>;
 
@@ -116,6 +126,9 @@ export const PendingGameView = z.object({
   invite_url: z.string(),
 });
 export type PendingGameView = z.infer<typeof PendingGameView>;
+/** POST /games/{id}/rematch: the pending challenge, which names the game it is a rematch of. */
+export const PendingRematchView = PendingGameView.extend({ rematch_of: z.uuid() });
+export type PendingRematchView = z.infer<typeof PendingRematchView>;
 
 // What the live room answers (src/services/gameActor.ts); REST passes it on unchanged.
 export const MoveView = z.object({
@@ -165,6 +178,8 @@ export type CommandAnswers = {
   resign: z.infer<typeof GameEndResult>;
   offer_draw: z.infer<typeof DrawOfferResult>;
   answer_draw: z.infer<typeof DrawAnswerResult>;
+  abort: z.infer<typeof GameEndResult>;
+  claim: z.infer<typeof GameEndResult>;
 };
 
 // ---- formatting --------------------------------------------------------------------------
@@ -288,7 +303,7 @@ export type DetailGame = Pick<
   | 'abortReason' | 'timeControl' | 'initialTime' | 'increment' | 'rated' | 'fen' | 'pgn' | 'moveCount'
   | 'whiteTimeMs' | 'blackTimeMs' | 'clockRunning' | 'turnStartedAt' | 'whiteRating' | 'blackRating'
   | 'whiteRatingChange' | 'blackRatingChange' | 'eventSeq' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'startedAt'
-  | 'lastMoveAt' | 'tournamentId'
+  | 'lastMoveAt' | 'tournamentId' | 'rematchOf'
 >;
 export type DetailMove = Pick<MoveRecord, 'ply' | 'san' | 'clockMs'>;
 export type DetailDrawOffer = Pick<DrawOfferRecord, 'id' | 'offeredBy' | 'status' | 'expiresAt'>;
@@ -297,11 +312,13 @@ export type DetailInput = {
   game: DetailGame;
   moves: readonly DetailMove[];
   drawOffer: DetailDrawOffer | undefined;
+  /** A finished game's rematch (the repository's read only: a live game has none). */
+  rematch?: RematchRecord;
   /** Current category ratings by user id; used while the game is pending. */
   ratings?: ReadonlyMap<string, number>;
 };
 
-export function formatGameDetail({ game: g, moves, drawOffer, ratings }: DetailInput, env: ViewEnv): GameDetail {
+export function formatGameDetail({ game: g, moves, drawOffer, rematch, ratings }: DetailInput, env: ViewEnv): GameDetail {
   const clocks = liveClocks(g, env.now);
   return {
     id: g.id,
@@ -331,7 +348,22 @@ export function formatGameDetail({ game: g, moves, drawOffer, ratings }: DetailI
     draw_offer: g.status === 'active' && drawOffer ? formatDrawOffer(drawOffer) : null,
     expires_at: g.status === 'pending' ? iso(g.expiresAt) : null,
     tournament_id: g.tournamentId ?? null,
+    rematch_of: g.rematchOf ?? null,
+    rematch: rematch ? formatRematch(rematch, env.now) : null,
   };
+}
+
+/** How a rematch stands, from its game: pending until answered or lapsed; accepted once it started. */
+export function formatRematch(r: RematchRecord, now: number): RematchView {
+  const lapsed = (r.status === 'pending' && r.expiresAt !== null && r.expiresAt.getTime() <= now) || r.abortReason === 'expired';
+  const status: RematchView['status'] = lapsed
+    ? 'expired'
+    : r.status === 'pending'
+      ? 'pending'
+      : r.abortReason === 'declined' || r.abortReason === 'cancelled'
+        ? r.abortReason
+        : 'accepted';
+  return { game_id: r.gameId, offered_by: r.offeredBy, status };
 }
 
 export function formatPendingGame(g: GameRecord, publicUrl: string): PendingGameView {

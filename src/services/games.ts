@@ -4,8 +4,10 @@
 // a live game in ./gameCommands.ts, what they share in ./gameAccess.ts.
 import type { AppContext } from '../context.ts';
 import type { GamesDeps } from './gameAccess.ts';
-import { answerDraw, makeMove, offerDraw, resign, type CommandRequest, type MoveInput } from './gameCommands.ts';
+import { abort, answerDraw, claim, makeMove, offerDraw, resign, type CommandRequest, type MoveInput } from './gameCommands.ts';
+import type { ClaimResult } from '../domain/gameDecider.ts';
 import { acceptGame, cancelGame, createGame, declineGame, pendingExpired, type CreateGameInput } from './gameLifecycle.ts';
+import { requestRematch } from './rematch.ts';
 import { getGame, getPgn, getPublicGame, listGames, snapshot, type ListGamesInput } from './gameReads.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 
@@ -35,5 +37,8 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     offerDraw: (userId: string, id: string, request?: CommandRequest) => offerDraw(d, userId, id, request),
     answerDraw: (userId: string, id: string, offerId: string, accept: boolean, request?: CommandRequest) =>
       answerDraw(d, userId, id, offerId, accept, request),
+    requestRematch: (userId: string, id: string) => requestRematch(d, userId, id),
+    abort: (userId: string, id: string, request?: CommandRequest) => abort(d, userId, id, request),
+    claim: (userId: string, id: string, result: ClaimResult, request?: CommandRequest) => claim(d, userId, id, result, request),
   };
 }

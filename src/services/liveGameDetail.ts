@@ -11,7 +11,7 @@ import type { DetailInput } from './gameViews.ts';
 type FixedFacts = Pick<
   GameRecord,
   'createdBy' | 'timeControl' | 'initialTime' | 'increment' | 'rated' | 'whiteRating' | 'blackRating' | 'expiresAt'
-  | 'createdAt' | 'startedAt' | 'tournamentId'
+  | 'createdAt' | 'startedAt' | 'tournamentId' | 'rematchOf'
 >;
 
 /**
@@ -44,6 +44,7 @@ export class LiveGameFacts {
       createdAt: r.createdAt,
       startedAt: r.startedAt,
       tournamentId: r.tournamentId,
+      rematchOf: r.rematchOf ?? null,
     };
     return new LiveGameFacts(fixed, players.white, players.black, moveClocks, r.updatedAt.getTime(), r.lastMoveAt?.getTime() ?? null);
   }
@@ -109,6 +110,7 @@ export class LiveGameFacts {
         startedAt: f.startedAt,
         lastMoveAt: this.lastMoveAt === null ? null : new Date(this.lastMoveAt),
         tournamentId: f.tournamentId,
+        rematchOf: f.rematchOf,
       },
       moves: s.game.sanList.map((san, i) => ({ ply: i + 1, san, clockMs: this.moveClocks[i] })),
       // An offer past its deadline is lapsing (its timer closes it): the repository leaves it out too.

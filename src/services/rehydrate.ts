@@ -17,7 +17,7 @@ import { LiveGameFacts } from './liveGameDetail.ts';
 /** What rehydration reads through (the node's LiveGameHost). */
 export type RehydrationDeps = {
   readonly pool: Pool;
-  readonly config: Pick<Config, 'firstMoveMs' | 'drawOfferTtlMs'>;
+  readonly config: Pick<Config, 'firstMoveMs' | 'drawOfferTtlMs'> & Partial<Pick<Config, 'claimMs'>>;
   seats(record: GameRecord): Promise<{ seats: { white: Seat; black: Seat }; players: { white: PlayerRecord; black: PlayerRecord } }>;
 };
 
@@ -95,7 +95,7 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
     id: leased.id,
     white: seats.white,
     black: seats.black,
-    rules: { firstMoveMs: host.config.firstMoveMs, drawOfferTtlMs: host.config.drawOfferTtlMs },
+    rules: { firstMoveMs: host.config.firstMoveMs, drawOfferTtlMs: host.config.drawOfferTtlMs, claimMs: host.config.claimMs },
     game,
     clock,
     status: 'active',
@@ -105,6 +105,7 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
     firstMoveDeadline: resumed.firstMoveDeadline,
     offers: offers.map((o) => ({ id: o.id, offeredBy: o.offeredBy, ply: o.ply, expiresAt: o.expiresAt.getTime(), status: o.status })),
     eventSeq: record.eventSeq,
+    ...presenceAfterRebuild(record.roomState, now),
   };
   const facts = LiveGameFacts.fromRecord(record, players, moves.map((m) => m.clockMs));
   const answered = keyed.map((k) => {
@@ -112,4 +113,16 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
     return { key: k.key, fingerprint: `move:${mover}:${k.uci}`, answer: ok(moveReply(state, k.move, k.position, now)) };
   });
   return { state, epoch: record.hostEpoch, facts, answered };
+}
+
+/**
+ * DESIGN 2.11 (claim) across a takeover: a player who had joined the game's room before (as the
+ * moves' room state recorded it) and has no client in the rebuilt room counts as gone since the
+ * rebuild at the latest; one who never joined (a REST client) stays unclaimable.
+ */
+function presenceAfterRebuild(roomState: Record<string, unknown>, now: number): Pick<LiveGameState, 'presence'> {
+  const joined = Array.isArray(roomState.joined) ? (roomState.joined as unknown[]) : [];
+  if (joined.length === 0) return {};
+  const seat = (color: 'white' | 'black') => (joined.includes(color) ? { joined: true, goneSince: now } : { joined: false, goneSince: null });
+  return { presence: { white: seat('white'), black: seat('black') } };
 }

@@ -53,5 +53,34 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * The shared test service's clock: wall time and Node's timers, moved forward by `skip(ms)` for
+ * rules that wait on time alone (a claim after CLAIM_SECONDS) and back by `reset()`, which a test
+ * that skips must call when it ends (the database's now() does not move with it).
+ */
+export class ShiftedClock implements Clock {
+  private offset = 0;
+
+  now(): number {
+    return Date.now() + this.offset;
+  }
+
+  setTimeout(run: () => void, delayMs: number): TimerHandle {
+    return { id: setTimeout(run, Math.max(0, delayMs)) };
+  }
+
+  clearTimeout(handle: TimerHandle | undefined): void {
+    if (handle) clearTimeout(handle.id as NodeJS.Timeout);
+  }
+
+  skip(ms: number): void {
+    this.offset += ms;
+  }
+
+  reset(): void {
+    this.offset = 0;
+  }
+}
+
 /** Lets pending promise callbacks and I/O callbacks of this turn run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

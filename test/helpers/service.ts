@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startService, type RunningService } from '../../src/server.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
+import { ShiftedClock } from './clock.ts';
 import { MailCatcher } from './smtp.ts';
 
 /**
@@ -24,7 +25,8 @@ export const TEST_ENV = {
   ANALYSIS_WORKERS: '0',
 } as const;
 
-type Harness = { service: RunningService; mail: MailCatcher; db: TestDatabase; config: Config };
+/** `clock`: the service's time, wall time unless a test skips it forward (and resets it). */
+type Harness = { service: RunningService; mail: MailCatcher; db: TestDatabase; config: Config; clock: ShiftedClock };
 
 // Kept on globalThis, not in a module variable: should this file ever be loaded twice (mocha
 // loads tests through tsx's CommonJS hook, a dynamic import() goes through the ESM loader),
@@ -62,8 +64,9 @@ async function boot(): Promise<Harness> {
     await r.flushdb();
     await r.quit();
   }
-  const service = await startService(config, createLogger(config.logLevel));
-  return { service, mail, db, config };
+  const clock = new ShiftedClock();
+  const service = await startService(config, createLogger(config.logLevel), clock);
+  return { service, mail, db, config, clock };
 }
 
 export const mochaHooks = {

@@ -12,6 +12,8 @@ const DETAIL_KEYS = [
   'abort_reason', 'rating_changes', 'draw_offer', 'expires_at',
   // DESIGN 2.10: the arena that paired the game, null for every other.
   'tournament_id',
+  // DESIGN 2.11: the game this one is a rematch of, and a finished game's rematch.
+  'rematch_of', 'rematch',
 ];
 const PLAYER_KEYS = ['avatar_url', 'country', 'id', 'rating', 'username'];
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COLORS, LIST_STATUSES, RESULTS } from '../../domain/game.ts';
+import { CLAIM_RESULTS } from '../../domain/gameDecider.ts';
 import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
 import {
   DrawAnswerResult,
@@ -9,6 +10,7 @@ import {
   GameListItem,
   MoveResult,
   PendingGameView,
+  PendingRematchView,
 } from '../../services/gameViews.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
@@ -46,6 +48,11 @@ export const MoveBody = z.object({
   promotion: oneOf(['q', 'r', 'b', 'n']).nullable().optional().meta({ description: 'required when a pawn reaches the last rank' }),
 });
 export type MoveBody = z.infer<typeof MoveBody>;
+
+export const ClaimBody = z.object({
+  result: oneOf(CLAIM_RESULTS).meta({ description: 'win: the claimant wins on time; draw: the game is drawn' }),
+});
+export type ClaimBody = z.infer<typeof ClaimBody>;
 
 export const DrawAnswerBody = z.object({ accept: z.boolean({ error: 'must be a boolean' }) });
 export type DrawAnswerBody = z.infer<typeof DrawAnswerBody>;
@@ -212,6 +219,47 @@ export function gameRoutes({ games }: Services): Route[] {
       errors: [...LIVE_ERRORS, 'FORBIDDEN', 'DRAW_OFFER_NOT_FOUND', 'DRAW_OFFER_NOT_PENDING'],
       handler: ({ user, params, body, idempotencyKey, receivedAt }) =>
         games.answerDraw(user!.id, params.id, params.offer_id, body.accept, { idempotencyKey, receivedAt }),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/rematch',
+      ids: { id: 'GAME_NOT_FOUND' },
+      summary:
+        'Ask for a rematch of a finished game: 201 a pending challenge (colours swapped); 200 the same one when asked again, ' +
+        "or the new game, active, when it accepts the opponent's rematch",
+      tags: TAGS,
+      auth: 'required',
+      limit: 'challenge',
+      status: 201,
+      response: z.union([PendingRematchView, GameDetail]),
+      errors: ['GAME_NOT_FOUND', 'NOT_A_PLAYER', 'GAME_NOT_FINISHED', 'REMATCH_NOT_ALLOWED', 'PLAYER_BUSY'],
+      handler: async ({ user, params }) => {
+        const { status, data } = await games.requestRematch(user!.id, params.id);
+        return new HttpAnswer(status, { success: true, data });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/abort',
+      ids: { id: 'GAME_NOT_FOUND' },
+      summary: 'Abort the game before both sides have made their first move (abandoned, unrated)',
+      tags: TAGS,
+      auth: 'required',
+      response: GameEndResult,
+      errors: [...LIVE_ERRORS, 'GAME_NOT_ABORTABLE'],
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.abort(user!.id, params.id, { idempotencyKey, receivedAt }),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/claim',
+      ids: { id: 'GAME_NOT_FOUND' },
+      summary: 'Claim the win (or a draw) when the opponent, who had joined the room, has been gone for CLAIM_SECONDS',
+      tags: TAGS,
+      auth: 'required',
+      body: ClaimBody,
+      response: GameEndResult,
+      errors: [...LIVE_ERRORS, 'CLAIM_NOT_ALLOWED'],
+      handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.claim(user!.id, params.id, body.result, { idempotencyKey, receivedAt }),
     }),
   ];
 }
