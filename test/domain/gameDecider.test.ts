@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ChessClock } from '../../src/domain/clock.ts';
 import { ChessGame } from '../../src/domain/game.ts';
-import { decide, evolve, nextDeadlines, publicEvent, type Command, type LiveGameState } from '../../src/domain/gameDecider.ts';
+import { claimableSince, decide, DEFAULT_CLAIM_MS, evolve, nextDeadlines, notePresence, publicEvent, type Command, type LiveGameState } from '../../src/domain/gameDecider.ts';
 
 const WHITE = 'w0000000-0000-0000-0000-000000000001';
 const BLACK = 'b0000000-0000-0000-0000-000000000002';
@@ -295,6 +295,57 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       const blackStart = s.clock.turnStart!;
       run(s, move(BLACK, 'b8c6', { receivedAt: blackStart + 60_000 }), blackStart + 300);
       assert.equal(s.clock.remaining('black', blackStart + 300), 9700);
+    });
+  });
+
+  describe('abort and claim (DESIGN 2.11)', () => {
+    it('aborts before both sides have moved: abandoned, abort_reason aborted, no ending', () => {
+      const s = newState({ moves: ['e2e4'] });
+      const { decision, reply } = run(s, { type: 'abort', userId: BLACK }, T0 + 10);
+      assert.equal(decision.write?.kind, 'finish');
+      assert.equal((decision.write as { abortReason?: string }).abortReason, 'aborted');
+      assert.deepEqual([s.status, s.abortReason, s.ending], ['abandoned', 'aborted', null]);
+      assert.equal(reply.value.status, 'abandoned');
+    });
+
+    it('refuses an abort once both sides have moved, writing nothing', () => {
+      const s = newState({ moves: ['e2e4', 'e7e5'] });
+      const { decision, reply } = run(s, { type: 'abort', userId: WHITE });
+      assert.equal(reply.error.code, 'GAME_NOT_ABORTABLE');
+      assert.equal(decision.write, null);
+    });
+
+    it('starts the claim count when a player who had joined has no client left, and stops it when they return', () => {
+      const s = newState({ moves: ['e2e4', 'e7e5'] });
+      assert.equal(notePresence(s, 'white', false, T0), null, 'never joined: nothing to count');
+      assert.equal(notePresence(s, 'white', true, T0 + 1), null);
+      assert.deepEqual(notePresence(s, 'white', false, T0 + 2), {
+        type: 'opponent_gone', color: 'white', claimable_at: new Date(T0 + 2 + DEFAULT_CLAIM_MS).toISOString(),
+      });
+      assert.equal(notePresence(s, 'white', false, T0 + 3), null, 'already counting');
+      assert.equal(claimableSince(s, 'white'), T0 + 2 + DEFAULT_CLAIM_MS);
+      assert.deepEqual(notePresence(s, 'white', true, T0 + 4), { type: 'opponent_back', color: 'white' });
+      assert.equal(claimableSince(s, 'white'), null);
+    });
+
+    it('lets the opponent claim only from claimable_at: a win or a draw on time', () => {
+      const s = newState({ moves: ['e2e4', 'e7e5'] });
+      notePresence(s, 'white', true, T0);
+      notePresence(s, 'white', false, T0);
+      const early = run(s, { type: 'claim', userId: BLACK, result: 'win' }, T0 + DEFAULT_CLAIM_MS - 1);
+      assert.equal(early.reply.error.code, 'CLAIM_NOT_ALLOWED');
+      assert.equal(run(s, { type: 'claim', userId: WHITE, result: 'win' }, T0 + DEFAULT_CLAIM_MS).reply.error.code, 'CLAIM_NOT_ALLOWED',
+        'Black is here: White has nothing to claim');
+      const { reply } = run(s, { type: 'claim', userId: BLACK, result: 'draw' }, T0 + DEFAULT_CLAIM_MS);
+      assert.deepEqual([reply.value.status, reply.value.result, reply.value.termination], ['finished', '1/2-1/2', 'timeout']);
+    });
+
+    it('records who has joined in the move written, so a takeover knows it', () => {
+      const s = newState();
+      notePresence(s, 'black', true, T0);
+      const { decision } = run(s, move(WHITE, 'e2e4'));
+      assert.deepEqual((decision.write as { move: { roomState: object } }).move.roomState.joined, ['black']);
+      assert.equal('joined' in (decide(newState(), move(WHITE, 'e2e4'), T0).write as { move: { roomState: object } }).move.roomState, false);
     });
   });
 });

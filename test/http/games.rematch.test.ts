@@ -4,6 +4,9 @@ import { as, BLITZ, createActiveGame, getGame, type ActiveGame } from '../helper
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { subscribeUser } from '../helpers/ws.ts';
+import { Client, type Room } from '@colyseus/sdk';
+import { nextMessage } from '../helpers/rooms.ts';
+import { until } from '../helpers/poll.ts';
 
 const rematch = (id: string, user: TestUser) => api('POST', `/v1/games/${id}/rematch`, as(user));
 
@@ -178,6 +181,28 @@ describe('POST /games/{id}/rematch (DESIGN 2.11)', () => {
       { game_id: offer.id, rematch_of: game.id, from: { id: a.id, username: a.username }, channel: `user:${b.id}` },
     );
     socket.close();
+  });
+
+  it('says rematch_offer {game_id, offered_by} in the finished game’s room while it lingers after the end', async () => {
+    const game = await createActiveGame(a, b);
+    const sdk = new Client((await testService()).service.url.replace('http', 'ws'));
+    const rooms: Room[] = [];
+    for (const user of [game.white, game.black]) {
+      const room = await sdk.joinById(game.id, { token: user.accessToken });
+      rooms.push(room);
+      await new Promise<void>((resolve) => ((room.state as any)?.fen ? resolve() : room.onStateChange.once(() => resolve())));
+    }
+    const ended = nextMessage(rooms[1], 'game_end');
+    await api('POST', `/v1/games/${game.id}/resign`, as(game.white));
+    await ended;
+    const offered = nextMessage(rooms[1], 'rematch_offer');
+    // The room follows the game's channel from the end on: wait until its subscription is in place.
+    const { service } = await testService();
+    const redis = service.ctx.redis;
+    if (redis) await until('the room to follow the game channel', async () => ((await redis.pubsub('NUMSUB', `game:${game.id}`)) as [string, number])[1] > 0);
+    const offer = (await rematch(game.id, game.white)).body.data;
+    assert.deepEqual(await offered, { game_id: offer.id, offered_by: game.white.id });
+    await Promise.all(rooms.map((r) => r.leave().catch(() => {})));
   });
 
   it('is a pending challenge of the challenger in GET /games?status=pending', async () => {
