@@ -160,12 +160,14 @@ room's WebSocket with the seat it got. Put the access token in the join options 
 REST statuses plus a top-level \`message: "CODE: text"\`.
 
 **Game room** (room id = game id). Send \`move {from, to, promotion?, lag?, id?}\`, \`resign {id?}\`, \`offer_draw {id?}\`,
-\`answer_draw {offer_id, accept, id?}\`; answers \`move:ok {id?, move, game}\` (as REST's), \`resign:ok\`, \`offer_draw:ok\`,
-\`answer_draw:ok\`, or \`error {id?, code, message, details?}\` with the REST codes. A command's \`id\` makes a resend safe.
+\`answer_draw {offer_id, accept, id?}\`, \`abort {id?}\`, \`claim {result: "win"|"draw", id?}\`; answers \`move:ok {id?, move, game}\` (as REST's),
+\`resign:ok\`, \`offer_draw:ok\`, \`answer_draw:ok\`, \`abort:ok\`, \`claim:ok\`, or \`error {id?, code, message, details?}\` with the REST codes. A command's \`id\` makes a resend safe.
 State (delta-synced): \`status, fen, turn, moves[] (SAN), lastMove {from, to, san}, white/black {id, username, rating,
-connected, remainingMs}, clockRunning, turnStartedAt\` (server Unix ms: count the mover's clock down from it),
+connected, remainingMs, claimableAt}, clockRunning, turnStartedAt\` (server Unix ms: count the mover's clock down from it),
 \`drawOffer {id, offeredBy, expiresAt}\`, \`result, winner, termination, eventSeq\`. At the end a \`game_end {result, winner,
-termination, rating_changes, status, abort_reason}\` message. 100 messages per 20 s per player; close 4503: the game moved
+termination, rating_changes, status, abort_reason}\` message. \`opponent_gone {color, claimable_at, v}\` when a player who had
+joined has no client left (the opponent may \`claim\` from claimable_at), \`opponent_back {color, v}\` when they return;
+after the end, while the room lingers, \`rematch_offer {game_id, offered_by}\`. 100 messages per 20 s per player; close 4503: the game moved
 to another node, join it again by id.
 
 **Lobby room**: state \`seeks\` (a map of open seeks \`{id, userId, username, rating, timeControl, initialTime, increment,
@@ -185,6 +187,8 @@ Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` 
 - \`move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}\`, each followed by \`time_update {times}\` (seconds);
 - \`time_update {times}\` every 5 s while the clocks run (it carries the current v, it does not advance it);
 - \`draw_offer {draw_offer}\` when an offer opens or closes;
+- \`opponent_gone {color, claimable_at}\` / \`opponent_back {color}\` when a player who had joined the game's room leaves it / returns (not numbered);
+- \`rematch_offer {game_id, offered_by}\` when a player asks for a rematch after the end (not numbered);
 - \`game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}\`, then the server closes with 1000.
 \`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
 The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 game over, 1008 too many refused messages,
@@ -198,7 +202,7 @@ const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) car
 \`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`. Channels:
 - \`game:<id>\`: the stream's messages, each with \`channel\` (public; a pending game needs a player's token);
 - \`user:<your id>\` (your token): \`challenge_received {game_id, from}\`, \`challenge_declined {game_id, by}\`, \`challenge_cancelled {game_id, by}\`,
-  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`, \`tournament_started {tournament: {id, name, starts_at}}\`,
+  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`, \`rematch_offer {game_id, rematch_of, from}\`, \`tournament_started {tournament: {id, name, starts_at}}\`,
   \`tournament_pairing {tournament_id, game_id, color, opponent: {id, username}}\` (the game is active, both seated: join its room);
   when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
 - \`tournament:<id>\` (any valid token): \`pairing {game_id, white: {id, username}, black: {id, username}}\`, \`standings {standings

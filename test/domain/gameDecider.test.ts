@@ -344,7 +344,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       const s = newState();
       notePresence(s, 'black', true, T0);
       const { decision } = run(s, move(WHITE, 'e2e4'));
-      assert.deepEqual((decision.write as { move: { roomState: object } }).move.roomState.joined, ['black']);
+      assert.deepEqual((decision.write as { move: { roomState: { joined?: string[] } } }).move.roomState.joined, ['black']);
       assert.equal('joined' in (decide(newState(), move(WHITE, 'e2e4'), T0).write as { move: { roomState: object } }).move.roomState, false);
     });
   });
