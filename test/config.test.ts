@@ -17,11 +17,17 @@ describe('Configuration', () => {
     assert.equal(c.seekTtlMs, 300_000);
     assert.equal(c.firstMoveMs, 30_000);
     assert.equal(c.drawOfferTtlMs, 60_000);
+    assert.equal(c.claimMs, 30_000);
     assert.equal(c.databaseUrl, undefined);
     assert.equal(c.redisUrl, undefined);
     assert.equal(c.webhookTimeoutMs, 10_000);
     assert.equal(c.webhookMaxPending, 1000);
     assert.equal(c.webhookInFlightPerUser, 4);
+  });
+
+  it('takes CLAIM_SECONDS from the environment (how long a player must be gone before a claim)', () => {
+    assert.equal(loadConfig({ DATA_DIR: tmp(), CLAIM_SECONDS: '45' }).claimMs, 45_000);
+    assert.throws(() => loadConfig({ DATA_DIR: tmp(), CLAIM_SECONDS: '0' }), /CLAIM_SECONDS/);
   });
 
   it('takes the webhook limits from the environment', () => {

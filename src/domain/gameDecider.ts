@@ -60,6 +60,8 @@ export interface LiveGameState {
   lastChangeAt?: number;
   /** The players' presence in the room, as the room reports it (`notePresence`); unset until one joins. */
   presence?: Record<Color, SeatPresence>;
+  /** The seats whose player has joined, as each move's write records them (made when one joins, not per move). */
+  joinedSeats?: readonly Color[];
 }
 
 /**
@@ -102,7 +104,7 @@ export type MoveRecord = {
   clockRunning: boolean;
   firstMoveDeadline: Date | null;
   /** `joined`: the seats whose player has been in the room (a claim needs it), kept across a takeover. */
-  roomState: { whiteQuotaMs: number; blackQuotaMs: number; joined?: Color[] };
+  roomState: { whiteQuotaMs: number; blackQuotaMs: number; joined?: readonly Color[] };
   eventSeq: number;
   moverId: string;
   /** The move lapses the opponent's pending draw offer (its write closes the offer too). */
@@ -219,6 +221,7 @@ export function notePresence(s: LiveGameState, color: Color, present: boolean, n
   const p = s.presence[color];
   if (present) {
     const wasGone = p.joined && p.goneSince !== null;
+    if (!p.joined) s.joinedSeats = [...(s.joinedSeats ?? []), color];
     p.joined = true;
     p.goneSince = null;
     return wasGone && s.status === 'active' ? { type: 'opponent_back', color } : null;
@@ -276,7 +279,7 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   const pending = pendingOffer(s);
   const lapses = pending !== undefined && pending.offeredBy !== c.userId;
   const record = (eventSeq: number) =>
-    moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.presence);
+    moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
   if (tried.ending) {
     // The mating (or drawing) move is written in the transaction that ends the game.
     return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
@@ -397,7 +400,7 @@ function moveRecord(
   moverId: string,
   eventSeq: number,
   lapsesOffer: boolean,
-  presence: LiveGameState['presence'],
+  joined: LiveGameState['joinedSeats'],
 ): MoveRecord {
   const snap = clock.snapshot();
   return {
@@ -412,7 +415,9 @@ function moveRecord(
     blackMs: snap.blackMs,
     clockRunning: clock.running,
     firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
-    roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, ...joinedOf(presence) },
+    roomState: joined
+      ? { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, joined }
+      : { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
     eventSeq,
     moverId,
     lapsesOffer,
@@ -536,13 +541,6 @@ function lastOfferPly(s: LiveGameState, userId: string): number | undefined {
 function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStatus): void {
   const offer = s.offers.find((o) => o.id === offerId);
   if (offer) offer.status = status;
-}
-
-/** The seats that have joined, for the move's durable room state (absent while none has: the common REST case). */
-function joinedOf(presence: LiveGameState['presence']): { joined?: Color[] } {
-  if (!presence) return {};
-  const joined = (['white', 'black'] as const).filter((c) => presence[c].joined);
-  return joined.length ? { joined } : {};
 }
 
 function refuse(code: RuleErrorCode, message: string, details?: Record<string, string[]>): Decision {

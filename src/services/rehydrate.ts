@@ -2,7 +2,7 @@
 // open, a failover, a game handed back). The moves replayed on a fresh board, clocks resumed after
 // the time no node hosted the game, the pending draw offers, and the answers to keyed moves.
 import { ChessClock } from '../domain/clock.ts';
-import { ChessGame, type Move, type PositionFlags } from '../domain/game.ts';
+import { ChessGame, COLORS, type Color, type Move, type PositionFlags } from '../domain/game.ts';
 import { moveReply, type LiveGameState } from '../domain/gameDecider.ts';
 import type { MoveAnswer, Seat } from '../domain/liveGameViews.ts';
 import { resumeAfterOutage } from '../domain/outage.ts';
@@ -120,9 +120,10 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
  * moves' room state recorded it) and has no client in the rebuilt room counts as gone since the
  * rebuild at the latest; one who never joined (a REST client) stays unclaimable.
  */
-function presenceAfterRebuild(roomState: Record<string, unknown>, now: number): Pick<LiveGameState, 'presence'> {
-  const joined = Array.isArray(roomState.joined) ? (roomState.joined as unknown[]) : [];
-  if (joined.length === 0) return {};
-  const seat = (color: 'white' | 'black') => (joined.includes(color) ? { joined: true, goneSince: now } : { joined: false, goneSince: null });
-  return { presence: { white: seat('white'), black: seat('black') } };
+function presenceAfterRebuild(roomState: Record<string, unknown>, now: number): Pick<LiveGameState, 'presence' | 'joinedSeats'> {
+  const recorded = Array.isArray(roomState.joined) ? (roomState.joined as unknown[]) : [];
+  const joinedSeats = COLORS.filter((c) => recorded.includes(c));
+  if (joinedSeats.length === 0) return {};
+  const seat = (color: Color) => (joinedSeats.includes(color) ? { joined: true, goneSince: now } : { joined: false, goneSince: null });
+  return { presence: { white: seat('white'), black: seat('black') }, joinedSeats };
 }
