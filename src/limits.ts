@@ -32,6 +32,9 @@ export const OPERATION_LIMITS = {
   seekAddress: 30,
   friendRequest: 10,
   clubInvite: 10,
+  // Chat has its own counter so that talking does not eat the write class; its real pace (one a
+  // second, three at once, 30 a game) is the chat service's (src/services/chat.ts).
+  chat: 60,
 } as const;
 export type OperationLimit = keyof typeof OPERATION_LIMITS;
 const WINDOW_SECONDS = 60;

@@ -57,3 +57,24 @@ function joinSpelledOut(parts: string[]): string[] {
   if (run) joined.push(run);
   return joined;
 }
+
+/** A word of chat text: letters, digits and the lookalikes folded above. */
+const CHAT_WORD = /[\p{L}\p{M}\p{N}@$]+/gu;
+/** Every place an ANYWHERE word starts, overlapping ones included ("motherfucker"). */
+const anywhereAt = new RegExp(`(?=(${anywhere.source}))`, 'g');
+
+/**
+ * Chat text with every offensive word masked by as many `*` (DESIGN 2.11): a WHOLE word when it is
+ * a whole word of the text, an ANYWHERE word wherever it occurs inside one (the ALLOWED words
+ * excepted). Only ASCII is lower-cased, so positions in the folded word are positions in the text.
+ */
+export function maskOffensiveWords(text: string): string {
+  return text.replace(CHAT_WORD, (word) => {
+    const folded = word.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    if (whole.test(folded)) return '*'.repeat(word.length);
+    const blanked = folded.replace(allowed, (w) => '_'.repeat(w.length));
+    const hidden = new Uint8Array(word.length);
+    for (const m of blanked.matchAll(anywhereAt)) hidden.fill(1, m.index, m.index + m[1].length);
+    return hidden.includes(1) ? word.split('').map((c, i) => (hidden[i] ? '*' : c)).join('') : word;
+  });
+}

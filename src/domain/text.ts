@@ -5,6 +5,8 @@
 export type TextRules = {
   /** Multi-line text (a description): line breaks and tabs are allowed. */
   lineBreaks?: boolean;
+  /** Running text (a chat message) may have a word mixing alphabets: only a name could pass for another. */
+  mixedAlphabets?: boolean;
 };
 
 const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}]/u;
@@ -35,6 +37,7 @@ export function textProblems(text: string, rules: TextRules = {}): string[] {
   }
   if (FORMAT.test(text)) problems.push('must not contain invisible formatting characters (direction overrides, zero-width characters)');
   if (SURROGATE.test(text)) problems.push('must not contain unpaired surrogates');
+  if (rules.mixedAlphabets) return problems;
   // Judged on the plain form: a styled 𝐚 is a Latin a.
   const words = normalizeText(text).match(WORD) ?? [];
   if (words.some((word) => LOOK_ALIKE_SCRIPTS.filter((script) => script.test(word)).length > 1)) {

@@ -47,6 +47,14 @@ const tokens = {
   refresh_token: 'u4Xw2hQm0bV9sL3kT7pZ1yR8nC6dF5gJ',
   expires_in: 3600,
 };
+let chatId = 0;
+const chatMessage = (room: 'player' | 'spectator', user: { id: string; username: string }, text: string) => ({
+  id: `0c4a7e2b-3d5f-4a6b-8c9d-${String(++chatId).padStart(12, '0')}`,
+  room,
+  user,
+  text,
+  created_at: EARLIER,
+});
 const TC = { time_control: 'blitz', initial_time: 300, increment: 3 };
 const FEN = 'rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2';
 const listPlayer = (u: { id: string; username: string }, rating: number) => ({ ...u, rating, avatar_url: `${BASE}/v1/users/${u.id}/avatar.svg` });
@@ -234,6 +242,13 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   },
   'POST /games/:id/resign': { response: { status: 'finished', result: '0-1', winner: 'black', termination: 'resignation', rating_changes: { white: -9, black: 9 } } },
   'POST /games/:id/draw': { response: { draw_offer: drawOffer } },
+  'POST /games/:id/chat': {
+    request: { player: { summary: 'To the opponent', value: { text: 'Good luck, have fun', room: 'player' } } },
+    response: chatMessage('player', ada, 'Good luck, have fun'),
+  },
+  'GET /games/:id/chat': { response: [chatMessage('player', ada, 'Good luck, have fun'), chatMessage('player', bob, 'You too!')] },
+  'POST /games/:id/chat/mute': { response: { game_id: GAME, muted: true } },
+  'DELETE /games/:id/chat/mute': { response: { game_id: GAME, muted: false } },
   'POST /games/:id/draw/:offer_id': {
     request: {
       accept: { summary: 'Accept the offer: the game is drawn', value: { accept: true } },

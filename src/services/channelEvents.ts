@@ -3,6 +3,7 @@ import type { NumberedEvent } from '../domain/liveGameViews.ts';
 import type { PresenceEvent } from '../domain/gameDecider.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import type { TournamentEvent } from './tournamentViews.ts';
+import type { ChatMessageView, ChatRoom } from './chatViews.ts';
 
 /**
  * The event bus's channels (src/events.ts) and what each carries, by channel family: a game's
@@ -10,7 +11,8 @@ import type { TournamentEvent } from './tournamentViews.ts';
  * the open seeks appearing and going. Every event carries `type` and `ts` (Unix ms).
  */
 export type ChannelEvents = {
-  game: NumberedEvent | GameStatusEvent | RematchOffer | PresenceNews;
+  game: NumberedEvent | GameStatusEvent | RematchOffer | PresenceNews | SpectatorChatEvent;
+  chat: RoomChatEvent;
   user: Stamped<UserEvent>;
   tournament: Stamped<TournamentEvent>;
   lobby: Stamped<LobbyEvent>;
@@ -18,6 +20,7 @@ export type ChannelEvents = {
 
 export const channels = {
   game: (gameId: string) => `game:${gameId}` as Channel<ChannelEvents['game']>,
+  chat: (gameId: string) => `chat:${gameId}` as Channel<ChannelEvents['chat']>,
   user: (userId: string) => `user:${userId}` as Channel<ChannelEvents['user']>,
   tournament: (tournamentId: string) => `tournament:${tournamentId}` as Channel<ChannelEvents['tournament']>,
   lobby: 'lobby:seeks' as Channel<ChannelEvents['lobby']>,
@@ -43,6 +46,21 @@ export type GameStatusEvent = { type: 'status'; status: 'active' | 'abandoned'; 
 export type PresenceNews = PresenceEvent & { v: number; ts: number };
 
 export type RematchOffer = { type: 'rematch_offer'; game_id: string; offered_by: string; ts: number };
+
+/** A chat message of a game (DESIGN 2.11), as its readers get it. Not numbered: chat is no game event. */
+export type ChatEvent<R extends ChatRoom = ChatRoom> = { type: 'chat'; room: R; message: ChatMessageView & { room: R }; ts: number };
+/**
+ * A spectator-room message on `game:<id>`, for every watcher of the game (stream and realtime
+ * sockets already listen there). Never kept in the replay buffer, which holds numbered events only.
+ */
+export type SpectatorChatEvent = ChatEvent<'spectator'>;
+/**
+ * Both rooms' messages on `chat:<id>`, which only the game's room and its players' sockets listen
+ * to: a player-room message is published nowhere else. `hidden_from`: the players who muted the
+ * sender (the sender's opponent, when they muted the game); each listener leaves them out, and the
+ * list itself is never sent to a socket.
+ */
+export type RoomChatEvent = ChatEvent & { hidden_from: string[] };
 
 type Who = { id: string; username: string };
 

@@ -7,6 +7,7 @@ import type { AppContext, AuthUser } from '../context.ts';
 import { openTournament } from '../gateway/index.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createAnalysisService, type AnalysisService } from './analysis.ts';
+import { createChat, type Chat } from './chat.ts';
 import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
@@ -31,6 +32,8 @@ export type Services = {
   accounts: Accounts;
   users: Users;
   games: GamesService;
+  /** DESIGN 2.11: the games' player and spectator chats. */
+  chat: Chat;
   analysis: AnalysisService;
   friends: Friends;
   /** Who is online (friend lists): authenticated requests and live sockets. */
@@ -77,6 +80,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx, liveGames),
+    chat: createChat(ctx),
     analysis: createAnalysisService(ctx),
     friends: createFriends(ctx, presence),
     presence,

@@ -2,6 +2,7 @@ import type { Services } from '../../services/index.ts';
 import type { Route } from '../route.ts';
 import { analysisRoutes } from './analysis.ts';
 import { authRoutes } from './auth.ts';
+import { chatRoutes } from './chat.ts';
 import { clubRoutes } from './clubs.ts';
 import { friendRoutes } from './friends.ts';
 import { gameRoutes } from './games.ts';
@@ -12,5 +13,5 @@ import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
 }

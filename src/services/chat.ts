@@ -1,0 +1,96 @@
+// Game chat (DESIGN 2.11): a player room and a spectator room per game, durable in PostgreSQL,
+// told live on the event bus. Nothing of it runs in the game's actor: a move costs the same with
+// or without chat.
+import { randomUUID } from 'node:crypto';
+import { BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
+import type { AppContext } from '../context.ts';
+import { deleteChatMute, findChatMutes, insertChatMessage, insertChatMute, listChatMessages, type ChatRoom } from '../db/chat.ts';
+import type { GameRecord } from '../db/games.ts';
+import { AppError } from '../errors.ts';
+import { findVisible, isPlayer } from './gameAccess.ts';
+import { channels, type RoomChatEvent } from './channelEvents.ts';
+import { CHAT_HISTORY, CHAT_PER_GAME, formatChatMessage, type ChatBody, type ChatMessageView, type ChatMuteView } from './chatViews.ts';
+
+export type ChatDeps = Pick<AppContext, 'pool' | 'config' | 'log' | 'clock' | 'events' | 'makeLimiter' | 'limits'>;
+
+export type Chat = ReturnType<typeof createChat>;
+
+/**
+ * A user's pace, whatever game or room they write in: one message a second, and two more within
+ * any 10 s (BurstyRateLimiter: the second counter is used only when the first refuses), so three
+ * may go at once and no more than 1.2 a second on average.
+ */
+const PER_SECOND = { points: 1, seconds: 1 };
+const BURST = { points: 2, seconds: 10 };
+
+export function createChat(ctx: ChatDeps) {
+  const pace = new BurstyRateLimiter(
+    ctx.makeLimiter('chat-pace', PER_SECOND.points, PER_SECOND.seconds),
+    ctx.makeLimiter('chat-burst', BURST.points, BURST.seconds),
+  );
+
+  /** The game as the caller may use its `room`: GAME_NOT_FOUND, or NOT_A_PLAYER for another's player room. */
+  async function gameFor(userId: string, gameId: string, room: ChatRoom): Promise<GameRecord> {
+    const game = await findVisible(ctx, userId, gameId);
+    if (room === 'player' && !isPlayer(game, userId)) throw new AppError('NOT_A_PLAYER', 'Only the players read and write the player chat');
+    return game;
+  }
+
+  async function keepPace(userId: string): Promise<void> {
+    if (!ctx.limits.enabled) return;
+    try {
+      await pace.consume(`u:${userId}`);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      throw new AppError('RATE_LIMIT_EXCEEDED', 'At most one chat message a second (three at once)', undefined, {
+        retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+      });
+    }
+  }
+
+  return {
+    /** Stores and tells a message; its answer is the message as every reader gets it. */
+    async post(userId: string, gameId: string, body: ChatBody): Promise<ChatMessageView> {
+      const game = await gameFor(userId, gameId, body.room);
+      const player = isPlayer(game, userId);
+      if (body.room === 'spectator' && player && game.status === 'active') {
+        throw new AppError('FORBIDDEN', 'Players may not write in the spectator chat while the game is on');
+      }
+      await keepPace(userId);
+      const now = ctx.clock.now();
+      const stored = await insertChatMessage(ctx.pool, { id: randomUUID(), gameId: game.id, room: body.room, userId, text: body.text, createdAt: new Date(now) }, CHAT_PER_GAME);
+      if (!stored) {
+        throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${CHAT_PER_GAME} messages per game in each room`, { room: [`at most ${CHAT_PER_GAME} messages per game`] });
+      }
+      const message = formatChatMessage(stored);
+      // Only a player's opponent can have muted them.
+      const hidden = player ? (await findChatMutes(ctx.pool, game.id)).filter((id) => id !== userId) : [];
+      const event = { type: 'chat', room: body.room, message, ts: now } as RoomChatEvent;
+      ctx.events.publish(channels.chat(game.id), { ...event, hidden_from: hidden });
+      if (event.room === 'spectator') ctx.events.publish(channels.game(game.id), { type: 'chat', room: event.room, message: { ...message, room: event.room }, ts: now });
+      return message;
+    },
+
+    /** The room's last messages, oldest first; a player who muted the game does not see the opponent's. */
+    async list(userId: string, gameId: string, room: ChatRoom): Promise<ChatMessageView[]> {
+      const game = await gameFor(userId, gameId, room);
+      let hiddenSender: string | undefined;
+      if (isPlayer(game, userId) && (await findChatMutes(ctx.pool, game.id)).includes(userId)) {
+        hiddenSender = (game.whiteId === userId ? game.blackId : game.whiteId) ?? undefined;
+      }
+      return (await listChatMessages(ctx.pool, game.id, room, CHAT_HISTORY, hiddenSender)).map(formatChatMessage);
+    },
+
+    /** A player stops (or starts again) receiving the opponent's messages in this game. */
+    async mute(userId: string, gameId: string, muted: boolean): Promise<ChatMuteView> {
+      const game = await findVisible(ctx, userId, gameId);
+      if (!isPlayer(game, userId)) throw new AppError('NOT_A_PLAYER', 'Only a player mutes the opponent');
+      if (muted) await insertChatMute(ctx.pool, game.id, userId, new Date(ctx.clock.now()));
+      else await deleteChatMute(ctx.pool, game.id, userId);
+      return { game_id: game.id, muted };
+    },
+
+    /** Both rooms' messages of a game as published (the game's room listens while it has clients). */
+    listen: (gameId: string, listener: (event: RoomChatEvent) => void) => ctx.events.subscribe(channels.chat(gameId), listener),
+  };
+}
