@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ErrorCode, ErrorDetails } from '../src/errors.ts';
 import type { GameEvent } from '../src/domain/liveGameViews.ts';
 import type { CommandAnswers } from '../src/services/gameViews.ts';
+import { ChatBody, type ChatMessageView, type ChatRoom } from '../src/services/chatViews.ts';
 import type { UserEvent } from '../src/services/channelEvents.ts';
 import type { ChallengeView } from '../src/services/seekViews.ts';
 import { CLAIM_RESULTS } from '../src/domain/gameDecider.ts';
@@ -59,8 +60,15 @@ export const GameCommandSchemas = {
   claim: ClaimMessage,
 } as const satisfies Record<GameCommand, z.ZodType>;
 
+/**
+ * A chat message (DESIGN 2.11), from anyone signed in: not a command of the game's actor, so it
+ * is none of GAME_COMMANDS. The same body as `POST /games/{id}/chat`.
+ */
+export const ChatMessage = ChatBody.extend({ id: requestId });
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
 type Union<M> = { [T in keyof M]: { type: T; body: M[T] } }[keyof M];
-export type GameClientMessages = { [C in GameCommand]: z.infer<(typeof GameCommandSchemas)[C]> };
+export type GameClientMessages = { [C in GameCommand]: z.infer<(typeof GameCommandSchemas)[C]> } & { chat: ChatMessage };
 export type ClientMessage = Union<GameClientMessages>;
 
 // ---- server → client ---------------------------------------------------------------------------
@@ -85,6 +93,14 @@ export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & Comma
   opponent_back: Omit<Extract<PresenceNews, { type: 'opponent_back' }>, 'type' | 'ts'>;
   /** After the end, while the room lingers: a player asked for a rematch (`game_id`: the new pending game). */
   rematch_offer: Omit<RematchOffer, 'type' | 'ts'>;
+  /** The message sent, as stored (trimmed, masked): the REST answer's data, under `message` (its `id` is not the request's). */
+  'chat:ok': Echo & { message: ChatMessageView };
+  /**
+   * A chat message of the game, whoever sent it and wherever (REST, this room, another node): a
+   * player-room message to the players' clients only, a spectator-room one to every client; not to
+   * a player who muted its sender.
+   */
+  chat: { room: ChatRoom; message: ChatMessageView };
 };
 export type LobbyServerMessages = {
   /** The watcher's pending challenges, on join and whenever they change (with a token only). */
@@ -113,10 +129,10 @@ export type ServerBody<T extends ServerMessage['type']> = (GameServerMessages & 
 const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
 export const ROOM_MESSAGES = {
   game: {
-    in: [...GAME_COMMANDS],
+    in: [...GAME_COMMANDS, 'chat'],
     out: names<GameServerMessages>({
       'move:ok': true, 'resign:ok': true, 'offer_draw:ok': true, 'answer_draw:ok': true, 'abort:ok': true, 'claim:ok': true,
-      error: true, game_end: true, opponent_gone: true, opponent_back: true, rematch_offer: true,
+      error: true, game_end: true, opponent_gone: true, opponent_back: true, rematch_offer: true, 'chat:ok': true, chat: true,
     }),
   },
   lobby: { in: [], out: names<LobbyServerMessages>({ challenges: true, game_started: true, error: true }) },

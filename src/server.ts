@@ -102,6 +102,7 @@ export async function startService(
       host: liveGames,
       authenticate: services.auth.authenticate,
       hold: services.presence.hold,
+      chat: services.chat,
       rematchOffers: (gameId, listener) =>
         events.subscribe(channels.game(gameId), (e) => {
           if (e.type === 'rematch_offer') listener(e);

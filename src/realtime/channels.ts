@@ -98,6 +98,7 @@ async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string,
     { hub: deps.hub, ticks: deps.ticks, snapshot: () => deps.snapshot(user?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now: deps.now },
     {
       gameId,
+      viewerId: user?.id,
       send: (m) => {
         if (!announced) {
           announced = true;

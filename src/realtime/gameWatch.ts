@@ -1,7 +1,7 @@
 import type { Color } from '../domain/game.ts';
 import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
 import type { GameSnapshot } from '../services/games.ts';
-import { channels, type ChannelEvents, type PresenceNews } from '../services/channelEvents.ts';
+import { channels, type ChannelEvents, type PresenceNews, type RoomChatEvent, type SpectatorChatEvent } from '../services/channelEvents.ts';
 import type { ClockNews, GameTick, GameTicks } from './gameTicks.ts';
 import type { ChannelHub } from './hub.ts';
 import { Relayed } from './hub.ts';
@@ -22,6 +22,8 @@ export type GameWatchDeps = {
 
 export type GameWatchOptions = {
   gameId: string;
+  /** Who watches, when signed in: a player of the game is also sent its player-room chat. */
+  viewerId?: string;
   /** Resume after this event number (`?since=v`): replay what was missed instead of a fresh state. */
   since?: number;
   /** Sends one message; `Relayed` carries its JSON (and the channel variant). */
@@ -34,11 +36,13 @@ export type GameWatchOptions = {
 
 type StreamEvent = Relayed<GameStreamEvent>;
 type GameChannelEvent = Relayed<ChannelEvents['game']>;
+type SpectatorChat = Relayed<SpectatorChatEvent>;
 const finished = (status: string): status is 'finished' | 'abandoned' => status === 'finished' || status === 'abandoned';
 /** A published event as the replay buffer kept it (JSON): only numbered events are kept. */
 const relayed = (json: string): StreamEvent => new Relayed(json as Wire<GameStreamEvent>, JSON.parse(json));
 /** What a game's channel carries besides `status` (a pending game's news, not forwarded): its numbered events. */
-const isNumbered = (m: GameChannelEvent): m is Relayed<NumberedEvent | PresenceNews> => m.type !== 'status' && m.type !== 'rematch_offer';
+const isNumbered = (m: GameChannelEvent): m is Relayed<NumberedEvent | PresenceNews> => m.type !== 'status' && m.type !== 'rematch_offer' && m.type !== 'chat';
+const isChat = (m: GameChannelEvent): m is SpectatorChat => m.type === 'chat';
 
 /**
  * One viewer's view of one game's events, in order and without a hole (DESIGN 2.6): `state`
@@ -56,6 +60,8 @@ export class GameWatch {
   private done = false;
   private stop: (() => void) | undefined;
   private tick: GameTick | undefined;
+  /** A player's own chat subscription (`chat:<id>`: both rooms), which replaces the spectator chat of `game:<id>`. */
+  private stopChat: (() => void) | undefined;
 
   constructor(
     private readonly deps: GameWatchDeps,
@@ -74,6 +80,8 @@ export class GameWatch {
       const since = this.o.since;
       const resumed = since !== undefined && since <= snapshot.v && (await this.resume(since, snapshot));
       if (!resumed) this.sendState(snapshot);
+      const viewer = this.o.viewerId;
+      if (viewer && !this.done && (snapshot.game.white_player?.id === viewer || snapshot.game.black_player?.id === viewer)) await this.listenAsPlayer(viewer);
     } catch (error) {
       this.close();
       throw error;
@@ -87,6 +95,8 @@ export class GameWatch {
     this.queue = [];
     this.stop?.();
     this.stop = undefined;
+    this.stopChat?.();
+    this.stopChat = undefined;
     this.tick?.leave();
     this.tick = undefined;
   }
@@ -103,6 +113,7 @@ export class GameWatch {
   private handle(m: GameChannelEvent): void {
     if (this.done) return;
     if (m.type === 'rematch_offer') return this.o.send(m as StreamEvent);
+    if (isChat(m)) return void (this.stopChat || this.o.send(m.at(this.lastV)));
     if (!isNumbered(m)) return void this.refresh();
     if (m.type === 'opponent_gone' || m.type === 'opponent_back') {
       // Like time_update: as of the event it carries, never numbered (DESIGN 2.11, claim).
@@ -131,6 +142,21 @@ export class GameWatch {
     if (data.type === 'move') this.o.send(Relayed.of({ type: 'time_update', times: data.times, v: m.v, ts: data.ts }));
     this.tick?.learn(clockNews(m.v, data));
     if (data.type === 'game_end') this.finish();
+  }
+
+  /**
+   * A player watching their own game: both chat rooms come from `chat:<id>`, which only the room
+   * and the players' sockets hear, less the opponent's when the viewer muted them. Live only:
+   * chat is never in the replay buffer; `GET /games/{id}/chat` has what a socket missed.
+   */
+  private async listenAsPlayer(viewer: string): Promise<void> {
+    const stop = await this.deps.hub.listen(channels.chat(this.o.gameId), (m) => {
+      const e = m.data as unknown as RoomChatEvent;
+      if (this.done || e.hidden_from.includes(viewer)) return;
+      this.o.send(Relayed.of({ type: 'chat', room: e.room, message: e.message, ts: e.ts, v: this.lastV }));
+    });
+    if (this.done) return stop();
+    this.stopChat = stop;
   }
 
   /** A periodic time_update of this node: sent when this viewer has seen the event it is as of. */

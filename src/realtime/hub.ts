@@ -30,6 +30,20 @@ export class Relayed<M> {
     return text;
   }
 
+  /**
+   * This message with `"v":v` added at its end, for a message that is no game event (chat): it
+   * carries the viewer's current event number, as time_update does. The last one made is kept, as
+   * a node's viewers of a game are mostly at the same number.
+   */
+  at(v: number): Relayed<M & { v: number }> {
+    if (this.lastAt?.v !== v) {
+      const json = `${this.json.slice(0, -1)},"v":${v}}` as Wire<M & { v: number }>;
+      this.lastAt = { v, relayed: new Relayed(json, { ...this.data, v }) };
+    }
+    return this.lastAt.relayed as Relayed<M & { v: number }>;
+  }
+  private lastAt?: { v: number; relayed: Relayed<unknown> };
+
   /** A stream message made on this node (a state, a time_update) to go where relayed ones go. */
   static of<M extends GameStreamEvent>(data: M): Relayed<M> {
     return new Relayed(formatServerMessage(data), data);

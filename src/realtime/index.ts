@@ -138,6 +138,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now },
       {
         gameId,
+        viewerId: viewer?.id,
         since,
         send: (m) => peer.send(m.json),
         ended: () => peer.close(CLOSE.NORMAL, 'game over'),

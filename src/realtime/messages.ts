@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseId } from '../domain/ids.ts';
 import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
 import type { ErrorCode, ErrorDetails } from '../errors.ts';
-import type { ChannelEvents, PresenceNews, RematchOffer } from '../services/channelEvents.ts';
+import type { ChannelEvents, ChatEvent, PresenceNews, RematchOffer } from '../services/channelEvents.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { InternalUserEventType } from '../services/userEvents.ts';
@@ -75,7 +75,13 @@ export type GameStreamEvent =
   | { type: 'state'; game: GameSnapshot['game']; v: number; ts: number }
   | { type: 'time_update'; times: Times; v: number; ts: number }
   | PresenceNews
-  | RematchOffer;
+  | RematchOffer
+  | StreamChat;
+/**
+ * A chat message (DESIGN 2.11): a spectator-room one to every viewer, a player-room one only to a
+ * viewer signed in as a player, live (never replayed). `v` is the viewer's current event number.
+ */
+export type StreamChat = ChatEvent & { v: number };
 export type StreamMessage = GameStreamEvent | PongMessage | ErrorMessage;
 
 /** A user event the realtime channel relays (the internal ones stay on the bus). */
@@ -115,7 +121,7 @@ export const formatServerMessage = <M extends ServerMessage>(message: M): Wire<M
 export const SERVER_MESSAGES = {
   stream: names<StreamMessage>({
     state: true, move: true, time_update: true, draw_offer: true, game_end: true, opponent_gone: true, opponent_back: true,
-    rematch_offer: true, pong: true, error: true,
+    rematch_offer: true, chat: true, pong: true, error: true,
   }),
   channel: names<ChannelMessage>({
     subscribed: true,
@@ -130,6 +136,7 @@ export const SERVER_MESSAGES = {
     opponent_gone: true,
     opponent_back: true,
     rematch_offer: true,
+    chat: true,
     challenge_received: true,
     challenge_declined: true,
     challenge_cancelled: true,
