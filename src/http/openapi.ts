@@ -168,7 +168,9 @@ connected, remainingMs, claimableAt}, clockRunning, turnStartedAt\` (server Unix
 termination, rating_changes, status, abort_reason}\` message. \`opponent_gone {color, claimable_at, v}\` when a player who had
 joined has no client left (the opponent may \`claim\` from claimable_at), \`opponent_back {color, v}\` when they return;
 after the end, while the room lingers, \`rematch_offer {game_id, offered_by}\`. 100 messages per 20 s per player; close 4503: the game moved
-to another node, join it again by id.
+to another node, join it again by id. Chat (any client joined with a token): send \`chat {text, room: "player" | "spectator", id?}\`,
+answered \`chat:ok {id?, message}\` or \`error\` (the rules and codes of POST /games/{id}/chat); every chat message of the game
+arrives as \`chat {room, message}\`, a player-room one only to the clients that joined with a player's token.
 
 **Lobby room**: state \`seeks\` (a map of open seeks \`{id, userId, username, rating, timeControl, initialTime, increment,
 rated, color, createdAt, expiresAt}\`); with a token also \`challenges {challenges: [...]}\` (yours, incoming and outgoing) and
@@ -189,7 +191,8 @@ Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` 
 - \`draw_offer {draw_offer}\` when an offer opens or closes;
 - \`opponent_gone {color, claimable_at}\` / \`opponent_back {color}\` when a player who had joined the game's room leaves it / returns (not numbered);
 - \`rematch_offer {game_id, offered_by}\` when a player asks for a rematch after the end (not numbered);
-- \`game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}\`, then the server closes with 1000.
+- \`game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}\`, then the server closes with 1000;
+- \`chat {room, message}\`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
 \`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
 The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 game over, 1008 too many refused messages,
 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
