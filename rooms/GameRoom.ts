@@ -136,13 +136,14 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     this.onMessage('*', refuseUnknownMessage);
   }
 
-  override onJoin(client: GameClient, _options: unknown, auth?: { user?: AuthUser }): void {
+  override async onJoin(client: GameClient, _options: unknown, auth?: { user?: AuthUser }): Promise<void> {
     this.ownFrames(client);
     const userId = auth?.user?.id;
     const color = userId ? this.live.colorOf(userId) : undefined;
     client.userData = { userId, color, release: userId ? GameRoom.deps.hold?.(userId) : undefined };
     if (color) this.updateConnected(color);
-    this.listenToChat();
+    // A client that has joined hears every chat message published after it did.
+    await this.listenToChat();
   }
 
   override async onDrop(client: GameClient): Promise<void> {
@@ -157,7 +158,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     this.ownFrames(client); // a reconnection comes as a new client object
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
-    this.listenToChat();
+    void this.listenToChat();
   }
 
   override onLeave(client: GameClient): void {
@@ -247,11 +248,13 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     }
   }
 
-  private listenToChat(): void {
-    if (this.chatListening) return;
-    const listening = (this.chatListening = GameRoom.deps.chat.listen(this.roomId, (event) => this.onChat(event)));
-    // Presence away (Redis reconnecting): chat is live only while it can be; the next join tries again.
-    listening.catch(() => this.chatListening === listening && (this.chatListening = undefined));
+  /** Resolves once the room hears the game's chat (or could not: presence away, the next join tries again). */
+  private async listenToChat(): Promise<void> {
+    if (!this.chatListening) {
+      const listening = (this.chatListening = GameRoom.deps.chat.listen(this.roomId, (event) => this.onChat(event)));
+      listening.catch(() => this.chatListening === listening && (this.chatListening = undefined));
+    }
+    await this.chatListening.catch(() => {});
   }
 
   private stopChat(): void {

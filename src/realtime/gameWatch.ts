@@ -62,6 +62,7 @@ export class GameWatch {
   private tick: GameTick | undefined;
   /** A player's own chat subscription (`chat:<id>`: both rooms), which replaces the spectator chat of `game:<id>`. */
   private stopChat: (() => void) | undefined;
+  private heldChats: RoomChatEvent[] = [];
 
   constructor(
     private readonly deps: GameWatchDeps,
@@ -77,11 +78,14 @@ export class GameWatch {
     this.deps.watching?.();
     try {
       const snapshot = await this.deps.snapshot();
+      const viewer = this.o.viewerId;
+      const g = snapshot.game;
+      // Before the start goes out: a player who has it hears every chat message sent after it.
+      if (viewer && !finished(g.status) && (g.white_player?.id === viewer || g.black_player?.id === viewer)) await this.listenAsPlayer(viewer);
+      if (this.done) return;
       const since = this.o.since;
       const resumed = since !== undefined && since <= snapshot.v && (await this.resume(since, snapshot));
       if (!resumed) this.sendState(snapshot);
-      const viewer = this.o.viewerId;
-      if (viewer && !this.done && (snapshot.game.white_player?.id === viewer || snapshot.game.black_player?.id === viewer)) await this.listenAsPlayer(viewer);
     } catch (error) {
       this.close();
       throw error;
@@ -93,6 +97,7 @@ export class GameWatch {
   close(): void {
     this.done = true;
     this.queue = [];
+    this.heldChats = [];
     this.stop?.();
     this.stop = undefined;
     this.stopChat?.();
@@ -153,10 +158,16 @@ export class GameWatch {
     const stop = await this.deps.hub.listen(channels.chat(this.o.gameId), (m) => {
       const e = m.data as unknown as RoomChatEvent;
       if (this.done || e.hidden_from.includes(viewer)) return;
-      this.o.send(Relayed.of({ type: 'chat', room: e.room, message: e.message, ts: e.ts, v: this.lastV }));
+      // Held while the start or a repair is on its way, so that nothing precedes `state`.
+      if (this.busy) this.heldChats.push(e);
+      else this.sendChat(e);
     });
     if (this.done) return stop();
     this.stopChat = stop;
+  }
+
+  private sendChat(e: RoomChatEvent): void {
+    this.o.send(Relayed.of({ type: 'chat', room: e.room, message: e.message, ts: e.ts, v: this.lastV }));
   }
 
   /** A periodic time_update of this node: sent when this viewer has seen the event it is as of. */
@@ -219,6 +230,7 @@ export class GameWatch {
   private drain(): void {
     this.busy = false;
     while (this.queue.length && !this.busy && !this.done) this.handle(this.queue.shift()!);
+    while (this.heldChats.length && !this.busy && !this.done) this.sendChat(this.heldChats.shift()!);
   }
 
   private sendState(s: GameSnapshot): void {
