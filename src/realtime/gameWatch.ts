@@ -52,6 +52,9 @@ const isChat = (m: GameChannelEvent): m is SpectatorChat => m.type === 'chat';
  * so a game nobody watches sends none), and `game_end` last. Events arrive on the game's channel; one that skips a
  * number (a message lost, a game rehydrated elsewhere) is repaired from the replay buffer, else
  * by a fresh `state`. A pending game's status change (accepted, declined, …) sends a fresh state.
+ * Chat (DESIGN 2.11) is no game event: it goes out as it comes with the current `v`, never
+ * replayed; the spectator room from the game's channel, or, for a viewer who is a player, both
+ * rooms from `chat:<id>`.
  */
 export class GameWatch {
   private lastV = -1;

@@ -48,12 +48,12 @@ export type PresenceNews = PresenceEvent & { v: number; ts: number };
 export type RematchOffer = { type: 'rematch_offer'; game_id: string; offered_by: string; ts: number };
 
 /** A chat message of a game (DESIGN 2.11), as its readers get it. Not numbered: chat is no game event. */
-export type ChatEvent<R extends ChatRoom = ChatRoom> = { type: 'chat'; room: R; message: ChatMessageView & { room: R }; ts: number };
+export type ChatEvent = { type: 'chat'; room: ChatRoom; message: ChatMessageView; ts: number };
 /**
  * A spectator-room message on `game:<id>`, for every watcher of the game (stream and realtime
  * sockets already listen there). Never kept in the replay buffer, which holds numbered events only.
  */
-export type SpectatorChatEvent = ChatEvent<'spectator'>;
+export type SpectatorChatEvent = ChatEvent & { room: 'spectator' };
 /**
  * Both rooms' messages on `chat:<id>`, which only the game's room and its players' sockets listen
  * to: a player-room message is published nowhere else. `hidden_from`: the players who muted the

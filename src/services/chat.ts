@@ -65,9 +65,8 @@ export function createChat(ctx: ChatDeps) {
       const message = formatChatMessage(stored);
       // Only a player's opponent can have muted them.
       const hidden = player ? (await findChatMutes(ctx.pool, game.id)).filter((id) => id !== userId) : [];
-      const event = { type: 'chat', room: body.room, message, ts: now } as RoomChatEvent;
-      ctx.events.publish(channels.chat(game.id), { ...event, hidden_from: hidden });
-      if (event.room === 'spectator') ctx.events.publish(channels.game(game.id), { type: 'chat', room: event.room, message: { ...message, room: event.room }, ts: now });
+      ctx.events.publish(channels.chat(game.id), { type: 'chat', room: body.room, message, hidden_from: hidden, ts: now });
+      if (body.room === 'spectator') ctx.events.publish(channels.game(game.id), { type: 'chat', room: 'spectator', message, ts: now });
       return message;
     },
 
