@@ -9,22 +9,13 @@ import { GameActor, type ApiCommand, type CommandInput, type GameEvent } from '.
 import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import type { Chat } from '../src/services/chat.ts';
-import type { RoomChatEvent } from '../src/services/channelEvents.ts';
-import { isAppError } from '../src/errors.ts';
-import {
-  ChatMessage,
-  GameCommandSchemas,
-  refuseUnknownMessage,
-  type CommandAnswers,
-  type GameClientMessages,
-  type GameCommand,
-  type GameServerMessages,
-} from './messages.ts';
+import { GameRoomChat } from './gameRoomChat.ts';
+import { GameCommandSchemas, refuseUnknownMessage, type CommandAnswers, type GameClientMessages, type GameCommand, type GameServerMessages } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
 
 /** Who a socket is; `release` ends its user's presence hold (online in friend lists). */
 type Seat = { userId?: string; color?: Color; release?: () => void };
-type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
+export type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
 
 /** Close code telling clients the game moved to another node: join it again by id. */
 export const CLOSE_GAME_MOVED = 4503;
@@ -83,11 +74,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   private lastCopy: Uint8Array | undefined;
   private stopRematchOffers: (() => void) | undefined;
   private disposed = false;
-  /**
-   * The game's chat channel, listened to while the room has clients: a game played over REST only
-   * (or between joins) holds no subscription, and the actor holds nothing of chat.
-   */
-  private chatListening: Promise<() => void> | undefined;
+  private chat!: GameRoomChat;
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
     const bearer = token || options?.token;
@@ -132,7 +119,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     this.onMessage('claim', (client: GameClient, raw) =>
       this.command(client, 'claim', raw, (userId, m) => ({ type: 'claim', userId, result: m.result })),
     );
-    this.onMessage('chat', (client: GameClient, raw) => this.chat(client, raw));
+    this.chat = new GameRoomChat(GameRoom.deps.chat, gameId, () => this.clients as GameClient[]);
+    this.onMessage('chat', (client: GameClient, raw) => this.chat.receive(client, raw, () => this.spend(client)));
     this.onMessage('*', refuseUnknownMessage);
   }
 
@@ -143,7 +131,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     client.userData = { userId, color, release: userId ? GameRoom.deps.hold?.(userId) : undefined };
     if (color) this.updateConnected(color);
     // A client that has joined hears every chat message published after it did.
-    await this.listenToChat();
+    await this.chat.listen();
   }
 
   override async onDrop(client: GameClient): Promise<void> {
@@ -158,19 +146,19 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     this.ownFrames(client); // a reconnection comes as a new client object
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
-    void this.listenToChat();
+    void this.chat.listen();
   }
 
   override onLeave(client: GameClient): void {
     client.userData?.release?.();
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
-    if (this.clients.length === 0) this.stopChat();
+    if (this.clients.length === 0) this.chat.stop();
     if (this.live.status !== 'active' && this.clients.length === 0) void this.disconnect();
   }
 
   override async onDispose(): Promise<void> {
-    this.stopChat();
+    this.chat?.stop();
     for (const client of this.clients as GameClient[]) client.userData?.release?.();
     this.disposed = true;
     this.stopRematchOffers?.();
@@ -220,58 +208,6 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     // The live game answers each command with its REST answer's data (the decider, src/domain/gameDecider.ts).
     if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...reply.value });
     else client.send('error', { ...replyId, code: reply.error.code, message: reply.error.message, details: reply.error.details });
-  }
-
-  /**
-   * A chat message from any signed-in client (not a command of the actor): stored and published
-   * by the chat service as a REST one is, then answered `chat:ok`; the room's clients get it as
-   * `chat` from the channel, this one included.
-   */
-  private async chat(client: GameClient, raw: unknown): Promise<void> {
-    const id = (raw as { id?: unknown } | undefined)?.id;
-    const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
-    const userId = client.userData?.userId;
-    if (!userId) return client.send('error', { ...replyId, code: 'UNAUTHORIZED', message: 'Join with an access token to chat' });
-    if (!this.spend(client)) return client.send('error', { ...replyId, code: 'RATE_LIMIT_EXCEEDED', message: 'Too many messages' });
-    const parsed = ChatMessage.safeParse(raw ?? {});
-    if (!parsed.success) {
-      const details = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || '_', [i.message]]));
-      return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
-    }
-    try {
-      const message = await GameRoom.deps.chat.post(userId, this.roomId, { text: parsed.data.text, room: parsed.data.room });
-      client.send('chat:ok', { ...replyId, message });
-    } catch (error) {
-      // Not stored (the database out of reach): the client may send it again.
-      if (!isAppError(error)) return client.send('error', { ...replyId, code: 'SERVICE_UNAVAILABLE', message: 'The message could not be stored; try again' });
-      client.send('error', { ...replyId, code: error.code, message: error.message, details: error.details });
-    }
-  }
-
-  /** Resolves once the room hears the game's chat (or could not: presence away, the next join tries again). */
-  private async listenToChat(): Promise<void> {
-    if (!this.chatListening) {
-      const listening = (this.chatListening = GameRoom.deps.chat.listen(this.roomId, (event) => this.onChat(event)));
-      listening.catch(() => this.chatListening === listening && (this.chatListening = undefined));
-    }
-    await this.chatListening.catch(() => {});
-  }
-
-  private stopChat(): void {
-    const listening = this.chatListening;
-    this.chatListening = undefined;
-    void listening?.then((stop) => stop()).catch(() => {});
-  }
-
-  /** A player-room message to the players' clients only; none to a player who muted its sender. */
-  private onChat(event: RoomChatEvent): void {
-    const body = { room: event.room, message: event.message };
-    for (const client of this.clients as GameClient[]) {
-      const seat = client.userData;
-      if (event.room === 'player' && !seat?.color) continue;
-      if (seat?.userId && event.hidden_from.includes(seat.userId)) continue;
-      client.send('chat', body);
-    }
   }
 
   /** `<name>:ok`: the pairing of name and answer is checked here, not by `client.send`, which cannot follow a generic name. */
