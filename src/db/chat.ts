@@ -19,13 +19,13 @@ export type NewChatMessage = { id: string; gameId: string; room: ChatRoom; userI
 /**
  * Stores a message as its sender's next in that room of that game, unless it would be past `cap`:
  * undefined then. A send that races another of the same sender for the same number (the unique
- * index) counts again and tries the next one.
+ * index) reads again and tries the next one; each try that loses, another send won.
  */
 export async function insertChatMessage(db: Queryable, m: NewChatMessage, cap: number): Promise<ChatMessageRecord | undefined> {
   for (;;) {
     const { rows } = await db.query(
       `WITH sent AS (
-         SELECT count(*)::int AS n FROM game_chat_messages WHERE game_id = $2 AND room = $3 AND user_id = $4
+         SELECT coalesce(max(n), 0) AS n FROM game_chat_messages WHERE game_id = $2 AND room = $3 AND user_id = $4
        ), added AS (
          INSERT INTO game_chat_messages (id, game_id, room, user_id, n, text, created_at)
          SELECT $1, $2, $3, $4, sent.n + 1, $5, $6 FROM sent WHERE sent.n < $7

@@ -217,6 +217,20 @@ describe('game chat over REST', () => {
     assert.equal((await post(gameId, watcher, { text: 'fine', room: 'spectator' })).status, 201);
   });
 
+  it('lets only one of three sends at once be the 30th', async () => {
+    const { service } = await testService();
+    for (let n = 1; n <= 29; n++) {
+      await service.ctx.pool.query(
+        `INSERT INTO game_chat_messages (id, game_id, room, user_id, n, text, created_at) VALUES ($1, $2, 'player', $3, $4, 'earlier', now())`,
+        [randomUUID(), gameId, black.id, n],
+      );
+    }
+    const answers = await Promise.all(['a', 'b', 'c'].map((text) => post(gameId, black, { text, room: 'player' })));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [201, 429, 429]);
+    for (const r of answers.filter((r) => r.status === 429)) assert.ok(r.body.error.details.room, 'refused by the cap, not the pace');
+    assert.equal((await read(gameId, white, 'player')).body.data.length, 30);
+  });
+
   it('lets a player mute the opponent: their messages stop reaching the muter, not the sender, until unmuted', async () => {
     assert.equal((await post(gameId, black, { text: 'before', room: 'player' })).status, 201);
     const mute = await api('POST', `/v1/games/${gameId}/chat/mute`, as(white));
