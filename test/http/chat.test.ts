@@ -43,6 +43,17 @@ describe('game chat over REST', () => {
     assert.deepEqual(got.body.data, [m]);
   });
 
+  it('stores a message once when it is sent again with the same Idempotency-Key', async () => {
+    const send = () => api('POST', `/v1/games/${gameId}/chat`, { ...as(white, { text: 'once', room: 'player' }), headers: { 'idempotency-key': `chat-${gameId}` } });
+    const first = await send();
+    const again = await send();
+    assert.equal(first.status, 201);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, first.body);
+    assert.deepEqual(texts(await read(gameId, black, 'player')), ['once']);
+  });
+
   it('reads a room oldest first, the last 100 only, and keeps the rooms apart', async () => {
     const { service } = await testService();
     // 105 older messages of one sender, written as the service stores them (each user may send 30 by the API).
@@ -210,6 +221,8 @@ describe('game chat over REST', () => {
     assert.equal(capped.status, 429, capped.text);
     assert.equal(capped.body.error.code, 'RATE_LIMIT_EXCEEDED');
     assert.deepEqual(capped.body.error.details, { room: ['at most 30 messages per game'] });
+    assert.equal(capped.headers.get('retry-after'), null, 'waiting does not lift the cap');
+    assert.ok(capped.headers.get('x-ratelimit-limit'));
     const got = await read(gameId, black, 'player');
     assert.equal(got.body.data.length, 30);
     assert.equal(got.body.data.at(-1).text, 'the 30th');
