@@ -35,6 +35,8 @@ export const OPERATION_LIMITS = {
   // Chat has its own counter so that talking does not eat the write class; its real pace (one a
   // second, three at once, 30 a game) is the chat service's (src/services/chat.ts).
   chat: 60,
+  // A password or email change checks the password: as few tries as a login.
+  accountChange: 5,
 } as const;
 export type OperationLimit = keyof typeof OPERATION_LIMITS;
 const WINDOW_SECONDS = 60;

@@ -48,6 +48,15 @@ export async function revokeUserSessions(db: Queryable, userId: string, reason: 
   return rowCount ?? 0;
 }
 
+/** Ends every live session of the user but `keepId` (a password change keeps the session that made it); returns their ids. */
+export async function revokeOtherSessions(db: Queryable, userId: string, keepId: string, reason: RevokeReason): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE sessions SET revoked_at = now(), revoked_reason = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL RETURNING id`,
+    [userId, keepId, reason],
+  );
+  return rows.map((r) => r.id);
+}
+
 export async function insertRefreshToken(db: Queryable, o: { tokenHash: string; sessionId: string; ttlSeconds: number }): Promise<void> {
   await db.query(
     `INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,

@@ -126,6 +126,12 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0] && toUser(rows[0]);
 }
 
+/** The user with this username, whatever its case (usernames are unique case-insensitively). */
+export async function findUserByUsername(db: Queryable, username: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.username) = lower($1)`, [username]);
+  return rows[0] && toUser(rows[0]);
+}
+
 export async function findUserById(db: Queryable, id: string): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
   return rows[0] && toUser(rows[0]);
@@ -134,6 +140,22 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRecor
 export async function findProfile(db: Queryable, id: string): Promise<ProfileRecord | undefined> {
   const { rows } = await db.query(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
   return rows[0] && toProfile(rows[0]);
+}
+
+export async function findProfileByUsername(db: Queryable, username: string): Promise<ProfileRecord | undefined> {
+  const { rows } = await db.query(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE lower(u.username) = lower($1)`, [username]);
+  return rows[0] && toProfile(rows[0]);
+}
+
+/** A new address, unconfirmed until its verification link is opened; err when another user has it. */
+export function setEmail(db: Queryable, id: string, email: string): Promise<Result<UserRecord | undefined, TakenField>> {
+  return catchTaken(async () => {
+    const { rows } = await db.query<UserRow>(
+      `UPDATE users AS u SET email = $2, email_verified = false, updated_at = now() WHERE u.id = $1 RETURNING ${USER_COLUMNS}`,
+      [id, email],
+    );
+    return rows[0] && toUser(rows[0]);
+  });
 }
 
 /** `pattern` is a LIKE pattern on the lower-cased username, wildcards in user input already escaped. */

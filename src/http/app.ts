@@ -24,6 +24,8 @@ export type HttpAppOptions = {
   corsOrigins?: '*' | string[];
   /** Mounted after the body parser, before the API: the Colyseus `/matchmake` route, the pages. */
   routers?: express.Router[];
+  /** Runs for a request no route answered, before the JSON 404 (the web app's page for browsers). */
+  notFoundPage?: RequestHandler;
   /** Stamps when each request was read (`res.locals.receivedAt`): a move is timed from then. */
   clock?: Clock;
 };
@@ -51,6 +53,7 @@ export function createHttpApp(o: HttpAppOptions): Express {
   const api = express.Router({ mergeParams: true });
   mountRoutes(api, o.routes, o.deps);
   for (const prefix of API_PREFIXES) app.use(prefix, api);
+  if (o.notFoundPage) app.use(o.notFoundPage);
   app.use(notFound);
   app.use(errorHandler(o.log));
   return app;

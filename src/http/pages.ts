@@ -31,7 +31,9 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f1
 main{max-width:32rem;margin:3rem auto;padding:1.5rem 2rem;background:#fff;border-radius:8px;box-shadow:0 1px 4px #0002}
 h1{font-size:1.4rem;margin-top:0}code{background:#eee;padding:0 .25rem;border-radius:3px;word-break:break-all}
 label{display:block;margin:.75rem 0 .25rem}input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
-button{margin-top:1rem;padding:.5rem 1.25rem;font:inherit}.error{color:#a00}.ok{color:#060}`;
+button{margin-top:1rem;padding:.5rem 1.25rem;font:inherit}.error{color:#a00}.ok{color:#060}
+a.button{display:inline-block;padding:.5rem 1.25rem;background:#3d7a4f;color:#fff;border-radius:6px;text-decoration:none}
+.back{margin:1.5rem 0 0;font-size:.95rem}`;
 
 // The reset form: the token travels in a hidden field, the answer is shown as text (never as HTML).
 const RESET_SCRIPT = `
@@ -61,12 +63,25 @@ form.addEventListener('submit', async (event) => {
     const body = await res.json().catch(() => ({}));
     if (res.ok) {
       form.hidden = true;
-      return show([body.message || 'Password updated.'], false);
+      show([body.message || 'Password updated.'], false);
+      const login = document.createElement('a');
+      login.className = 'button';
+      login.href = '/login';
+      login.textContent = 'Log in';
+      return result.appendChild(document.createElement('p')).appendChild(login);
     }
     const error = body.error || {};
     const details = Object.entries(error.details || {}).flatMap(([field, messages]) =>
       [].concat(messages).map((m) => field + ' ' + m));
     show([error.message || 'The request failed (' + res.status + ').', ...details], true);
+    if (error.code === 'INVALID_TOKEN') {
+      form.hidden = true;
+      const again = document.createElement('a');
+      again.className = 'button';
+      again.href = '/forgot-password';
+      again.textContent = 'Send me a new reset link';
+      return result.appendChild(document.createElement('p')).appendChild(again);
+    }
   } catch {
     show(['The service could not be reached; try again.'], true);
   }
@@ -103,16 +118,23 @@ function sendPage(res: Response, page: Page): void {
 const message = (status: number, title: string, ...lines: Part[]): Page => ({
   status,
   title,
-  body: html`<h1>${title}</h1>${lines.map((l) => html`<p>${l}</p>`)}`,
+  body: html`<h1>${title}</h1>${lines.map((l) => html`<p>${l}</p>`)}${BACK}`,
 });
 
 // ---- pages -------------------------------------------------------------------------------
 
-const invalidLink = (): Page =>
-  message(400, 'This link is invalid or has expired', 'Links work once and for a limited time. Ask the app for a new one.');
+/** Every page leads back into the app. */
+const BACK = html`<p class="back"><a href="/">← Back to the app</a></p>`;
+
+/** An expired or used link: a new one is a click away (the app's form for each kind of link). */
+const invalidLink = (purpose: 'verify' | 'reset'): Page =>
+  message(400, 'This link is invalid or has expired', 'Links work once and for a limited time.',
+    purpose === 'verify'
+      ? html`<a class="button" href="/confirm-email">Send me a new confirmation link</a>`
+      : html`<a class="button" href="/forgot-password">Send me a new reset link</a>`);
 
 const emailConfirmed = (email: string) =>
-  message(200, 'Email confirmed', html`<strong>${email}</strong> is confirmed. You can close this page.`);
+  message(200, 'Email confirmed', html`<strong>${email}</strong> is confirmed.`, html`<a class="button" href="/">Play chess</a>`);
 
 const resetForm = (token: string): Page => ({
   status: 200,
@@ -126,7 +148,8 @@ const resetForm = (token: string): Page => ({
 <button type="submit" disabled>Set the password</button>
 </form>
 <noscript><p class="error">This form needs JavaScript.</p></noscript>
-<div id="result" role="status"></div>`,
+<div id="result" role="status"></div>
+${BACK}`,
 });
 
 
@@ -162,12 +185,12 @@ export function pagesRouter(o: {
     if (req.method === 'HEAD') return sendPage(res, message(200, 'Confirm your email', 'Open this link in a browser.'));
     await limit(req, res, VERIFY);
     const token = tokenOf(req);
-    if (!token) return sendPage(res, invalidLink());
+    if (!token) return sendPage(res, invalidLink('verify'));
     try {
       const { user } = await o.accounts.verifyEmail(token);
       sendPage(res, emailConfirmed(user.email));
     } catch (error) {
-      if (isAppError(error) && error.code === 'INVALID_TOKEN') return sendPage(res, invalidLink());
+      if (isAppError(error) && error.code === 'INVALID_TOKEN') return sendPage(res, invalidLink('verify'));
       throw error;
     }
   });
@@ -176,7 +199,7 @@ export function pagesRouter(o: {
   router.get('/reset-password', async (req, res) => {
     await limit(req, res, READ);
     const token = tokenOf(req);
-    sendPage(res, token ? resetForm(token) : invalidLink());
+    sendPage(res, token ? resetForm(token) : invalidLink('reset'));
   });
 
   router.use(pageErrors(o.log));

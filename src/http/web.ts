@@ -3,7 +3,7 @@
 // The app speaks only the public API (REST, the room protocol, the realtime channel), so these
 // routes read nothing: no database, no rate limit.
 
-import express, { type Request, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { escapeHtml } from '../util/html.ts';
@@ -16,12 +16,16 @@ import type { Entry, WebBundle } from './webBundle.ts';
  */
 export const APP_PATHS = [
   '/', '/login', '/signup', '/games', '/play/:id', '/analysis/:id', '/friends', '/clubs', '/clubs/:id',
-  '/puzzles', '/puzzles/:id', '/tournaments', '/tournaments/:id',
+  '/puzzles', '/puzzles/:id', '/tournaments', '/tournaments/:id', '/@/:username', '/settings', '/forgot-password',
+  '/confirm-email',
 ] as const;
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-export function webRouter(o: { bundle: () => Promise<WebBundle>; publicUrl: string }): express.Router {
+/** Paths that are never a page: the API, the assets and the operations endpoints keep their JSON 404. */
+const NOT_PAGES = /^\/(v1|api|assets|healthz|readyz|metrics|matchmake|realtime)(\/|$)/;
+
+export function webRouter(o: { bundle: () => Promise<WebBundle>; publicUrl: string }): { router: express.Router; notFoundPage: RequestHandler } {
   const router = express.Router();
   // A socket to this origin under PUBLIC_URL's name, for browsers whose 'self' does not cover ws: (CSP2).
   const policy = filePagePolicy({ connect: [new URL(o.publicUrl).origin.replace(/^http/, 'ws')] });
@@ -48,7 +52,17 @@ export function webRouter(o: { bundle: () => Promise<WebBundle>; publicUrl: stri
     const { docs } = await o.bundle();
     sendShell(res, 200, policy, docs, 'Chess service API', DOCS_BODY);
   });
-  return router;
+
+  /**
+   * An unknown address asked for by a browser (it prefers HTML) gets the app under a 404, whose
+   * router shows its "nothing here" page with the navigation; API clients get the JSON envelope.
+   */
+  const notFoundPage: RequestHandler = (req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || NOT_PAGES.test(req.path)) return next();
+    if (req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
+    o.bundle().then(({ app }) => sendShell(res, 404, policy, app, 'Chess', APP_BODY), next);
+  };
+  return { router, notFoundPage };
 }
 
 // A knight, drawn inline (the policy allows data: images): no request for /favicon.ico.

@@ -27,6 +27,7 @@ export function createSideApp({ ctx, services, metrics }: SideAppOptions): Expre
   let openapiDoc: object | undefined;
   const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
   const rateLimit = createRateLimit(limits);
+  const web = webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl });
   return createHttpApp({
     log,
     trustProxy: config.trustProxy,
@@ -49,7 +50,8 @@ export function createSideApp({ ctx, services, metrics }: SideAppOptions): Expre
     routers: [
       matchmakeRouter(),
       pagesRouter({ accounts: services.accounts, rateLimit, log }),
-      webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl }),
+      web.router,
     ],
+    notFoundPage: web.notFoundPage,
   });
 }

@@ -9,14 +9,17 @@ import type { Sessions, TokenPair } from '../auth/sessions.ts';
 import { isLiveUserToken, issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import { withTransaction } from '../db/pool.ts';
-import { revokeUserSessions } from '../db/sessions.ts';
-import type { UserTokenPurpose } from '../db/userTokens.ts';
+import { revokeOtherSessions, revokeUserSessions } from '../db/sessions.ts';
+import { revokeUserTokens, type UserTokenPurpose } from '../db/userTokens.ts';
 import {
   findProfile,
   findTakenField,
   findUserByEmail,
+  findUserById,
+  findUserByUsername,
   insertUser,
   markEmailVerified,
+  setEmail,
   setPasswordHash,
   type TakenField,
   type UserRecord,
@@ -29,8 +32,9 @@ const OpaqueToken = requiredString().min(1, 'is required').max(512, 'must be at 
 export const SignupBody = z.object({ email: Email, password: Password, username: Username, full_name: FullName.nullable().optional() });
 export type SignupBody = z.infer<typeof SignupBody>;
 // Login checks only the shape: any other mistake is INVALID_CREDENTIALS, like a wrong password.
+// `email` holds the address or the username (no username has an `@`).
 export const LoginBody = z.object({
-  email: plainText().max(254, 'must be at most 254 characters'),
+  email: plainText().max(254, 'must be at most 254 characters').meta({ description: 'the email address, or the username' }),
   password: requiredString().max(1024, 'must be at most 1024 characters'),
 });
 export type LoginBody = z.infer<typeof LoginBody>;
@@ -39,6 +43,12 @@ export const EmailBody = z.object({ email: Email });
 export const TokenBody = z.object({ token: OpaqueToken });
 export const PasswordUpdateBody = z.object({ token: OpaqueToken, password: Password });
 export type PasswordUpdateBody = z.infer<typeof PasswordUpdateBody>;
+const CurrentPassword = requiredString().max(1024, 'must be at most 1024 characters');
+export const PasswordChangeBody = z.object({ current_password: CurrentPassword, new_password: Password });
+export type PasswordChangeBody = z.infer<typeof PasswordChangeBody>;
+export const EmailChangeBody = z.object({ password: CurrentPassword, email: Email });
+export type EmailChangeBody = z.infer<typeof EmailChangeBody>;
+export const EmailChangeResult = z.object({ email: z.email(), email_verified: z.boolean() });
 
 // Responses (the interface's account answers).
 export const TokenPairResult = z.object({ access_token: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
@@ -63,6 +73,7 @@ export type AccountDeps = { mailer: Mailer; domainCheck: DomainCheck; passwords?
 const takenError = (field: TakenField) =>
   field === 'email' ? new AppError('EMAIL_ALREADY_EXISTS', 'An account with this email already exists') : usernameTaken();
 const tokenPair = (p: TokenPair) => ({ access_token: p.accessToken, refresh_token: p.refreshToken, expires_in: p.expiresIn });
+const wrongPassword = () => new AppError('FORBIDDEN', 'The password is wrong');
 const invalidToken = () => new AppError('INVALID_TOKEN', 'This link is invalid, has expired or was already used');
 
 export type Accounts = ReturnType<typeof createAccounts>;
@@ -129,10 +140,12 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
 
     async login(body: LoginBody, clientAddress: string) {
       const release = await throttle.reserve(body.email, clientAddress);
-      const user = await findUserByEmail(pool, normalizeEmail(body.email));
+      const user = body.email.includes('@')
+        ? await findUserByEmail(pool, normalizeEmail(body.email))
+        : await findUserByUsername(pool, body.email.trim());
       // Same work whether or not the account exists (a dummy hash stands in), so same time.
       if (!(await passwords.verify(body.password, user?.passwordHash)) || !user) {
-        throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+        throw new AppError('INVALID_CREDENTIALS', 'Invalid email, username or password');
       }
       await release();
       if (passwords.needsRehash(user.passwordHash)) {
@@ -179,6 +192,43 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
       });
       if (!userId) throw invalidToken();
       await sessions.ended(userId, null);
+    },
+
+    /**
+     * A signed-in user's new password, given the current one: every other session of the account
+     * ends (whoever knew the old password may hold one); the session that asked goes on.
+     */
+    async changePassword(user: AuthUser, body: PasswordChangeBody): Promise<void> {
+      const stored = await findUserById(pool, user.id);
+      if (!stored || !(await passwords.verify(body.current_password, stored.passwordHash))) throw wrongPassword();
+      const passwordHash = await passwords.hash(body.new_password);
+      const ended = await withTransaction(pool, async (tx) => {
+        await setPasswordHash(tx, user.id, passwordHash);
+        return revokeOtherSessions(tx, user.id, user.sessionId, 'password_change');
+      });
+      for (const sessionId of ended) await sessions.ended(user.id, sessionId);
+    },
+
+    /**
+     * A signed-in user's new email, given their password: it is unconfirmed until the link mailed
+     * to it is opened (the old address is no longer used for anything).
+     */
+    async changeEmail(user: AuthUser, body: EmailChangeBody): Promise<{ email: string; email_verified: boolean }> {
+      const stored = await findUserById(pool, user.id);
+      if (!stored || !(await passwords.verify(body.password, stored.passwordHash))) throw wrongPassword();
+      if (body.email === stored.email) return { email: stored.email, email_verified: stored.emailVerified };
+      await refuseMissingDomain(body.email);
+      const { changed, verifyToken } = await withTransaction(pool, async (tx) => {
+        const result = await setEmail(tx, user.id, body.email);
+        if (!result.ok) throw takenError(result.error);
+        if (!result.value) throw new AppError('USER_NOT_FOUND', 'User not found');
+        // Links mailed to the old address must not confirm (or reset) the account any more.
+        await revokeUserTokens(tx, user.id, 'verify');
+        await revokeUserTokens(tx, user.id, 'reset');
+        return { changed: result.value, verifyToken: await issueUserToken(tx, user.id, 'verify') };
+      });
+      inBackground('verification mail', () => mailToken('verify', changed, verifyToken));
+      return { email: changed.email, email_verified: changed.emailVerified };
     },
 
     async verifyEmail(token: string) {

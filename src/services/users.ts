@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import {
   findProfile,
+  findProfileByUsername,
   findTakenField,
   RATING_CATEGORIES,
   searchProfiles,
@@ -89,6 +90,12 @@ export function createUsers(ctx: AppContext) {
   return {
     getMe: async (userId: string) => toPrivate(await getProfile(userId)),
     getPublic: async (id: string) => toPublic(await getProfile(id)),
+
+    async getPublicByUsername(username: string): Promise<PublicProfile> {
+      const profile = await findProfileByUsername(pool, username);
+      if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
+      return toPublic(profile);
+    },
 
     async updateMe(userId: string, patch: ProfilePatchBody): Promise<PrivateProfile> {
       if (patch.username !== undefined && (await findTakenField(pool, { username: patch.username, exceptId: userId }))) {

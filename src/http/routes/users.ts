@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EmailChangeBody, EmailChangeResult, PasswordChangeBody } from '../../services/accounts.ts';
 import type { Services } from '../../services/index.ts';
 import { PrivateProfile, ProfilePatchBody, PublicProfile } from '../../services/users.ts';
 import { paginate } from '../pagination.ts';
@@ -18,7 +19,7 @@ export const SearchQuery = z.object({
 });
 
 // Literal paths (/users/me, /users/search) come before /users/:id, which would match them too.
-export function userRoutes({ users }: Services): Route[] {
+export function userRoutes({ users, accounts }: Services): Route[] {
   return [
     route({
       method: 'get',
@@ -39,6 +40,53 @@ export function userRoutes({ users }: Services): Route[] {
       response: PrivateProfile,
       errors: ['USERNAME_ALREADY_EXISTS'],
       handler: ({ user, body }) => users.updateMe(user!.id, body),
+    }),
+    route({
+      method: 'post',
+      path: '/users/me/password',
+      envelope: 'message',
+      summary: 'Change the password of the caller, given the current one; ends every other session of the account',
+      description:
+        'The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close). ' +
+        'A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.',
+      tags,
+      auth: 'required',
+      limit: 'accountChange',
+      body: PasswordChangeBody,
+      errors: ['FORBIDDEN'],
+      handler: async ({ user, body }) => {
+        await accounts.changePassword(user!, body);
+        return new HttpAnswer(200, { success: true, message: 'Password changed. Your other sessions have ended.' });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/users/me/email',
+      envelope: 'message',
+      summary: 'Change the email address of the caller, given the password; the new address must be confirmed',
+      description:
+        'The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed ' +
+        'to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**.',
+      tags,
+      auth: 'required',
+      limit: 'accountChange',
+      body: EmailChangeBody,
+      response: EmailChangeResult,
+      errors: ['FORBIDDEN', 'EMAIL_ALREADY_EXISTS'],
+      handler: async ({ user, body }) => {
+        const data = await accounts.changeEmail(user!, body);
+        return new HttpAnswer(200, { success: true, data, message: 'Email changed. Check your inbox to confirm the new address.' });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/users/by-username/:username',
+      summary: 'The public profile of the user with this username (case-insensitive)',
+      tags,
+      auth: 'required',
+      response: PublicProfile,
+      errors: ['USER_NOT_FOUND'],
+      handler: ({ params }) => users.getPublicByUsername(params.username),
     }),
     route({
       method: 'get',
