@@ -121,6 +121,20 @@ export async function listFriends(
  * waited for: the next minute's write marks them. Waiting, a write of many users deadlocked with
  * such a transaction (each held a row the other wanted).
  */
+/**
+ * The user left at `leftAt` (their last socket closed): last seen at `gone`, a time already
+ * offline, unless a sign of life written since (at `leftAt` or later) says otherwise.
+ */
+export async function markGone(db: Queryable, userId: string, gone: Date, leftAt: Date): Promise<void> {
+  // SKIP LOCKED as in markSeen: a row a game's finish holds stays as it is (online a while longer).
+  await db.query(
+    `UPDATE users u SET last_seen_at = $2
+       FROM (SELECT id FROM users WHERE id = $1 AND last_seen_at > $2 AND last_seen_at < $3 FOR UPDATE SKIP LOCKED) free
+      WHERE u.id = free.id`,
+    [userId, gone, leftAt],
+  );
+}
+
 export async function markSeen(db: Queryable, userIds: string[], at: Date): Promise<void> {
   if (userIds.length === 0) return;
   await db.query(

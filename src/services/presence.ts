@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { markSeen } from '../db/friends.ts';
+import { markGone, markSeen } from '../db/friends.ts';
 import type { TimerHandle } from '../time.ts';
 
 /** DESIGN 2.10: online = a live socket, or an authenticated request within this long. */
@@ -22,6 +22,9 @@ export type Presence = {
  * Who is online, for friend lists, across nodes: `users.last_seen_at`, written (at most once a
  * minute per user and process) when a user authenticates, and every minute for each user with a
  * live socket on this node, so a socket keeps its user online however long it stays quiet.
+ * When a user's last socket on this node closes (a closed tab), they are written offline at once
+ * rather than five minutes after their last request (docs/decisions.md); a socket they still
+ * hold on another node writes them online again within the minute.
  */
 export function createPresence(ctx: Pick<AppContext, 'pool' | 'clock' | 'log'>): Presence {
   const { pool, clock, log } = ctx;
@@ -67,8 +70,13 @@ export function createPresence(ctx: Pick<AppContext, 'pool' | 'clock' | 'log'>):
         if (released) return;
         released = true;
         const n = (holding.get(userId) ?? 1) - 1;
-        if (n <= 0) holding.delete(userId);
-        else holding.set(userId, n);
+        if (n > 0) return void holding.set(userId, n);
+        holding.delete(userId);
+        if (stopped) return;
+        // The next sign of life (a reload's new socket, a request) is written at once.
+        written.delete(userId);
+        const now = clock.now();
+        void markGone(pool, userId, new Date(now - ONLINE_WINDOW_MS), new Date(now)).catch((err) => log.warn({ err }, 'presence write failed'));
       };
     },
     flush,

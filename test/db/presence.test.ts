@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { markSeen } from '../../src/db/friends.ts';
+import { markGone, markSeen } from '../../src/db/friends.ts';
+import { createPresence, ONLINE_WINDOW_MS } from '../../src/services/presence.ts';
+import { ManualClock } from '../helpers/clock.ts';
+import { until } from '../helpers/poll.ts';
+import { createLogger } from '../../src/logger.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { insertUser } from '../support/fixtures.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -42,5 +46,42 @@ describe('presence writes (users.last_seen_at) against PostgreSQL', () => {
     await markSeen(db.pool, [id], now);
     await markSeen(db.pool, [id], new Date(now.getTime() - 60_000));
     assert.equal(await lastSeen(id), now.getTime());
+  });
+
+  it('marks a user offline when their last socket closes, unless a sign of life came since', async () => {
+    const id = await insertUser(db.pool);
+    const now = Date.now();
+    await markSeen(db.pool, [id], new Date(now));
+    await markGone(db.pool, id, new Date(now - ONLINE_WINDOW_MS), new Date(now + 1));
+    assert.equal(await lastSeen(id), now - ONLINE_WINDOW_MS);
+    // A reload's new socket wrote after the close: it stands.
+    await markSeen(db.pool, [id], new Date(now + 5));
+    await markGone(db.pool, id, new Date(now - ONLINE_WINDOW_MS), new Date(now + 5));
+    assert.equal(await lastSeen(id), now + 5);
+  });
+
+  it('a closed tab (its last socket released) is offline at once; another socket of the user keeps them online', async () => {
+    const clock = new ManualClock(Date.now());
+    const presence = createPresence({ pool: db.pool, clock, log: createLogger('silent') });
+    try {
+      const id = await insertUser(db.pool);
+      const online = async () => presence.isOnline(((await db.pool.query('SELECT last_seen_at FROM users WHERE id = $1', [id])).rows[0].last_seen_at as Date | null));
+      const first = presence.hold(id);
+      const second = presence.hold(id);
+      await until('online', async () => (await online()) === true);
+      await clock.advance(1000);
+      first();
+      await presence.flush();
+      assert.equal(await online(), true, 'the other tab still holds a socket');
+      await clock.advance(1000);
+      second();
+      await until('offline', async () => (await online()) === false);
+      // The next socket (a reload) is online again at once.
+      await clock.advance(1000);
+      presence.hold(id);
+      await until('online', async () => (await online()) === true);
+    } finally {
+      presence.stop();
+    }
   });
 });

@@ -54,7 +54,12 @@ async function runResetScript(page: ApiResponse) {
     querySelector: () => button,
     addEventListener: (_type: string, f: typeof onSubmit) => void (onSubmit = f),
   };
-  const result = { shown: [] as any[], replaceChildren(...nodes: any[]) { this.shown = nodes; } };
+  const result = {
+    shown: [] as any[],
+    after: [] as any[],
+    replaceChildren(...nodes: any[]) { this.shown = nodes; this.after = []; },
+    appendChild(c: any) { this.after.push(c); return c; },
+  };
   const document = { getElementById: (id: string) => ({ reset: form, result })[id], createElement: element };
   const fetch = (url: string, init: RequestInit) =>
     globalThis.fetch(service.url + url, { ...init, headers: { ...(init.headers as object), 'x-forwarded-for': newIp() } });
@@ -62,6 +67,8 @@ async function runResetScript(page: ApiResponse) {
   return {
     button,
     form,
+    /** The links the script added after its answer. */
+    links: () => result.after.map((p: any) => p.children[0]).map(({ className, href, textContent }: any) => ({ className, href, textContent })),
     async submit(password: string, confirm = password) {
       Object.assign(form, { password: { value: password }, confirm: { value: confirm } });
       await onSubmit({ preventDefault() {} });
@@ -88,6 +95,9 @@ describe('GET /verify-email (the mailed confirmation link)', () => {
     const again = await open(path);
     assertPage(again, 400);
     assert.match(again.text, /This link is invalid or has expired/);
+    // A new link is a click away, and the app is one more.
+    assert.match(again.text, /<a class="button" href="\/confirm-email">Send me a new confirmation link<\/a>/);
+    assert.match(again.text, /<a href="\/">← Back to the app<\/a>/);
   });
 
   it('answers a missing, empty, repeated, huge or garbage token with the 400 page, never 500', async () => {
@@ -133,6 +143,7 @@ describe('GET /reset-password (the mailed reset link)', () => {
       const res = await open(path);
       assertPage(res, 400);
       assert.doesNotMatch(res.text, /<form/);
+      assert.match(res.text, /<a class="button" href="\/forgot-password">Send me a new reset link<\/a>/);
     }
   });
 
@@ -149,6 +160,13 @@ describe('GET /reset-password (the mailed reset link)', () => {
     const done = await browser.submit('set-by-the-page-1');
     assert.deepEqual(done, { failed: false, text: ['Password updated. Please log in again.'] });
     assert.equal(browser.form.hidden, true);
+    assert.equal(browser.links().at(-1)?.href, '/login', 'a way on to log in');
+    // The link used up: the page says so and offers a new one.
+    browser.form.hidden = false;
+    const used = await browser.submit('set-again-by-page-2');
+    assert.equal(used.failed, true);
+    assert.equal(browser.form.hidden, true);
+    assert.deepEqual(browser.links().at(-1), { className: 'button', href: '/forgot-password', textContent: 'Send me a new reset link' });
     assert.equal((await login({ email: user.email, password: 'set-by-the-page-1' })).status, 200);
   });
 

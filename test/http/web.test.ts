@@ -46,7 +46,7 @@ describe('the web app (src/web) and its assets', () => {
   it('answers every path of the app with the same shell: its hashed script and stylesheet, a strict policy, no-cache', async () => {
     const shells = new Set<string>();
     for (const pattern of APP_PATHS) {
-      const res = await open(pattern.replace(':id', randomUUID()));
+      const res = await open(pattern.replace(':id', randomUUID()).replace(':username', 'someone'));
       const { script, style } = assertShell(res);
       assert.match(script, /^\/assets\/app-[A-Z0-9]{8}\.js$/);
       assert.match(style, /^\/assets\/app-[A-Z0-9]{8}\.css$/);
@@ -129,5 +129,24 @@ describe('the web app (src/web) and its assets', () => {
       assert.equal(res.status, 404, path);
       assert.match(res.headers.get('content-type') ?? '', /application\/json/, path);
     }
+  });
+
+  it("answers a browser's unknown address with the app under 404 (its not-found page), an API client's with the envelope", async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const path of ['/profile', '/nothing/here', '/@', '/games/x']) assertShell(await open(path, browser), 404);
+    // The API, the assets and the operations endpoints keep their JSON 404 whatever the client accepts.
+    for (const path of ['/v1/nothing', '/api/nothing', '/api/v1/games/x/y/z', '/assets/nothing.js', '/metrics/x']) {
+      const res = await open(path, browser);
+      assert.equal(res.status, 404, path);
+      assert.match(res.headers.get('content-type') ?? '', /application\/json/, path);
+    }
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html']) {
+      const res = await open('/profile', accept ? { accept } : {});
+      assert.equal(res.status, 404);
+      assert.match(res.headers.get('content-type') ?? '', /application\/json/, String(accept));
+      assert.equal(res.body.error.code, 'NOT_FOUND');
+    }
+    const post = await api('POST', '/profile', { headers: browser, body: {}, ip: newIp() });
+    assert.match(post.headers.get('content-type') ?? '', /application\/json/);
   });
 });
