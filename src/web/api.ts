@@ -22,6 +22,44 @@ export class ApiError extends Error {
   }
 }
 
+/** What the API's codes mean to a person (the API's own wording is for programmers). */
+const PLAIN: Record<string, string> = {
+  PLAYER_BUSY: 'You are already playing or seeking a game. Finish or cancel it first.',
+  USER_NOT_FOUND: 'There is no player with that name.',
+  RATE_LIMIT_EXCEEDED: 'That was too many requests in a minute. Wait a little and try again.',
+  TOO_MANY_ATTEMPTS: 'Too many tries. Wait a few minutes and try again.',
+  INVALID_CREDENTIALS: 'The email, username or password is wrong.',
+  SERVICE_UNAVAILABLE: 'The service is busy. Try again in a moment.',
+  GAME_NOT_PENDING: 'This challenge is no longer open.',
+  GAME_NOT_ACTIVE: 'This game is over.',
+  FRIEND_LIMIT: 'You have reached the limit of friends and requests.',
+  EMAIL_ALREADY_EXISTS: 'Another account uses this email address.',
+  USERNAME_ALREADY_EXISTS: 'This username is taken.',
+};
+
+const FIELD_NAMES: Record<string, string> = { opponent_id: 'Opponent', initial_time: 'Minutes', current_password: 'Current password', new_password: 'New password' };
+
+/** A sentence: capitalised, with a full stop. */
+const sentence = (s: string) => {
+  const t = s.trim();
+  return t ? t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? '' : '.') : t;
+};
+
+/** An error in plain words: "You cannot challenge yourself.", "Password must be at least 8 characters." */
+export function plainError(e: unknown): string {
+  if (!(e instanceof ApiError)) return 'The service could not be reached. Check your connection and try again.';
+  if (PLAIN[e.code]) return PLAIN[e.code];
+  const fields = Object.entries(e.details ?? {}).flatMap(([field, msgs]) =>
+    ([] as unknown[]).concat(msgs).map((m) => {
+      const text = String(m);
+      // "must be …", "is required" need their field; "you cannot challenge yourself" says it all.
+      if (!/^(must|is|should|cannot)\b/.test(text)) return sentence(text);
+      const name = FIELD_NAMES[field] ?? field.replace(/_id$/, '').replaceAll('_', ' ');
+      return sentence(`${name} ${text}`);
+    }));
+  return fields.length ? fields.join(' ') : sentence(e.message);
+}
+
 export type Pagination = { page: number; limit: number; total: number; total_pages: number; hasNext: boolean; hasPrev: boolean };
 export type Answer<T> = { status: number; data: T; pagination?: Pagination; headers: Headers };
 

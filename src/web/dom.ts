@@ -46,3 +46,27 @@ export function setText(el: Element, text: string): void {
 
 export const formatDate = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+/** A username, linking to the player's profile page. */
+export const userLink = (username: string | undefined | null): Child =>
+  username ? h('a', { class: 'user-link', href: `/@/${encodeURIComponent(username)}` }, username) : '?';
+
+/**
+ * A form's own error line, shown beside its controls (where the person is looking), scrolled into
+ * view and announced.
+ */
+export function fieldError(): { el: HTMLElement; show: (text: string) => void; clear: () => void } {
+  const el = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  return {
+    el,
+    show(text) {
+      el.textContent = text;
+      el.hidden = false;
+      el.scrollIntoView?.({ block: 'nearest' });
+    },
+    clear() {
+      el.textContent = '';
+      el.hidden = true;
+    },
+  };
+}

@@ -28,18 +28,32 @@ const router = new Router(appRoutes(go), view, {
   },
 });
 
+// One line on a phone: the brand, the signed-in name and a menu button that opens the links.
+let menuOpen = false;
 function drawNav(): void {
   const user = session.user();
   const links = appRoutes(go).filter((r) => r.nav && (!r.auth || user));
+  nav.classList.toggle('open', menuOpen);
+  const toggle = h('button', {
+    type: 'button', class: 'menu-toggle', 'aria-expanded': String(menuOpen), 'aria-controls': 'nav-menu',
+    onclick: () => {
+      menuOpen = !menuOpen;
+      drawNav();
+    },
+  }, h('span', { 'aria-hidden': 'true' }, menuOpen ? '✕ ' : '☰ '), 'Menu');
   fill(
     nav,
     h('a', { class: 'brand', href: '/' }, h('span', { 'aria-hidden': 'true' }, '♞ '), 'Chess'),
-    h('ul', null, links.map((r) => h('li', null, h('a', { href: r.path, 'aria-current': location.pathname === r.path ? 'page' : undefined }, r.nav!)))),
-    h('ul', { class: 'account' },
-      h('li', null, h('a', { href: '/docs' }, 'API')),
-      user
-        ? [h('li', { class: 'me' }, user.username), h('li', null, h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out'))]
-        : [h('li', null, h('a', { href: '/login' }, 'Log in')), h('li', null, h('a', { href: '/signup' }, 'Sign up'))]),
+    user ? h('a', { class: 'me', href: `/@/${encodeURIComponent(user.username)}` }, user.username) : null,
+    toggle,
+    h('div', { id: 'nav-menu', class: 'menu' },
+      h('ul', null, links.map((r) => h('li', null, h('a', { href: r.path, 'aria-current': location.pathname === r.path ? 'page' : undefined }, r.nav!)))),
+      h('ul', { class: 'account' },
+        h('li', null, h('a', { href: '/docs' }, 'API')),
+        user
+          ? [h('li', null, h('a', { href: '/settings', 'aria-current': location.pathname === '/settings' ? 'page' : undefined }, 'Settings')),
+            h('li', null, h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out'))]
+          : [h('li', null, h('a', { href: '/login' }, 'Log in')), h('li', null, h('a', { href: '/signup' }, 'Sign up'))])),
   );
 }
 
@@ -50,13 +64,32 @@ async function logout(): Promise<void> {
   go('/');
 }
 
-/** Challenges to me, on every page but the lobby (which lists them itself). */
+/** News from the user's channel worth a line on any page (a friend request, a declined challenge). */
+const news: { text: string; link?: [string, string] }[] = [];
+function addNews(text: string, link?: [string, string]): void {
+  news.push({ text, link });
+  if (news.length > 3) news.shift();
+  drawNotices();
+}
+
+/** Challenges to me, on every page but the lobby (which lists them itself), and the news. */
 function drawNotices(): void {
   const incoming = session.user() && location.pathname !== '/' ? lobbyFeed.challenges.filter((c) => c.direction === 'incoming') : [];
-  fill(notices, incoming.map((c) =>
-    h('p', { class: 'notice' }, `${c.from.username} challenges you (${formatTimeControl(c.initial_time, c.increment)} ${c.rated ? 'rated' : 'casual'}). `,
-      h('a', { href: `/play/${c.id}` }, 'See the challenge'))));
+  fill(notices,
+    incoming.map((c) =>
+      h('p', { class: 'notice' }, `${c.from.username} challenges you (${formatTimeControl(c.initial_time, c.increment)} ${c.rated ? 'rated' : 'casual'}). `,
+        h('a', { href: `/play/${c.id}` }, 'See the challenge'))),
+    news.map((n, i) =>
+      h('p', { class: 'notice' }, n.text, ' ', n.link ? h('a', { href: n.link[1] }, n.link[0]) : null, ' ',
+        h('button', { type: 'button', class: 'link dismiss', 'aria-label': 'Dismiss', onclick: () => (news.splice(i, 1), drawNotices()) }, '✕'))));
 }
+
+userFeed.onMessage((m) => {
+  const name = (o: unknown) => (o as { username?: string } | undefined)?.username ?? 'Someone';
+  if (m.type === 'friend_request') addNews(`${name(m.from)} wants to be your friend.`, location.pathname === '/friends' ? undefined : ['See the request', '/friends']);
+  else if (m.type === 'friend_accepted') addNews(`${name(m.user)} accepted your friend request.`);
+  else if (m.type === 'challenge_declined') addNews(`${name(m.by)} declined your challenge.`);
+});
 
 session.onChange(() => {
   drawNav();
@@ -65,6 +98,7 @@ session.onChange(() => {
   router.refresh();
 });
 router.onChange(() => {
+  menuOpen = false;
   drawNav();
   drawNotices();
 });
@@ -74,8 +108,9 @@ lobbyFeed.onGameStarted((gameId) => {
   if (location.pathname !== `/play/${gameId}`) go(`/play/${gameId}`);
 });
 // An arena paired the player: to the board at once (the first move has a deadline).
+// A finished arena game's board may hold it a few seconds (userFeed.holdPairings).
 userFeed.onTournamentPairing((p) => {
-  if (location.pathname !== `/play/${p.game_id}`) go(`/play/${p.game_id}`);
+  if (location.pathname !== `/play/${p.game_id}` && !userFeed.deferPairing(p)) go(`/play/${p.game_id}`);
 });
 
 drawNav();

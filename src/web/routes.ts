@@ -3,12 +3,14 @@
 // lands later adds its pages here and their paths in APP_PATHS.
 
 import { analysisPage } from './pages/analysis.ts';
-import { loginPage, signupPage } from './pages/auth.ts';
+import { confirmEmailPage, forgotPasswordPage, loginPage, signupPage } from './pages/auth.ts';
 import { clubPage, clubsPage } from './pages/clubs.ts';
 import { friendsPage } from './pages/friends.ts';
 import { gamesPage } from './pages/games.ts';
 import { lobbyPage } from './pages/lobby.ts';
+import { profilePage } from './pages/profile.ts';
 import { puzzlePage, puzzlesPage } from './pages/puzzles.ts';
+import { settingsPage } from './pages/settings.ts';
 import { tournamentPage } from './pages/tournament.ts';
 import { tournamentsPage } from './pages/tournaments.ts';
 import { playPage } from './play/playPage.ts';
@@ -33,5 +35,9 @@ export function appRoutes(go: Go): PageDef[] {
     { path: '/puzzles/:id', title: 'Puzzle', render: withGo(puzzlePage) },
     { path: '/tournaments', title: 'Tournaments', nav: 'Tournaments', render: withGo(tournamentsPage) },
     { path: '/tournaments/:id', title: 'Tournament', render: withGo(tournamentPage) },
+    { path: '/@/:username', title: (p) => p.username, auth: true, render: withGo(profilePage) },
+    { path: '/settings', title: 'Settings', auth: true, render: withGo(settingsPage) },
+    { path: '/forgot-password', title: 'Forgot your password?', render: withGo(forgotPasswordPage) },
+    { path: '/confirm-email', title: 'Confirm your email', render: withGo(confirmEmailPage) },
   ];
 }

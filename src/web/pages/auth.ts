@@ -1,7 +1,7 @@
 // Sign up and log in. The answers' tokens go to the session (src/web/session.ts says where and why).
 
-import { ApiError, post } from '../api.ts';
-import { fill, h } from '../dom.ts';
+import { plainError, post } from '../api.ts';
+import { fieldError, fill, h } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session, type SessionUser } from '../session.ts';
 
@@ -12,10 +12,12 @@ export function loginPage(ctx: PageContext & { go: Go }): void {
   authForm(ctx, {
     title: 'Log in',
     fields: [
-      ['email', 'Email', { type: 'email', autocomplete: 'email' }],
+      // The API takes the username in place of the email.
+      ['email', 'Email or username', { autocomplete: 'username', autocapitalize: 'off', spellcheck: 'false' }],
       ['password', 'Password', { type: 'password', autocomplete: 'current-password' }],
     ],
     submit: 'Log in',
+    aside: h('p', { class: 'aside' }, h('a', { href: '/forgot-password' }, 'Forgot your password?')),
     other: h('p', null, 'New here? ', h('a', { href: `/signup${location.search}` }, 'Create an account'), '.'),
     send: (v) => post<{ user: SessionUser; session: Tokens }>('/auth/login', { email: v.email, password: v.password }, { auth: false }),
   });
@@ -46,11 +48,12 @@ function authForm(
     fields: [name: string, label: string, attrs: Record<string, string | number>][];
     help?: Record<string, string>;
     submit: string;
+    aside?: HTMLElement;
     other: HTMLElement;
     send: (values: Record<string, string>) => Promise<{ user: SessionUser; session: Tokens }>;
   },
 ): void {
-  const errors = h('div', { class: 'form-errors', role: 'alert' });
+  const errors = fieldError();
   const button = h('button', { type: 'submit', class: 'primary' }, o.submit);
   const form = h('form', { class: 'auth', novalidate: true },
     o.fields.map(([name, label, attrs]) =>
@@ -58,7 +61,7 @@ function authForm(
         h('label', { for: `f-${name}` }, label),
         h('input', { id: `f-${name}`, name, required: true, ...attrs }),
         o.help?.[name] ? h('small', { id: `${name}-help` }, o.help[name]) : null)),
-    button, errors);
+    o.aside, button, errors.el);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
@@ -70,10 +73,54 @@ function authForm(
       // Only a path of this app: `next` must not send anyone to another site.
       ctx.go(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');
     } catch (e) {
-      const lines = e instanceof ApiError ? e.lines() : ['The service could not be reached; try again.'];
-      fill(errors, h('ul', null, lines.map((l) => h('li', null, l))));
+      errors.show(plainError(e));
       button.disabled = false;
     }
   });
   fill(ctx.root, h('section', { class: 'card narrow' }, h('h1', null, o.title), form, o.other));
+}
+
+/**
+ * A page with one email field that asks the API to mail a link (a password reset, a new
+ * confirmation). The API answers alike whether or not the account exists; so does the page.
+ */
+function mailLinkPage(ctx: PageContext, o: { title: string; intro: string; path: string; submit: string }): void {
+  const email = h('input', { id: 'f-email', name: 'email', type: 'email', autocomplete: 'email', required: true });
+  const errors = fieldError();
+  const done = h('p', { class: 'status', role: 'status' });
+  const button = h('button', { type: 'submit', class: 'primary' }, o.submit);
+  const form = h('form', { class: 'auth', novalidate: true }, h('p', null, h('label', { for: 'f-email' }, 'Email'), email), button, errors.el);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    errors.clear();
+    button.disabled = true;
+    try {
+      await post('/' + o.path, { email: email.value }, { auth: false });
+      form.hidden = true;
+      done.textContent = `If an account uses ${email.value}, a link is on its way. It works once; check your spam folder too.`;
+    } catch (e) {
+      errors.show(plainError(e));
+    }
+    button.disabled = false;
+  });
+  fill(ctx.root, h('section', { class: 'card narrow' }, h('h1', null, o.title), h('p', null, o.intro), form, done,
+    h('p', null, h('a', { href: '/login' }, 'Back to log in'))));
+}
+
+export function forgotPasswordPage(ctx: PageContext): void {
+  mailLinkPage(ctx, {
+    title: 'Forgot your password?',
+    intro: 'Give the email address of your account: we mail you a link to choose a new password (it works for an hour).',
+    path: 'auth/password/reset',
+    submit: 'Mail me a link',
+  });
+}
+
+export function confirmEmailPage(ctx: PageContext): void {
+  mailLinkPage(ctx, {
+    title: 'Confirm your email',
+    intro: 'Give the email address of your account: we mail you a new confirmation link (it works for a day).',
+    path: 'auth/verify/resend',
+    submit: 'Mail me a new link',
+  });
 }

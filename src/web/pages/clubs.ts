@@ -2,7 +2,7 @@
 // page with joining, leaving, its members and (for its owner) invitations and deletion.
 
 import { ApiError, del, findUser, get, post, request } from '../api.ts';
-import { fill, formatDate, h } from '../dom.ts';
+import { fill, formatDate, h, userLink } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import type { Club, ClubMember } from '../types/api.ts';
@@ -110,7 +110,11 @@ export async function clubPage(ctx: PageContext & { go: Go }): Promise<void> {
     club.description ? h('p', { class: 'description' }, club.description) : null,
     status,
     h('p', { class: 'actions' },
-      me && (role === null || role === 'invited') ? h('button', { type: 'button', class: 'primary', onclick: act(() => post(`/clubs/${club.id}/join`), () => reload()) }, role === 'invited' ? 'Accept the invitation' : 'Join') : null,
+      // A club by invitation takes only those its owner invited: nobody else is offered to join.
+      me && (role === 'invited' || (role === null && club.open))
+        ? h('button', { type: 'button', class: 'primary', onclick: act(() => post(`/clubs/${club.id}/join`), () => reload()) }, role === 'invited' ? 'Accept the invitation' : 'Join')
+        : null,
+      me && role === null && !club.open ? h('span', { class: 'muted' }, 'By invitation only: ask the owner to invite you.') : null,
       role === 'member' ? h('button', { type: 'button', onclick: act(() => post(`/clubs/${club.id}/leave`), () => reload()) }, 'Leave') : null,
       role === 'owner' ? h('button', { type: 'button', class: 'danger', onclick: act(() => del(`/clubs/${club.id}`), () => ctx.go('/clubs')) }, 'Delete the club') : null,
       h('a', { href: '/clubs' }, 'All clubs')),
@@ -119,6 +123,6 @@ export async function clubPage(ctx: PageContext & { go: Go }): Promise<void> {
   );
   if (role === 'owner' || role === 'member') {
     const list = await get<ClubMember[]>(`/clubs/${club.id}/members?limit=100`);
-    fill(members, list.map((m) => h('li', null, h('strong', null, m.user.username), ` · ${m.role} · joined ${formatDate(m.joined_at)}`)));
+    fill(members, list.map((m) => h('li', null, h('strong', null, userLink(m.user.username)), ` · ${m.role} · joined ${formatDate(m.joined_at)}`)));
   }
 }

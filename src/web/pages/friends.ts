@@ -1,8 +1,9 @@
 // Friends (DESIGN 2.10): your friends with who is online, requests to you and from you, and a
 // request by username. Asking someone who asked you accepts; removing declines or withdraws.
 
-import { ApiError, del, findUser, get, post } from '../api.ts';
-import { fill, formatDate, h } from '../dom.ts';
+import { del, findUser, get, plainError, post } from '../api.ts';
+import { fill, formatDate, h, userLink } from '../dom.ts';
+import { userFeed } from '../userFeed.ts';
 import type { PageContext } from '../router.ts';
 import type { Friend } from '../types/api.ts';
 
@@ -28,7 +29,7 @@ export async function friendsPage(ctx: PageContext): Promise<void> {
       say(done);
       await load();
     } catch (e) {
-      say(e instanceof ApiError ? e.message : String(e), true);
+      say(plainError(e), true);
     }
   };
 
@@ -40,7 +41,7 @@ export async function friendsPage(ctx: PageContext): Promise<void> {
         ...(f.online === null ? [] : [
           h('span', { class: `online-dot ${f.online ? 'on' : ''}`, title: f.online ? 'online' : 'offline' }),
           h('span', { class: 'visually-hidden' }, f.online ? 'online, ' : 'offline, ')]),
-        h('strong', null, f.user.username), ` ${f.user.rating} · since ${formatDate(f.since)} `, ...actions);
+        h('strong', null, userLink(f.user.username)), ` ${f.user.rating} · since ${formatDate(f.since)} `, ...actions);
     fill(lists.friends, friends.length ? friends.map((f) => row(f,
       h('a', { class: 'button', href: `/?challenge=${encodeURIComponent(f.user.username)}` }, 'Challenge'),
       h('button', { type: 'button', onclick: act(() => del(`/friends/${f.user.id}`), `${f.user.username} is no longer your friend.`) }, 'Remove'))) : h('li', { class: 'empty' }, 'No friends yet.'));
@@ -54,10 +55,17 @@ export async function friendsPage(ctx: PageContext): Promise<void> {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const user = await findUser(name.value).catch(() => undefined);
-    if (!user) return say(`No player is called ${name.value}.`, true);
+    if (!user) return say(`There is no player called “${name.value}”. Check the spelling.`, true);
     await act(() => post(`/friends/${user.id}`), `Friend request sent to ${user.username}.`)();
     name.value = '';
   });
+
+  // Live: a request to you, or yours accepted, shows at once; who is online is read again now and then.
+  ctx.cleanup(userFeed.onMessage((m) => {
+    if (m.type === 'friend_request' || m.type === 'friend_accepted') void load().catch(() => {});
+  }));
+  const poll = setInterval(() => void load().catch(() => {}), 20_000);
+  ctx.cleanup(() => clearInterval(poll));
 
   fill(ctx.root, h('h1', null, 'Friends'), status, h('section', { class: 'card' }, h('h2', null, 'Add a friend'), form),
     TABS.map(([key, title]) => h('section', { class: 'card' }, h('h2', null, title), lists[key])));

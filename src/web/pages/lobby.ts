@@ -3,9 +3,9 @@
 // challenges, and the games in progress.
 
 import type { Room } from '@colyseus/sdk';
-import { ApiError, findUser, get, post } from '../api.ts';
+import { ApiError, findUser, get, plainError, post } from '../api.ts';
 import { joinErrorCode, rooms } from '../colyseus.ts';
-import { fill, h } from '../dom.ts';
+import { fieldError, fill, h, userLink } from '../dom.ts';
 import { lobbyFeed } from '../lobbyFeed.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
@@ -27,6 +27,11 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
   const seeksBody = h('tbody');
   const challengesBox = h('div', { class: 'challenges' });
   const seekingBox = h('div', { class: 'seeking', hidden: true });
+  // Errors show where the person is looking: beside the control they used.
+  const seekError = fieldError();
+  const customError = fieldError();
+  const challengeError = fieldError();
+  let seekErrorAt = seekError;
 
   // ---- seeking -------------------------------------------------------------------------------
   let pool: Room | undefined;
@@ -37,9 +42,11 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
   };
   ctx.cleanup(stopSeeking);
 
-  const seek = async (o: SeekOptions) => {
+  const seek = async (o: SeekOptions, errorAt = seekError) => {
     if (!me) return ctx.go('/login?next=/');
     stopSeeking();
+    seekErrorAt = errorAt;
+    errorAt.clear();
     const label = `${formatTimeControl(o.initial, o.increment)} ${o.rated ? 'rated' : 'casual'}`;
     fill(seekingBox, h('p', null, `Seeking an opponent: ${label}…`), h('button', { type: 'button', onclick: stopSeeking }, 'Cancel'));
     seekingBox.hidden = false;
@@ -56,7 +63,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
       if (ctx.signal.aborted || seekingBox.hidden) return void joined.leave();
       pool = joined;
       joined.onMessage('seeking', () => {});
-      joined.onMessage('error', (e: { message: string }) => say(e.message, true));
+      joined.onMessage('error', (e: { code: string; message: string }) => seekErrorAt.show(plainError(new ApiError(0, e.code, e.message))));
       joined.onMessage('paired', (m: { game_id: string }) => {
         pool = undefined;
         void joined.leave();
@@ -68,7 +75,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     } catch (error) {
       seekingBox.hidden = true;
       const code = joinErrorCode(error);
-      say(code === 'PLAYER_BUSY' ? 'You are already playing or seeking a game.' : error instanceof Error ? error.message : String(error), true);
+      errorAt.show(code === 'PLAYER_BUSY' ? 'You are already playing or seeking a game. Finish or cancel it first.' : plainError(code ? new ApiError(0, code, error instanceof Error ? error.message : String(error)) : error));
     }
   };
 
@@ -79,11 +86,13 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
       h('button', { type: 'button', 'data-tc': `${min}+${inc}`, onclick: () => void seek({ initial: min * 60, increment: inc, rated: rated.checked, color: 'random' }) },
         h('strong', null, `${min}+${inc}`), h('small', null, categoryOf(min * 60, inc)))));
 
-  const custom = timeForm('seek', 'Seek', (o) => void seek(o));
+  const custom = timeForm('seek', 'Seek', (o) => void seek(o, customError), customError.el);
   const challengeForm = timeForm('challenge', 'Challenge', async (o, username) => {
+    challengeError.clear();
     try {
+      if (username?.trim().toLowerCase() === me?.username.toLowerCase()) return challengeError.show('You cannot challenge yourself. Pick another player.');
       const opponent = await findUser(username ?? '');
-      if (!opponent) return say(`No player is called ${username}.`, true);
+      if (!opponent) return challengeError.show(`There is no player called “${username}”. Check the spelling.`);
       const pending = await post<PendingGame>('/games', {
         type: 'challenge',
         opponent_id: opponent.id,
@@ -95,9 +104,9 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
       });
       ctx.go(`/play/${pending.id}`);
     } catch (e) {
-      say(e instanceof ApiError ? e.lines().join(' ') : String(e), true);
+      challengeError.show(plainError(e));
     }
-  }, ctx.query.get('challenge') ?? '');
+  }, challengeError.el, ctx.query.get('challenge') ?? '');
 
   const current = h('ul', { class: 'current-games' });
 
@@ -107,7 +116,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     me ? null : h('p', { class: 'lead' }, h('a', { href: '/signup', class: 'button primary' }, 'Sign up'), ' or ', h('a', { href: '/login', class: 'button' }, 'log in'), ' to play. Anyone may watch.'),
     message,
     me ? h('section', { class: 'card', 'aria-labelledby': 'quick-h' }, h('h2', { id: 'quick-h' }, 'Quick pairing'), quick,
-      h('label', { class: 'inline' }, rated, ' Rated'), seekingBox) : null,
+      h('label', { class: 'inline' }, rated, ' Rated'), seekError.el, seekingBox) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'ch-h' }, h('h2', { id: 'ch-h' }, 'Challenges'), challengesBox) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Your games in progress'), current) : null,
     h('section', { class: 'card', 'aria-labelledby': 'seeks-h' },
@@ -119,12 +128,15 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     me ? h('section', { class: 'card', 'aria-labelledby': 'chal-h' }, h('h2', { id: 'chal-h' }, 'Challenge a player'), challengeForm) : null,
   );
 
+  // Come from a profile's Challenge button: the form is where the person looks.
+  if (ctx.query.get('challenge')) challengeForm.scrollIntoView?.({ block: 'center' });
+
   const drawSeeks = () => {
     const seeks = lobbyFeed.seeks;
     if (!seeks.length) return fill(seeksBody, h('tr', null, h('td', { colspan: 5, class: 'empty' }, 'Nobody is seeking right now.')));
     fill(seeksBody, seeks.map((s: Seek) =>
       h('tr', null,
-        h('td', null, s.username), h('td', null, String(s.rating)),
+        h('td', null, userLink(s.username)), h('td', null, String(s.rating)),
         h('td', null, formatTimeControl(s.initialTime, s.increment)), h('td', null, `${s.rated ? 'rated' : 'casual'} ${s.timeControl}`),
         h('td', null, me && s.userId !== me.id
           ? h('button', { type: 'button', onclick: () => void seek({ initial: s.initialTime, increment: s.increment, rated: s.rated, color: 'random' }) }, 'Play')
@@ -142,14 +154,14 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
           await post(`/games/${c.id}/${path}`);
           if (path === 'accept') ctx.go(`/play/${c.id}`);
         } catch (e) {
-          say(e instanceof ApiError ? e.message : String(e), true);
+          say(plainError(e), true);
         }
       };
       return c.direction === 'incoming'
-        ? h('li', { class: 'challenge incoming' }, `${c.from.username} challenges you (${what}) `,
+        ? h('li', { class: 'challenge incoming' }, userLink(c.from.username), ` challenges you (${what}) `,
           h('button', { type: 'button', class: 'primary', onclick: act('accept') }, 'Accept'), ' ',
           h('button', { type: 'button', onclick: act('decline') }, 'Decline'))
-        : h('li', { class: 'challenge outgoing' }, `You challenged ${c.to.username} (${what}) `,
+        : h('li', { class: 'challenge outgoing' }, 'You challenged ', userLink(c.to.username), ` (${what}) `,
           h('a', { href: `/play/${c.id}` }, 'Open'), ' ', h('button', { type: 'button', onclick: act('cancel') }, 'Cancel'));
     })));
   };
@@ -169,7 +181,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
 }
 
 /** Minutes, increment, rated, colour (and a username for a challenge), with the category shown live. */
-function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions, username?: string) => void, username = ''): HTMLFormElement {
+function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions, username?: string) => void, error: HTMLElement, username = ''): HTMLFormElement {
   const id = (name: string) => `${prefix}-${name}`;
   const time = timeControlFields(prefix);
   const rated = h('input', { id: id('rated'), name: 'rated', type: 'checkbox', checked: true });
@@ -187,5 +199,6 @@ function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions
   time.nodes,
   h('p', null, h('label', { for: id('color') }, 'Colour'), color),
   h('p', null, h('label', { class: 'inline' }, rated, ' Rated')),
-  h('button', { type: 'submit', class: 'primary' }, submitLabel));
+  h('button', { type: 'submit', class: 'primary' }, submitLabel),
+  error);
 }

@@ -5,7 +5,7 @@
 // `user:` channel, which takes them to the board from any page (src/web/userFeed.ts).
 
 import { ApiError, get, post, request } from '../api.ts';
-import { fill, formatDate, h, setText } from '../dom.ts';
+import { fill, formatDate, h, setText, userLink } from '../dom.ts';
 import { ServerTime } from '../play/clock.ts';
 import { describeEnd, fromDetail } from '../play/model.ts';
 import { subscribe } from '../realtime.ts';
@@ -73,7 +73,9 @@ export async function tournamentPage(ctx: PageContext & { go: Go }): Promise<voi
 
   const drawHead = () => {
     setText(title, t.name);
-    const players = `${t.player_count} player${t.player_count === 1 ? '' : 's'}${t.max_players ? ` of ${t.max_players}` : ''}`;
+    // A finished arena has nobody in it any more: its players are those who stand in it.
+    const count = t.status === 'finished' ? t.standings_total : t.player_count;
+    const players = `${count} player${count === 1 ? '' : 's'}${t.max_players && t.status !== 'finished' ? ` of ${t.max_players}` : ''}`;
     setText(info, `${describeArena(t)} arena · by ${t.creator.username} · ${players} · ${formatSpan(t.starts_at, t.ends_at)}`);
     tick();
     const mineRow = t.standings.find((s) => s.user.id === me?.id);
@@ -98,7 +100,7 @@ export async function tournamentPage(ctx: PageContext & { go: Go }): Promise<voi
     } else {
       fill(rows, standings.map((s) => h('tr', { class: s.user.id === me?.id ? 'me' : undefined, 'data-user': s.user.username },
         h('td', null, String(s.rank)),
-        h('td', null, s.user.username, s.withdrawn ? h('span', { class: 'muted' }, ' (withdrawn)') : null),
+        h('td', null, userLink(s.user.username), s.withdrawn ? h('span', { class: 'muted' }, ' (withdrawn)') : null),
         h('td', { class: 'score' }, String(s.score),
           onFire(s) ? h('span', { class: 'fire', title: fireTitle(s) }, flame(), h('span', { class: 'visually-hidden' }, ` ${fireTitle(s)}`)) : null),
         h('td', null, String(s.games)),

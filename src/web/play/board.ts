@@ -45,15 +45,33 @@ function allowUnderCsp(): void {
   };
 }
 
+/** The same position with the other side to move (what a premove is judged against). */
+function otherSideToMove(fen: string): string {
+  const parts = fen.split(' ');
+  parts[1] = parts[1] === 'w' ? 'b' : 'w';
+  parts[3] = '-';
+  return parts.join(' ');
+}
+
+/** The square of the king of the side to move when it is in check. */
+function checkedKing(chess: Chess): string | undefined {
+  if (!chess.inCheck()) return undefined;
+  const turn = chess.turn();
+  for (const row of chess.board()) for (const sq of row) if (sq && sq.type === 'k' && sq.color === turn) return sq.square;
+  return undefined;
+}
+
 export class Board {
   private board: Chessboard;
   private fen: string;
   private movable?: Color;
+  /** The colour that may premove now (the opponent is to move), if any. */
+  private premovable?: Color;
   private destroyed = false;
 
   constructor(
     container: HTMLElement,
-    o: { orientation: Color; fen: string; onMove: (move: BoardMove) => void },
+    o: { orientation: Color; fen: string; onMove: (move: BoardMove) => void; onPremove?: (move: BoardMove) => void },
   ) {
     allowUnderCsp();
     this.fen = o.fen;
@@ -70,21 +88,42 @@ export class Board {
       ],
     });
     this.onMove = o.onMove;
+    this.onPremove = o.onPremove;
   }
 
   private onMove: (move: BoardMove) => void;
+  private onPremove?: (move: BoardMove) => void;
 
-  /** Shows the server's position; `movable` is the colour the user may move now, if any. */
-  set(fen: string, lastMove: { from: string; to: string } | undefined, movable: Color | undefined): void {
+  /**
+   * Shows a position (the server's, or an earlier one stepped back to); `movable` is the colour
+   * the user may move now, `premovable` the colour that may queue a move while the other side
+   * thinks. The king in check is ringed.
+   */
+  set(fen: string, lastMove: { from: string; to: string } | undefined, movable: Color | undefined, premovable?: Color): void {
     const changed = fen !== this.fen;
     this.fen = fen;
     if (changed || fen.split(' ')[0] !== this.board.getPosition()) void this.board.setPosition(fen, true);
     this.board.removeMarkers(MARKER_TYPE.square);
     if (lastMove) for (const sq of [lastMove.from, lastMove.to]) this.board.addMarker(MARKER_TYPE.square, sq);
-    if (movable === this.movable && !changed) return;
+    this.board.removeMarkers(MARKER_TYPE.circleDanger);
+    try {
+      const king = checkedKing(new Chess(fen));
+      if (king) this.board.addMarker(MARKER_TYPE.circleDanger, king);
+    } catch {
+      // a position chess.js refuses is shown as it is
+    }
+    if (movable === this.movable && premovable === this.premovable && !changed) return;
     this.movable = movable;
+    this.premovable = movable ? undefined : premovable;
     if (this.board.isMoveInputEnabled()) this.board.disableMoveInput();
-    if (movable) this.board.enableMoveInput((e) => this.input(e), movable === 'white' ? COLOR.white : COLOR.black);
+    const color = movable ?? this.premovable;
+    if (color) this.board.enableMoveInput((e) => this.input(e), color === 'white' ? COLOR.white : COLOR.black);
+  }
+
+  /** Marks a queued premove's squares (none: clears them). */
+  showPremove(move: BoardMove | undefined): void {
+    this.board.removeMarkers(MARKER_TYPE.framePrimary);
+    if (move) for (const sq of [move.from, move.to]) this.board.addMarker(MARKER_TYPE.framePrimary, sq);
   }
 
   /**
@@ -108,6 +147,7 @@ export class Board {
 
   disable(): void {
     this.movable = undefined;
+    this.premovable = undefined;
     if (this.board.isMoveInputEnabled()) this.board.disableMoveInput();
   }
 
@@ -116,7 +156,32 @@ export class Board {
     this.board.destroy();
   }
 
+  /**
+   * A move made while the opponent is to move: judged against the same position with the sides
+   * swapped, queued (not played: the piece goes back) and sent by the page when the turn comes.
+   */
+  private premoveInput(event: MoveInputEvent): boolean | void {
+    let chess: Chess;
+    try {
+      chess = new Chess(otherSideToMove(this.fen));
+    } catch {
+      return false;
+    }
+    switch (event.type) {
+      case INPUT_EVENT_TYPE.moveInputStarted:
+        return chess.moves({ square: event.squareFrom as Square, verbose: true }).length > 0;
+      case INPUT_EVENT_TYPE.validateMoveInput: {
+        const legal = chess.moves({ square: event.squareFrom as Square, verbose: true }).filter((m) => m.to === event.squareTo);
+        if (legal.length) this.onPremove?.({ from: event.squareFrom, to: event.squareTo!, ...(legal.some((m) => m.promotion) ? { promotion: 'q' as const } : {}) });
+        return false;
+      }
+      default:
+        return;
+    }
+  }
+
   private input(event: MoveInputEvent): boolean | void {
+    if (this.premovable) return this.premoveInput(event);
     const chess = new Chess(this.fen);
     switch (event.type) {
       case INPUT_EVENT_TYPE.moveInputStarted: {
@@ -149,3 +214,4 @@ export class Board {
     }
   }
 }
+

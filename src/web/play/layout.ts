@@ -11,10 +11,20 @@ export function drawMoves(list: HTMLElement, sans: string[]): void {
   list.dataset.plies = String(sans.length);
   const rows = [];
   for (let i = 0; i < sans.length; i += 2) {
-    rows.push(h('li', null, h('span', { class: 'white-move' }, sans[i]), sans[i + 1] ? h('span', { class: 'black-move' }, sans[i + 1]) : null));
+    rows.push(h('li', null, h('span', { class: 'white-move ply', 'data-ply': i + 1 }, sans[i]),
+      sans[i + 1] ? h('span', { class: 'black-move ply', 'data-ply': i + 2 }, sans[i + 1]) : null));
   }
   fill(list, rows);
   list.scrollTop = list.scrollHeight;
+}
+
+/** Marks the move whose position the board shows (stepping back through the game). */
+export function markPly(list: HTMLElement, ply: number | undefined): void {
+  for (const el of list.querySelectorAll('.ply.current')) el.classList.remove('current');
+  if (ply === undefined) return;
+  const el = list.querySelector(`.ply[data-ply="${ply}"]`);
+  el?.classList.add('current');
+  el?.scrollIntoView?.({ block: 'nearest' });
 }
 
 /** The form that takes a move typed in SAN or UCI (keyboard and screen-reader users play with it). */
@@ -36,6 +46,12 @@ export function skeleton() {
   const resign = h('button', { type: 'button', class: 'danger' }, 'Resign');
   const offerDraw = h('button', { type: 'button' }, 'Offer draw');
   const flip = h('button', { type: 'button', class: 'flip', title: 'Flip the board' }, 'Flip board');
+  // Stepping through the moves (also ← → Home End): the board shows an earlier position.
+  const stepButton = (label: string, text: string) => h('button', { type: 'button', 'aria-label': label, title: label }, text);
+  const steps = { first: stepButton('First position', '⏮'), back: stepButton('Previous move', '◀'), forward: stepButton('Next move', '▶'), last: stepButton('Current position', '⏭') };
+  const stepper = h('div', { class: 'stepper', role: 'group', 'aria-label': 'Step through the moves' }, steps.first, steps.back, steps.forward, steps.last);
+  const viewing = h('p', { class: 'viewing', role: 'status', hidden: true });
+  const premove = h('p', { class: 'premove', role: 'status', hidden: true });
   const acceptDraw = h('button', { type: 'button', class: 'primary' }, 'Accept draw');
   const declineDraw = h('button', { type: 'button' }, 'Decline');
   const drawOffer = h('div', { class: 'draw-offer', hidden: true }, h('p', null, 'Your opponent offers a draw.'), acceptDraw, ' ', declineDraw);
@@ -51,6 +67,6 @@ export function skeleton() {
   const page = h('div', { class: 'play' },
     h('div', { class: 'play-head' }, title, info),
     h('div', { class: 'play-board' }, top, board, bottom),
-    h('div', { class: 'play-side' }, pending, end, drawOffer, status, hint, moves, controls, typed, flip));
-  return { page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip };
+    h('div', { class: 'play-side' }, pending, end, drawOffer, status, hint, premove, moves, stepper, viewing, controls, typed, flip));
+  return { page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove };
 }

@@ -4,14 +4,17 @@
 // following the channel. A reload or a dropped connection comes back the same way.
 
 import type { Room } from '@colyseus/sdk';
-import { ApiError, download, get, post } from '../api.ts';
+import { Chess } from 'chess.js';
+import { download, get, plainError, post } from '../api.ts';
 import { joinErrorCode, rooms } from '../colyseus.ts';
-import { fill, h, setText } from '../dom.ts';
-import { drawMoves, noGame, skeleton } from './layout.ts';
+import { fill, h, setText, userLink } from '../dom.ts';
+import { drawMoves, markPly, noGame, skeleton } from './layout.ts';
 import { subscribe, type Subscription } from '../realtime.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
+import { playSound } from '../sound.ts';
 import { formatTimeControl } from '../timeControl.ts';
+import { userFeed } from '../userFeed.ts';
 import type { Color, GameDetail, GameSummary } from '../types/api.ts';
 import { Board, type BoardMove } from './board.ts';
 import { formatClock, remainingMs, ServerTime, speakClock } from './clock.ts';
@@ -40,6 +43,13 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   let pendingShown = false;
   let rejoining = false;
   let sawActive = false;
+  /** The ply whose position the board shows when stepping back; undefined: the game as it is. */
+  let viewPly: number | undefined;
+  /** A move queued on the opponent's turn, sent when the turn comes. */
+  let premove: BoardMove | undefined;
+  /** The draw offer this player made (and the ply it was made at), until it is answered. */
+  let myOffer: { id: string; ply: number } | undefined;
+  const baseTitle = document.title;
 
   const say = (text: string, urgent = false) => {
     ui.status.setAttribute('role', urgent ? 'alert' : 'status');
@@ -143,6 +153,75 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     send('move', move);
   };
 
+  const setPremove = (move: BoardMove | undefined) => {
+    premove = move;
+    board?.showPremove(move);
+    ui.premove.hidden = !move;
+    if (move) setText(ui.premove, `Premove ${move.from}–${move.to}: played when your turn comes. Click the board to cancel.`);
+  };
+  // A click on the board cancels a queued premove (before the board sees the click).
+  const cancelPremove = () => {
+    if (premove) setPremove(undefined);
+  };
+  ui.board.addEventListener('mousedown', cancelPremove, { capture: true });
+  ui.board.addEventListener('touchstart', cancelPremove, { capture: true, passive: true });
+
+  /** The premove, now that it is this player's turn: played if it is legal here, else dropped. */
+  const playPremove = (g: GameModel) => {
+    const move = premove!;
+    setPremove(undefined);
+    try {
+      new Chess(g.fen).move({ from: move.from, to: move.to, promotion: move.promotion });
+    } catch {
+      return say('Your premove was not legal any more.');
+    }
+    play(move);
+  };
+
+  // ---- stepping through the moves -------------------------------------------------------------
+
+  /** The positions of the game after each ply (0: the start), replayed once per new move. */
+  let positions: { fen: string; lastMove?: { from: string; to: string } }[] = [];
+  const positionsOf = (sans: string[]) => {
+    if (positions.length === sans.length + 1) return positions;
+    const chess = new Chess();
+    positions = [{ fen: chess.fen() }];
+    for (const san of sans) {
+      try {
+        const m = chess.move(san);
+        positions.push({ fen: chess.fen(), lastMove: { from: m.from, to: m.to } });
+      } catch {
+        break;
+      }
+    }
+    return positions;
+  };
+  const view = (ply: number | undefined) => {
+    if (!game) return;
+    const n = game.sans.length;
+    viewPly = ply === undefined || ply >= n ? undefined : Math.max(0, ply);
+    update();
+  };
+  const current = () => viewPly ?? game?.sans.length ?? 0;
+  ui.steps.first.addEventListener('click', () => view(0));
+  ui.steps.back.addEventListener('click', () => view(current() - 1));
+  ui.steps.forward.addEventListener('click', () => view(current() + 1));
+  ui.steps.last.addEventListener('click', () => view(undefined));
+  ui.moves.addEventListener('click', (event) => {
+    const ply = (event.target as HTMLElement).closest<HTMLElement>('.ply')?.dataset.ply;
+    if (ply) view(Number(ply));
+  });
+  const onKey = (event: KeyboardEvent) => {
+    const target = event.target as HTMLElement | null;
+    if (event.altKey || event.ctrlKey || event.metaKey || target?.closest('input, textarea, select')) return;
+    const to = { ArrowLeft: current() - 1, ArrowRight: current() + 1, Home: 0, End: undefined } as Record<string, number | undefined>;
+    if (!(event.key in to)) return;
+    event.preventDefault();
+    view(to[event.key]);
+  };
+  document.addEventListener('keydown', onKey);
+  ctx.cleanup(() => document.removeEventListener('keydown', onKey));
+
   ui.typed.addEventListener('submit', (event) => {
     event.preventDefault();
     if (!game) return;
@@ -169,6 +248,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     send('resign');
   });
   ui.offerDraw.addEventListener('click', () => send('offer_draw'));
+  ctx.cleanup(() => (document.title = baseTitle));
   ui.acceptDraw.addEventListener('click', () => game?.drawOffer && send('answer_draw', { offer_id: game.drawOffer.id, accept: true }));
   ui.declineDraw.addEventListener('click', () => game?.drawOffer && send('answer_draw', { offer_id: game.drawOffer.id, accept: false }));
   ui.flip.addEventListener('click', () => {
@@ -190,12 +270,27 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     const mine = colorOf(g, me?.id);
     if (!board) {
       if (mine && !force) orientation = mine;
-      board = new Board(ui.board, { orientation, fen: g.fen, onMove: play });
+      board = new Board(ui.board, { orientation, fen: g.fen, onMove: play, onPremove: (m) => setPremove(m) });
+      board.showPremove(premove);
     }
     ui.board.setAttribute('aria-label', `Chessboard${mine ? `, you play ${mine}` : ''}; ${g.turn} to move`);
     const active = g.status === 'active';
-    board.set(g.fen, g.lastMove, active && room && mine === g.turn ? mine : undefined);
-    if (!active) board.disable();
+    const live = viewPly === undefined;
+    const myTurn = active && !!room && !!mine && mine === g.turn;
+    if (live) board.set(g.fen, g.lastMove, myTurn ? mine : undefined, active && !!room && !!mine && !myTurn ? mine : undefined);
+    else {
+      const at = positionsOf(g.sans)[viewPly!] ?? { fen: g.fen };
+      board.set(at.fen, at.lastMove, undefined);
+    }
+    if (!active) {
+      board.disable();
+      if (premove) setPremove(undefined);
+    }
+    if (live && myTurn && premove) playPremove(g);
+    drawStepper(g);
+    // The tab says whose turn it is when the page is not looked at.
+    document.title = myTurn ? `▶ Your turn · ${baseTitle}` : baseTitle;
+    drawOfferNews(g, active);
 
     setText(ui.title, g.white && g.black ? `${g.white.username} vs ${g.black.username}` : 'Game');
     const tc = g.timeControl;
@@ -204,6 +299,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     drawPlayer(ui.top, g, top);
     drawPlayer(ui.bottom, g, orientation);
     drawMoves(ui.moves, g.sans);
+    if (viewPly !== undefined) markPly(ui.moves, viewPly);
     tick();
 
     // The opponent's move, for screen readers.
@@ -212,6 +308,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       if (announcedPly >= 0 && ply > announcedPly) {
         const mover: Color = ply % 2 === 1 ? 'white' : 'black';
         if (mover !== mine) say(`${mover === 'white' ? 'White' : 'Black'} played ${g.sans[ply - 1]}.`);
+        playSound(g.sans[ply - 1].includes('x') ? 'capture' : 'move');
       }
       announcedPly = ply;
     }
@@ -225,19 +322,56 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
     setText(ui.offerDraw, offer && offer.offeredBy === me?.id ? 'Draw offered' : 'Offer draw');
 
-    // An arena's game that ends here takes its player back to the arena, where the next pairing
-    // finds them (README, "Web app"); a game opened after its end stays on the board.
+    // An arena's game that ends here keeps its final position on the board; the next pairing
+    // (the arena pairs a free player within seconds) is announced here and taken a few seconds
+    // later, or at once with the button (README, "Web app").
     if (active) sawActive = true;
-    else if (sawActive && mine && g.tournamentId && (g.status === 'finished' || g.status === 'abandoned')) {
+    else if (sawActive && (g.status === 'finished' || g.status === 'abandoned')) {
       sawActive = false;
-      const back = `/tournaments/${g.tournamentId}`;
-      setTimeout(() => ctx.signal.aborted || ctx.go(back));
+      playSound('end');
+      if (mine && g.tournamentId) holdNextPairing(g.tournamentId);
     }
 
     if (g.status === 'pending') void showPending(g);
     ui.pending.hidden = g.status !== 'pending';
     ui.end.hidden = active || g.status === 'pending';
     if (!ui.end.hidden) drawEnd(g);
+  };
+
+  const drawStepper = (g: GameModel) => {
+    const n = g.sans.length;
+    const at = viewPly ?? n;
+    ui.steps.first.disabled = ui.steps.back.disabled = at === 0;
+    ui.steps.forward.disabled = ui.steps.last.disabled = viewPly === undefined;
+    ui.viewing.hidden = viewPly === undefined;
+    if (viewPly !== undefined) setText(ui.viewing, `Position after ${viewPly === 0 ? 'the start' : `${Math.ceil(viewPly / 2)}${viewPly % 2 ? '.' : '…'} ${g.sans[viewPly - 1]}`} (→ or End for the game now)`);
+    markPly(ui.moves, viewPly);
+  };
+
+  /** The player's own draw offer answered: accepted ends the game; declined is said here. */
+  const drawOfferNews = (g: GameModel, active: boolean) => {
+    const offer = g.drawOffer;
+    if (offer && offer.offeredBy === me?.id) {
+      if (myOffer?.id !== offer.id) myOffer = { id: offer.id, ply: g.sans.length };
+    } else if (myOffer && !offer) {
+      // Still playing: it was not accepted. Moving instead of answering declines it too.
+      if (active) say(g.sans.length > myOffer.ply ? 'Your opponent played on: your draw offer is declined.' : 'Your draw offer was declined.');
+      myOffer = undefined;
+    }
+  };
+
+  let nextGame: ReturnType<typeof setTimeout> | undefined;
+  ctx.cleanup(() => clearTimeout(nextGame));
+  const holdNextPairing = (tournamentId: string) => {
+    ctx.cleanup(userFeed.holdPairings((p) => {
+      if (p.tournament_id !== tournamentId || ctx.signal.aborted) return false;
+      const go = () => ctx.go(`/play/${p.game_id}`);
+      const line = h('p', { class: 'next-game', role: 'alert' }, `Your next game, against ${p.opponent.username}, is ready: you go there in 5 seconds. `,
+        h('button', { type: 'button', class: 'primary', onclick: go }, 'Go now'));
+      ui.end.prepend(line);
+      nextGame = setTimeout(go, 5000);
+      return true;
+    }));
   };
 
   const tick = () => {
@@ -262,7 +396,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     fill(
       el.querySelector('.who')!,
       h('span', { class: `piece-dot ${color}`, 'aria-hidden': 'true' }),
-      h('span', { class: 'name' }, p?.username ?? 'waiting…'),
+      h('span', { class: 'name' }, p ? userLink(p.username) : 'waiting…'),
       p ? h('span', { class: 'rating' }, String(p.rating)) : null,
       change !== undefined ? h('span', { class: change >= 0 ? 'gain' : 'loss' }, change >= 0 ? `+${change}` : `−${-change}`) : null,
       p?.connected === false && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
@@ -309,7 +443,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
           void maybeJoin();
         } else ctx.go('/');
       } catch (e) {
-        say(e instanceof ApiError ? e.message : String(e), true);
+        say(plainError(e), true);
       }
     };
     if (summary?.direction === 'incoming') {

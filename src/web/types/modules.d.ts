@@ -48,7 +48,7 @@ declare module 'cm-chessboard/src/Chessboard.js' {
 declare module 'cm-chessboard/src/extensions/markers/Markers.js' {
   import type { MarkerType } from 'cm-chessboard/src/Chessboard.js';
   export class Markers {}
-  export const MARKER_TYPE: Record<'frame' | 'framePrimary' | 'square' | 'dot' | 'bevel' | 'circle' | 'circlePrimary', MarkerType>;
+  export const MARKER_TYPE: Record<'frame' | 'framePrimary' | 'square' | 'dot' | 'bevel' | 'circle' | 'circlePrimary' | 'circleDanger', MarkerType>;
 }
 
 declare module 'cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js' {
