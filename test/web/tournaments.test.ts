@@ -92,13 +92,13 @@ describe('tournaments in a real Chromium', function () {
     assert.match((await row(white).textContent()) ?? '', /^2.*0.*1.*0–0–1/);
     assert.ok(heard.includes('standings'), `the page follows the arena's channel (heard: ${heard.join(', ')})`);
 
-    // Both went back to the arena when the game ended, and on to their next game when paired again.
+    // Both stayed on the final board when the game ended (told of the next game), and went on to it when paired again.
     await Promise.all([bob.page.waitForURL((u) => GAME_URL.test(u.href) && u.pathname !== first), carol.page.waitForURL((u) => GAME_URL.test(u.href) && u.pathname !== first)]);
     const second = new URL(bob.page.url()).pathname;
     assert.equal(new URL(carol.page.url()).pathname, second);
     for (const went of [bobWent, carolWent]) {
       const path = went.filter((p, i) => p !== went[i - 1]);
-      assert.deepEqual(path.slice(path.indexOf(first)), [first, `/tournaments/${id}`, second], path.join(' → '));
+      assert.deepEqual(path.slice(path.indexOf(first)), [first, second], path.join(' → '));
     }
 
     // The game's first loser resigns again: two wins in a row, the winner is on fire.

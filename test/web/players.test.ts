@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { postData, requestJson } from '../support/process.ts';
+import { apiUser, assertNoProblems, clickMove, gameOverApi, logIn, PHONE, waitForMoves, webAppSuite } from '../helpers/webApp.ts';
+
+/** What a newcomer tried first (issue 27): as a person uses the app, in a real Chromium. */
+describe('the web app as a newcomer finds it, in a real Chromium', function () {
+  this.timeout(90_000);
+  const app = webAppSuite();
+
+  it('fits the navigation in one line of a phone and opens its links from a menu', async () => {
+    const page = await app.open({ viewport: PHONE });
+    await logIn(page, await apiUser(app.base()));
+    const header = page.page.locator('.site-header');
+    const height = (await header.boundingBox())!.height;
+    assert.ok(height < 60, `one line: ${height}px`);
+    assert.equal(await page.page.locator('.site-nav a:has-text("Puzzles")').isVisible(), false);
+    await page.page.click('.menu-toggle');
+    await page.page.click('.site-nav a:has-text("Puzzles")');
+    await page.page.waitForURL(/\/puzzles$/);
+    assert.equal(await page.page.locator('.site-nav a:has-text("Puzzles")').isVisible(), false, 'the menu closes on the way');
+    assertNoProblems(page);
+  });
+
+  it("says beside the challenge form, in plain words, that one cannot challenge oneself; my games leave out a declined challenge", async () => {
+    const base = app.base();
+    const [me, other] = [await apiUser(base), await apiUser(base)];
+    const declined = await postData(`${base}/v1`, '/games', { type: 'challenge', opponent_id: other.id, time_control: 'blitz', initial_time: 180, increment: 0 }, me.token);
+    await postData(`${base}/v1`, `/games/${declined.id}/decline`, {}, other.token);
+    const page = await app.open({ viewport: PHONE });
+    await logIn(page, me);
+    await page.page.fill('#challenge-username', me.username);
+    await page.page.click('form.time-form button:has-text("Challenge")');
+    const error = page.page.locator('form.time-form .form-error:not([hidden])');
+    await error.waitFor();
+    assert.equal(await error.textContent(), 'You cannot challenge yourself. Pick another player.');
+    assert.ok(await error.isVisible());
+    const box = (await error.boundingBox())!;
+    assert.ok(box.y >= 0 && box.y + box.height <= PHONE.height, `in view: ${box.y}`);
+
+    await page.page.goto('/games');
+    await page.page.locator('p.empty', { hasText: 'No finished games yet' }).waitFor();
+    assert.equal(await page.page.locator('table.games').count(), 0, 'a declined challenge is no game');
+    assertNoProblems(page);
+  });
+
+  it('logs in by username, offers "Forgot your password?", and answers an unknown address with the app\'s own page', async () => {
+    const account = await apiUser(app.base());
+    const page = await app.open();
+    await page.page.goto('/login');
+    await page.page.click('a:has-text("Forgot your password?")');
+    await page.page.waitForURL(/\/forgot-password$/);
+    await page.page.fill('#f-email', account.email);
+    await page.page.click('button:has-text("Mail me a link")');
+    await page.page.locator('.status', { hasText: 'a link is on its way' }).waitFor();
+
+    await page.page.goto('/login');
+    await page.page.fill('#f-email', account.username);
+    await page.page.fill('#f-password', account.password);
+    await page.page.click('form.auth button[type="submit"]');
+    await page.page.locator('.site-nav .me', { hasText: account.username }).waitFor();
+
+    const res = await page.page.goto('/profile');
+    assert.equal(res?.status(), 404);
+    await page.page.locator('h1', { hasText: 'Nothing here' }).waitFor();
+    await page.page.locator('.site-nav .brand').waitFor();
+    assertNoProblems(page);
+  });
+
+  it("opens a player's profile from their name, sends a friend request the other sees at once, and the acceptance shows live", async () => {
+    const base = app.base();
+    const [alice, bob] = [await app.open(), await app.open()];
+    const [a, b] = [await apiUser(base), await apiUser(base)];
+    await logIn(alice, a);
+    await logIn(bob, b);
+    await bob.page.goto('/friends');
+    await alice.page.goto(`/@/${b.username}`);
+    await alice.page.locator('h1', { hasText: b.username }).waitFor();
+    assert.match((await alice.page.locator('ul.ratings').textContent()) ?? '', /1500bullet.*1500blitz.*1500rapid.*1500classical/);
+    await alice.page.click('button:has-text("Add friend")');
+    await alice.page.locator('.actions', { hasText: 'Friend request sent' }).waitFor();
+
+    // Bob's page shows it without a reload, and a notice says so.
+    await bob.page.locator('.notice', { hasText: `${a.username} wants to be your friend.` }).waitFor();
+    const request = bob.page.locator('.people li', { hasText: a.username });
+    await request.locator('button:has-text("Accept")').click();
+    await alice.page.locator('.notice', { hasText: `${b.username} accepted your friend request.` }).waitFor();
+    await alice.page.goto('/friends');
+    await alice.page.locator('.people li', { hasText: b.username }).locator('a.user-link').click();
+    await alice.page.waitForURL(new RegExp(`/@/${b.username}$`));
+    await alice.page.locator('.badge', { hasText: 'Friend' }).waitFor();
+    assertNoProblems(alice, bob);
+  });
+
+  it('changes the password in the settings (other sessions end), switches sounds on, and offers no Join for a club by invitation', async () => {
+    const base = app.base();
+    const account = await apiUser(base);
+    const owner = await apiUser(base);
+    const club = await postData(`${base}/v1`, '/clubs', { name: `Closed ${owner.username.slice(-6)}`, open: false }, owner.token);
+    const page = await app.open();
+    await logIn(page, account);
+    await page.page.goto(`/clubs/${club.id}`);
+    await page.page.locator('.muted', { hasText: 'By invitation only' }).waitFor();
+    assert.equal(await page.page.locator('button:has-text("Join")').count(), 0);
+
+    await page.page.click('.site-nav a:has-text("Settings")');
+    await page.page.fill('#password-current_password', 'wrong-password-1');
+    await page.page.fill('#password-new_password', 'changed-pass-2');
+    await page.page.click('button:has-text("Change password")');
+    await page.page.locator('form .form-error', { hasText: 'The password is wrong.' }).waitFor();
+    await page.page.fill('#password-current_password', account.password);
+    await page.page.fill('#password-new_password', 'changed-pass-2');
+    await page.page.click('button:has-text("Change password")');
+    await page.page.locator('.status', { hasText: 'Your password is changed' }).waitFor();
+    assert.equal((await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).status, 401, 'the other session ended');
+    await page.page.reload();
+    await page.page.locator('h1', { hasText: 'Settings' }).waitFor();
+
+    assert.equal(await page.page.isChecked('#sound'), false, 'off by default');
+    await page.page.check('#sound');
+    assert.equal(await page.page.evaluate(() => localStorage.getItem('chess.sound')), 'on');
+    assertNoProblems(page);
+  });
+
+  it('steps back through the moves, plays a premove when the turn comes, rings the king in check, marks the turn in the title and tells a declined draw offer', async () => {
+    const base = app.base();
+    const { id, white, black } = await gameOverApi(base);
+    const [w, b] = [await app.open(), await app.open()];
+    // Sounds switched on: every oscillator started is counted (a headless browser has no speakers).
+    for (const u of [w, b]) {
+      await u.page.addInitScript(() => {
+        localStorage.setItem('chess.sound', 'on');
+        const start = OscillatorNode.prototype.start;
+        OscillatorNode.prototype.start = function (...args: [number?]) {
+          (window as unknown as { tones: number }).tones = ((window as unknown as { tones?: number }).tones ?? 0) + 1;
+          return start.apply(this, args);
+        };
+      });
+    }
+    await logIn(w, white);
+    await logIn(b, black);
+    for (const u of [w, b]) await u.page.goto(`/play/${id}`);
+    await w.page.locator('.controls').waitFor();
+    await b.page.locator('.controls').waitFor();
+    assert.match(await w.page.title(), /^▶ Your turn/);
+    assert.doesNotMatch(await b.page.title(), /Your turn/);
+
+    // Black queues e7-e5 while White thinks; it is played as soon as White has moved.
+    await clickMove(b.page, 'e7', 'e5');
+    await b.page.locator('.premove', { hasText: 'Premove e7–e5' }).waitFor();
+    await clickMove(w.page, 'f2', 'f3');
+    assert.deepEqual(await waitForMoves(w.page, 2), ['f3', 'e5']);
+    await clickMove(w.page, 'g2', 'g4');
+    await waitForMoves(b.page, 3);
+    assert.match(await b.page.title(), /^▶ Your turn/);
+    assert.ok(await b.page.evaluate(() => (window as unknown as { tones?: number }).tones ?? 0) >= 2, 'move sounds');
+
+    // White offers a draw; Black declines; White is told.
+    await w.page.click('button:has-text("Offer draw")');
+    await b.page.locator('.draw-offer button:has-text("Decline")').click();
+    await w.page.locator('.status', { hasText: 'Your draw offer was declined.' }).waitFor();
+
+    // Stepping back with the keys and the buttons, then to the game as it is.
+    await w.page.locator('.moves').click();
+    await w.page.keyboard.press('ArrowLeft');
+    await w.page.locator('.viewing', { hasText: 'Position after 1… e5' }).waitFor();
+    await w.page.keyboard.press('Home');
+    await w.page.locator('.viewing', { hasText: 'the start' }).waitFor();
+    await w.page.click('.stepper button[aria-label="Next move"]');
+    await w.page.locator('.moves .ply.current', { hasText: 'f3' }).waitFor();
+    await w.page.keyboard.press('End');
+    await w.page.locator('.viewing').waitFor({ state: 'hidden' });
+
+    // Mate: the king in check is ringed on the final board, which stays.
+    await clickMove(b.page, 'd8', 'h4');
+    await w.page.locator('.end', { hasText: 'Black wins by checkmate' }).waitFor();
+    await w.page.locator('.board-box .marker-circle-danger').waitFor();
+    await w.page.keyboard.press('ArrowLeft');
+    await w.page.locator('.viewing', { hasText: "2. g4" }).waitFor();
+    assertNoProblems(w, b);
+  });
+});
