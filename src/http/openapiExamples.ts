@@ -209,6 +209,14 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   },
   'GET /users/search': { response: [{ ...profile(ada, 1612), puzzle_rating: 1743 }] },
   'GET /users/:id': { response: { ...profile(bob, 1587), puzzle_rating: 1500 } },
+  'GET /users/by-username/:username': { response: { ...profile(bob, 1587), puzzle_rating: 1500 } },
+  'POST /users/me/password': {
+    request: one('The current password and the new one', { current_password: 'correct horse 1 battery', new_password: 'new horse 2 battery' }),
+  },
+  'POST /users/me/email': {
+    request: one('The new address and the password', { email: 'ada.lovelace@example.com', password: 'correct horse 1 battery' }),
+    response: { email: 'ada.lovelace@example.com', email_verified: false },
+  },
   'GET /users/:id/avatar.svg': { response: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">…</svg>' },
 
   // ---- games ----
