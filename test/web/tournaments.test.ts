@@ -25,7 +25,7 @@ describe('tournaments in a real Chromium', function () {
   this.timeout(90_000);
   const app = webAppSuite();
 
-  it('creates an arena from the form; two players join in their browsers, are taken to their board, play, come back to the arena and are paired again, while a third page follows the standings live, fire included', async () => {
+  it('creates an arena from the form; two players join in their browsers, are taken to their board, play, stay on the final board and are taken on when paired again, while a third page follows the standings live, fire included', async () => {
     const base = app.base();
     const [alice, bob, carol] = [await app.open(), await app.open(), await app.open()];
     const accounts = [await apiUser(base), await apiUser(base), await apiUser(base)];
