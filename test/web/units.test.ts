@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/play/clock.ts';
+import { describePly, plyForKey, replay as replayGame } from '../../src/web/play/history.ts';
+import { legalIn } from '../../src/web/play/premove.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
 import { categoryOf, formatTimeControl } from '../../src/web/timeControl.ts';
@@ -185,5 +187,35 @@ describe('web app: arenas', () => {
     assert.equal(arenaTiming({ ...t, status: 'finished' }, at('2026-01-01T19:10:00Z')), 'Finished');
     assert.deepEqual([0, 1, 2, 5].map((streak) => onFire({ streak })), [false, false, true, true]);
     assert.equal(describeArena({ initial_time: 180, increment: 2, rated: true, time_control: 'blitz' }), '3+2 rated blitz');
+  });
+});
+
+describe('web app: stepping through a game, premoves', () => {
+  it('replays a game into its positions, the start first, each with the move that led to it', () => {
+    const positions = replayGame(['e4', 'e5', 'Nf3']);
+    assert.equal(positions.length, 4);
+    assert.equal(positions[0].fen, START);
+    assert.equal(positions[0].lastMove, undefined);
+    assert.deepEqual(positions[3].lastMove, { from: 'g1', to: 'f3' });
+    assert.equal(positions[3].fen, 'rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2');
+    // A move that does not replay ends the list there (the page shows what it can).
+    assert.equal(replayGame(['e4', 'Ke7x']).length, 2);
+  });
+
+  it('names the position after a ply the way a score sheet does', () => {
+    const sans = ['e4', 'e5', 'Nf3'];
+    assert.deepEqual([0, 1, 2, 3].map((p) => describePly(sans, p)), ['the start', '1. e4', '1… e5', '2. Nf3']);
+  });
+
+  it('steps with the arrow keys, Home and End, and ignores other keys', () => {
+    assert.deepEqual(['ArrowLeft', 'ArrowRight', 'Home', 'End', 'a'].map((k) => plyForKey(k, 5)), [4, 6, 0, undefined, null]);
+  });
+
+  it('plays a queued premove only when it is legal in the position its turn comes in', () => {
+    const afterE4 = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1';
+    assert.equal(legalIn(afterE4, { from: 'e7', to: 'e5' }), true);
+    // White's e4 pawn now blocks e7-e5-e4 lines: a premove to a square the move made taken is dropped.
+    assert.equal(legalIn(afterE4, { from: 'e7', to: 'e4' }), false);
+    assert.equal(legalIn(START, { from: 'e7', to: 'e5' }), false, 'not Black’s turn');
   });
 });

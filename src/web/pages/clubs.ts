@@ -106,7 +106,8 @@ export async function clubPage(ctx: PageContext & { go: Go }): Promise<void> {
   const role = club.role;
   fill(ctx.root,
     h('h1', null, club.name),
-    h('p', { class: 'info' }, `${club.member_count} member${club.member_count === 1 ? '' : 's'} · owner ${club.owner.username} · ${club.open ? 'open to all' : 'by invitation'} · since ${formatDate(club.created_at)}`),
+    h('p', { class: 'info' }, `${club.member_count} member${club.member_count === 1 ? '' : 's'} · owner `, userLink(club.owner.username),
+      ` · ${club.open ? 'open to all' : 'by invitation'} · since ${formatDate(club.created_at)}`),
     club.description ? h('p', { class: 'description' }, club.description) : null,
     status,
     h('p', { class: 'actions' },

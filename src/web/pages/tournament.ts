@@ -132,7 +132,7 @@ export async function tournamentPage(ctx: PageContext & { go: Go }): Promise<voi
     const active = await get<GameSummary[]>(`/games?tournament_id=${id}&status=active&limit=50`);
     if (ctx.signal.aborted) return;
     fill(games, active.length
-      ? active.map((g) => h('li', null, `${g.white_player?.username ?? '?'} – ${g.black_player?.username ?? '?'} `, h('a', { href: `/play/${g.id}` }, 'Watch')))
+      ? active.map((g) => h('li', null, userLink(g.white_player?.username), ' – ', userLink(g.black_player?.username), ' ', h('a', { href: `/play/${g.id}` }, 'Watch')))
       : h('li', { class: 'empty' }, 'None right now.'));
     const playing = active.find((g) => g.white_player?.id === me.id || g.black_player?.id === me.id);
     if (playing) {

@@ -4,11 +4,12 @@
 // following the channel. A reload or a dropped connection comes back the same way.
 
 import type { Room } from '@colyseus/sdk';
-import { Chess } from 'chess.js';
 import { download, get, plainError, post } from '../api.ts';
 import { joinErrorCode, rooms } from '../colyseus.ts';
 import { fill, h, setText, userLink } from '../dom.ts';
-import { drawMoves, markPly, noGame, skeleton } from './layout.ts';
+import { MoveHistory } from './history.ts';
+import { drawMoves, noGame, skeleton } from './layout.ts';
+import { Premove } from './premove.ts';
 import { subscribe, type Subscription } from '../realtime.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
@@ -43,10 +44,6 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   let pendingShown = false;
   let rejoining = false;
   let sawActive = false;
-  /** The ply whose position the board shows when stepping back; undefined: the game as it is. */
-  let viewPly: number | undefined;
-  /** A move queued on the opponent's turn, sent when the turn comes. */
-  let premove: BoardMove | undefined;
   /** The draw offer this player made (and the ply it was made at), until it is answered. */
   let myOffer: { id: string; ply: number } | undefined;
   const baseTitle = document.title;
@@ -153,74 +150,16 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     send('move', move);
   };
 
-  const setPremove = (move: BoardMove | undefined) => {
-    premove = move;
-    board?.showPremove(move);
-    ui.premove.hidden = !move;
-    if (move) setText(ui.premove, `Premove ${move.from}–${move.to}: played when your turn comes. Click the board to cancel.`);
-  };
-  // A click on the board cancels a queued premove (before the board sees the click).
-  const cancelPremove = () => {
-    if (premove) setPremove(undefined);
-  };
-  ui.board.addEventListener('mousedown', cancelPremove, { capture: true });
-  ui.board.addEventListener('touchstart', cancelPremove, { capture: true, passive: true });
-
+  const premove = new Premove({ line: ui.premove, boardBox: ui.board, mark: (m) => board?.showPremove(m) });
   /** The premove, now that it is this player's turn: played if it is legal here, else dropped. */
   const playPremove = (g: GameModel) => {
-    const move = premove!;
-    setPremove(undefined);
-    try {
-      new Chess(g.fen).move({ from: move.from, to: move.to, promotion: move.promotion });
-    } catch {
-      return say('Your premove was not legal any more.');
-    }
-    play(move);
+    const taken = premove.take(g.fen);
+    if (taken && !taken.legal) say('Your premove was not legal any more.');
+    else if (taken) play(taken.move);
   };
 
-  // ---- stepping through the moves -------------------------------------------------------------
-
-  /** The positions of the game after each ply (0: the start), replayed once per new move. */
-  let positions: { fen: string; lastMove?: { from: string; to: string } }[] = [];
-  const positionsOf = (sans: string[]) => {
-    if (positions.length === sans.length + 1) return positions;
-    const chess = new Chess();
-    positions = [{ fen: chess.fen() }];
-    for (const san of sans) {
-      try {
-        const m = chess.move(san);
-        positions.push({ fen: chess.fen(), lastMove: { from: m.from, to: m.to } });
-      } catch {
-        break;
-      }
-    }
-    return positions;
-  };
-  const view = (ply: number | undefined) => {
-    if (!game) return;
-    const n = game.sans.length;
-    viewPly = ply === undefined || ply >= n ? undefined : Math.max(0, ply);
-    update();
-  };
-  const current = () => viewPly ?? game?.sans.length ?? 0;
-  ui.steps.first.addEventListener('click', () => view(0));
-  ui.steps.back.addEventListener('click', () => view(current() - 1));
-  ui.steps.forward.addEventListener('click', () => view(current() + 1));
-  ui.steps.last.addEventListener('click', () => view(undefined));
-  ui.moves.addEventListener('click', (event) => {
-    const ply = (event.target as HTMLElement).closest<HTMLElement>('.ply')?.dataset.ply;
-    if (ply) view(Number(ply));
-  });
-  const onKey = (event: KeyboardEvent) => {
-    const target = event.target as HTMLElement | null;
-    if (event.altKey || event.ctrlKey || event.metaKey || target?.closest('input, textarea, select')) return;
-    const to = { ArrowLeft: current() - 1, ArrowRight: current() + 1, Home: 0, End: undefined } as Record<string, number | undefined>;
-    if (!(event.key in to)) return;
-    event.preventDefault();
-    view(to[event.key]);
-  };
-  document.addEventListener('keydown', onKey);
-  ctx.cleanup(() => document.removeEventListener('keydown', onKey));
+  const history = new MoveHistory(ui, () => update());
+  ctx.cleanup(history.listen());
 
   ui.typed.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -270,24 +209,21 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     const mine = colorOf(g, me?.id);
     if (!board) {
       if (mine && !force) orientation = mine;
-      board = new Board(ui.board, { orientation, fen: g.fen, onMove: play, onPremove: (m) => setPremove(m) });
-      board.showPremove(premove);
+      board = new Board(ui.board, { orientation, fen: g.fen, onMove: play, onPremove: (m) => premove.set(m) });
+      board.showPremove(premove.queued);
     }
     ui.board.setAttribute('aria-label', `Chessboard${mine ? `, you play ${mine}` : ''}; ${g.turn} to move`);
     const active = g.status === 'active';
-    const live = viewPly === undefined;
+    history.setMoves(g.sans);
+    const shown = history.shown();
     const myTurn = active && !!room && !!mine && mine === g.turn;
-    if (live) board.set(g.fen, g.lastMove, myTurn ? mine : undefined, active && !!room && !!mine && !myTurn ? mine : undefined);
-    else {
-      const at = positionsOf(g.sans)[viewPly!] ?? { fen: g.fen };
-      board.set(at.fen, at.lastMove, undefined);
-    }
+    if (!shown) board.set(g.fen, g.lastMove, myTurn ? mine : undefined, active && !!room && !!mine && !myTurn ? mine : undefined);
+    else board.set(shown.fen, shown.lastMove, undefined);
     if (!active) {
       board.disable();
-      if (premove) setPremove(undefined);
+      if (premove.queued) premove.set(undefined);
     }
-    if (live && myTurn && premove) playPremove(g);
-    drawStepper(g);
+    if (!shown && myTurn && premove.queued) playPremove(g);
     // The tab says whose turn it is when the page is not looked at.
     document.title = myTurn ? `▶ Your turn · ${baseTitle}` : baseTitle;
     drawOfferNews(g, active);
@@ -299,7 +235,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     drawPlayer(ui.top, g, top);
     drawPlayer(ui.bottom, g, orientation);
     drawMoves(ui.moves, g.sans);
-    if (viewPly !== undefined) markPly(ui.moves, viewPly);
+    history.draw();
     tick();
 
     // The opponent's move, for screen readers.
@@ -336,16 +272,6 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.pending.hidden = g.status !== 'pending';
     ui.end.hidden = active || g.status === 'pending';
     if (!ui.end.hidden) drawEnd(g);
-  };
-
-  const drawStepper = (g: GameModel) => {
-    const n = g.sans.length;
-    const at = viewPly ?? n;
-    ui.steps.first.disabled = ui.steps.back.disabled = at === 0;
-    ui.steps.forward.disabled = ui.steps.last.disabled = viewPly === undefined;
-    ui.viewing.hidden = viewPly === undefined;
-    if (viewPly !== undefined) setText(ui.viewing, `Position after ${viewPly === 0 ? 'the start' : `${Math.ceil(viewPly / 2)}${viewPly % 2 ? '.' : '…'} ${g.sans[viewPly - 1]}`} (→ or End for the game now)`);
-    markPly(ui.moves, viewPly);
   };
 
   /** The player's own draw offer answered: accepted ends the game; declined is said here. */
