@@ -1,8 +1,8 @@
 // Clubs (DESIGN 2.10, like Lichess teams): search and sort, your clubs, create one; a club's
 // page with joining, leaving, its members and (for its owner) invitations and deletion.
 
-import { ApiError, del, findUser, get, post, request } from '../api.ts';
-import { fill, formatDate, h, userLink } from '../dom.ts';
+import { ApiError, del, findUser, get, plainError, post, request } from '../api.ts';
+import { fieldError, fill, formatDate, h, userLink } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import type { Club, ClubMember } from '../types/api.ts';
@@ -18,7 +18,7 @@ function statusLine() {
   return { el, say };
 }
 
-const errorText = (e: unknown) => (e instanceof ApiError ? e.lines().join(' ') : String(e));
+const errorText = plainError;
 
 export async function clubsPage(ctx: PageContext & { go: Go }): Promise<void> {
   const me = session.user();
@@ -48,18 +48,19 @@ export async function clubsPage(ctx: PageContext & { go: Go }): Promise<void> {
   const name = h('input', { id: 'club-name', name: 'name', required: true, minlength: 3, maxlength: 40 });
   const description = h('textarea', { id: 'club-description', name: 'description', maxlength: 2000, rows: 3 });
   const open = h('input', { id: 'club-open', type: 'checkbox', name: 'open', checked: true });
+  const createError = fieldError();
   const create = h('form', { class: 'stacked' },
     h('p', null, h('label', { for: 'club-name' }, 'Name'), name),
     h('p', null, h('label', { for: 'club-description' }, 'Description'), description),
     h('p', null, h('label', { class: 'inline' }, open, ' Anyone may join')),
-    h('button', { type: 'submit', class: 'primary' }, 'Create club'));
+    h('button', { type: 'submit', class: 'primary' }, 'Create club'), createError.el);
   create.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
       const club = await post<Club>('/clubs', { name: name.value, description: description.value.trim() || undefined, open: open.checked });
       ctx.go(`/clubs/${club.id}`);
     } catch (e) {
-      say(errorText(e), true);
+      createError.show(errorText(e));
     }
   });
 

@@ -4,7 +4,7 @@
 // arena refreshed every few seconds instead). The player's pairing itself arrives on their
 // `user:` channel, which takes them to the board from any page (src/web/userFeed.ts).
 
-import { ApiError, get, post, request } from '../api.ts';
+import { ApiError, get, plainError, post, request } from '../api.ts';
 import { fill, formatDate, h, setText, userLink } from '../dom.ts';
 import { ServerTime } from '../play/clock.ts';
 import { describeEnd, fromDetail } from '../play/model.ts';
@@ -231,4 +231,4 @@ async function load(id: string, time: ServerTime): Promise<Tournament> {
   return res.data;
 }
 
-const errorText = (e: unknown) => (e instanceof ApiError ? e.lines().join(' ') : String(e));
+const errorText = plainError;

@@ -1,8 +1,8 @@
 // Arenas (DESIGN 2.10, README "Tournaments"): the running, upcoming and finished ones, a page at a
 // time, and a form to create one with the lobby's time-control fields.
 
-import { ApiError, post, request } from '../api.ts';
-import { fill, formatDate, h } from '../dom.ts';
+import { plainError, post, request } from '../api.ts';
+import { fieldError, fill, formatDate, h } from '../dom.ts';
 import { ServerTime } from '../play/clock.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
@@ -98,6 +98,7 @@ function createForm(ctx: PageContext & { go: Go }, time: ServerTime, say: (text:
     at.required = start.value === 'at';
   });
 
+  const createError = fieldError();
   const form = h('form', { class: 'time-form arena-form' },
     h('p', { class: 'wide' }, h('label', { for: 't-name' }, 'Name'), name),
     clock.nodes,
@@ -106,7 +107,7 @@ function createForm(ctx: PageContext & { go: Go }, time: ServerTime, say: (text:
     h('p', null, h('label', { for: 't-duration' }, 'Duration (minutes)'), duration),
     h('p', null, h('label', { for: 't-max' }, 'Most players'), max),
     h('p', null, h('label', { class: 'inline' }, rated, ' Rated')),
-    h('button', { type: 'submit', class: 'primary' }, 'Create the arena'));
+    h('button', { type: 'submit', class: 'primary' }, 'Create the arena'), createError.el);
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -114,7 +115,8 @@ function createForm(ctx: PageContext & { go: Go }, time: ServerTime, say: (text:
     // Minutes from now are counted on the server's clock (a browser's may be off); a date typed
     // in is the reader's local time.
     const startsAt = start.value === 'at' ? new Date(at.value) : new Date(time.now() + Number(start.value) * 60_000);
-    if (Number.isNaN(startsAt.getTime())) return say('Choose the date and time the arena starts.', true);
+    createError.clear();
+    if (Number.isNaN(startsAt.getTime())) return createError.show('Choose the date and time the arena starts.');
     try {
       const t = await post<Tournament>('/tournaments', {
         name: name.value,
@@ -128,10 +130,10 @@ function createForm(ctx: PageContext & { go: Go }, time: ServerTime, say: (text:
       });
       ctx.go(`/tournaments/${t.id}`);
     } catch (e) {
-      say(errorText(e), true);
+      createError.show(errorText(e));
     }
   });
   return h('section', { class: 'card', 'aria-labelledby': 'create-arena-h' }, h('h2', { id: 'create-arena-h' }, 'Create an arena'), form);
 }
 
-const errorText = (e: unknown) => (e instanceof ApiError ? e.lines().join(' ') : String(e));
+const errorText = plainError;
