@@ -93,6 +93,11 @@ describe('tournaments in a real Chromium', function () {
     assert.ok(heard.includes('standings'), `the page follows the arena's channel (heard: ${heard.join(', ')})`);
 
     // Both stayed on the final board when the game ended (told of the next game), and went on to it when paired again.
+    for (const u of [bob, carol]) {
+      await u.page.locator('.end .result', { hasText: 'Black wins by resignation' }).waitFor();
+      await u.page.locator('.next-game', { hasText: 'Your next game, against' }).waitFor();
+      assert.equal(new URL(u.page.url()).pathname, first, 'still on the final board');
+    }
     await Promise.all([bob.page.waitForURL((u) => GAME_URL.test(u.href) && u.pathname !== first), carol.page.waitForURL((u) => GAME_URL.test(u.href) && u.pathname !== first)]);
     const second = new URL(bob.page.url()).pathname;
     assert.equal(new URL(carol.page.url()).pathname, second);

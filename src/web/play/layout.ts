@@ -62,11 +62,13 @@ export function skeleton() {
   const hint = h('p', { class: 'hint', hidden: true }, 'The clocks start after Black’s first move. A player who does not make their first move in time aborts the game.');
   const pending = h('div', { class: 'pending', hidden: true });
   const end = h('div', { class: 'end', hidden: true });
+  // An arena's next game, announced under the final position.
+  const next = h('p', { class: 'next-game', role: 'alert', hidden: true });
   const title = h('h1', null, 'Game');
   const info = h('p', { class: 'info' });
   const page = h('div', { class: 'play' },
     h('div', { class: 'play-head' }, title, info),
     h('div', { class: 'play-board' }, top, board, bottom),
-    h('div', { class: 'play-side' }, pending, end, drawOffer, status, hint, premove, moves, stepper, viewing, controls, typed, flip));
-  return { page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove };
+    h('div', { class: 'play-side' }, pending, end, next, drawOffer, status, hint, premove, moves, stepper, viewing, controls, typed, flip));
+  return { page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next };
 }

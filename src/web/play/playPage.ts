@@ -292,9 +292,9 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ctx.cleanup(userFeed.holdPairings((p) => {
       if (p.tournament_id !== tournamentId || ctx.signal.aborted) return false;
       const go = () => ctx.go(`/play/${p.game_id}`);
-      const line = h('p', { class: 'next-game', role: 'alert' }, `Your next game, against ${p.opponent.username}, is ready: you go there in 5 seconds. `,
+      fill(ui.next, `Your next game, against ${p.opponent.username}, is ready: you go there in 5 seconds. `,
         h('button', { type: 'button', class: 'primary', onclick: go }, 'Go now'));
-      ui.end.prepend(line);
+      ui.next.hidden = false;
       nextGame = setTimeout(go, 5000);
       return true;
     }));
