@@ -11,7 +11,7 @@ import { playSound } from '../sound.ts';
 type Field = [name: string, label: string, attrs: Record<string, string | number>];
 
 /** A small form: its fields, its button, its error and its success line beside it. */
-function settingsForm(o: { id: string; title: string; fields: Field[]; submit: string; help?: string; send: (v: Record<string, string>) => Promise<string> }) {
+function settingsForm(o: { id: string; title: string; intro?: HTMLElement; fields: Field[]; submit: string; help?: string; send: (v: Record<string, string>) => Promise<string> }) {
   const errors = fieldError();
   const done = h('p', { class: 'status', role: 'status' });
   const button = h('button', { type: 'submit', class: 'primary' }, o.submit);
@@ -33,7 +33,7 @@ function settingsForm(o: { id: string; title: string; fields: Field[]; submit: s
     }
     button.disabled = false;
   });
-  return h('section', { class: 'card' }, h('h2', { id: `${o.id}-h` }, o.title), form);
+  return h('section', { class: 'card' }, h('h2', { id: `${o.id}-h` }, o.title), o.intro, form);
 }
 
 export async function settingsPage(ctx: PageContext): Promise<void> {
@@ -68,10 +68,10 @@ export async function settingsPage(ctx: PageContext): Promise<void> {
         return 'Your password is changed. Your other devices are logged out.';
       },
     }),
-    h('section', { class: 'card' }, h('h2', null, 'Email'), emailLine),
     settingsForm({
       id: 'email',
-      title: 'Change your email',
+      title: 'Email',
+      intro: emailLine,
       fields: [
         ['email', 'New email', { type: 'email', autocomplete: 'email' }],
         ['password', 'Password', { type: 'password', autocomplete: 'current-password' }],

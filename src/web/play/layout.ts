@@ -48,7 +48,7 @@ export function skeleton() {
   const flip = h('button', { type: 'button', class: 'flip', title: 'Flip the board' }, 'Flip board');
   // Stepping through the moves (also ← → Home End): the board shows an earlier position.
   const stepButton = (label: string, text: string) => h('button', { type: 'button', 'aria-label': label, title: label }, text);
-  const steps = { first: stepButton('First position', '⏮'), back: stepButton('Previous move', '◀'), forward: stepButton('Next move', '▶'), last: stepButton('Current position', '⏭') };
+  const steps = { first: stepButton('First position', '«'), back: stepButton('Previous move', '‹'), forward: stepButton('Next move', '›'), last: stepButton('Current position', '»') };
   const stepper = h('div', { class: 'stepper', role: 'group', 'aria-label': 'Step through the moves' }, steps.first, steps.back, steps.forward, steps.last);
   const viewing = h('p', { class: 'viewing', role: 'status', hidden: true });
   const premove = h('p', { class: 'premove', role: 'status', hidden: true });
