@@ -25,8 +25,8 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
  * most 39 rows of ~100 bytes, and a hosted game's detail is read from its actor anyway.
  */
 export const SNAPSHOT_EVERY = 40;
-export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer'>) =>
-  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer;
+export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer' | 'lapsesTakeback'>) =>
+  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer || w.lapsesTakeback === true;
 
 type Column = readonly [name: string, type: string, value: (w: MoveWrite) => unknown];
 
@@ -101,8 +101,8 @@ RETURNING game_id`;
 
 // A snapshot batch: the move rows, and the games rows rewritten as the moves leave them. The
 // update is fenced by epoch and by the ply (a snapshot never goes back); only games whose update
-// landed get their move row, and lapse the pending draw offer of the opponent (the recipient
-// moved). The games' rows are locked first, in id order, as lockGamesInOrder does.
+// landed get their move row, lapse the pending draw offer of the opponent (the recipient
+// moved) and the pending takeback proposal (any move lapses it). The games' rows are locked first, in id order, as lockGamesInOrder does.
 const snapshotSql = (from: string) => `
 WITH i AS MATERIALIZED (SELECT * FROM ${from}
 ), locked AS MATERIALIZED (
@@ -125,6 +125,9 @@ WITH i AS MATERIALIZED (SELECT * FROM ${from}
   UPDATE draw_offers d SET status = 'expired', answered_at = now()
     FROM i JOIN mv ON mv.game_id = i.game_id
    WHERE d.game_id = i.game_id AND d.status = 'pending' AND d.offered_by <> i.mover_id
+), lapse_takeback AS (
+  UPDATE takeback_offers t SET status = 'expired', answered_at = now()
+    FROM mv WHERE t.game_id = mv.game_id AND t.status = 'pending'
 )
 SELECT game_id FROM mv`;
 
