@@ -400,7 +400,9 @@ export class GameActor {
     if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }, null));
     const takeback = next.takeback;
     if (takeback) {
-      this.timers.once('takeback', takeback.expiresAt - now, () => void this.run({ type: 'expire_takeback', takebackId: takeback.id }, null));
+      // +1, as the flag's: a timer may fire a millisecond early on the wall clock, and one that
+      // finds the proposal not yet due is not armed again.
+      this.timers.once('takeback', takeback.expiresAt - now + 1, () => void this.run({ type: 'expire_takeback', takebackId: takeback.id }, null));
     }
   }
 }
