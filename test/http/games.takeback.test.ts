@@ -5,6 +5,7 @@ import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { WsClient } from '../helpers/ws.ts';
+import { receiverPerTest } from '../support/receiver.ts';
 import type { StreamMessage } from '../../src/realtime/messages.ts';
 
 const post = (path: string, user: TestUser, body?: unknown, headers?: Record<string, string>) =>
@@ -155,5 +156,25 @@ describe('Takebacks over REST', () => {
     assert.equal(first.status, 200, first.text);
     assert.deepEqual(again.body.data, first.body.data);
     assert.equal((await getGame(game.id, a)).body.data.move_count, 4);
+  });
+
+  describe('webhooks', () => {
+    const hooks = receiverPerTest();
+
+    it('sends no game.move for a takeback; the moves after it come at the plies it freed, on the board as it stands', async () => {
+      // Registered before the game starts (the beforeEach game is not followed).
+      const [w, bl] = await Promise.all([createUser(), createUser()]);
+      await api('POST', '/v1/webhooks', as(w, { url: hooks.url, events: ['game.move'], secret: 'a-secret-of-at-least-16-chars' }));
+      [a, b] = [w, bl];
+      game = await createActiveGame(a, b);
+      await playLine(game, ['e2e4', 'e7e5', 'g1f3', 'b8c6']);
+      await hooks.receiver.waitFor(4);
+      const t = (await propose(a)).body.data.takeback; // White's turn: Nf3 and Nc6
+      assert.equal((await answer(b, t.id, true)).status, 200);
+      const d4 = await playLine(game, ['d2d4'], 2);
+      const moves = (await hooks.receiver.waitFor(5)).map((r) => r.json.data);
+      assert.deepEqual(moves.map((m) => [m.move_count, m.move.san]), [[1, 'e4'], [2, 'e5'], [3, 'Nf3'], [4, 'Nc6'], [3, 'd4']]);
+      assert.equal(moves[4].fen, d4.game.fen, 'the board replayed from the moves left');
+    });
   });
 });
