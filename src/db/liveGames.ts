@@ -382,7 +382,8 @@ export async function takeBack(pool: Pool, t: TakeBackInput): Promise<boolean> {
     if (moved.length !== t.plies) throw new Error(`game ${t.gameId}: takeback of ${t.plies} plies found ${moved.length} move rows after ply ${t.toPly}`);
     await tx.query(
       `UPDATE games SET fen = $2, pgn = $3, move_count = $4, white_time_ms = $5, black_time_ms = $6, clock_running = true,
-              turn_started_at = $7, first_move_deadline = NULL, room_state = $8, event_seq = $9, hosted_at = $10, updated_at = $10
+              turn_started_at = $7, first_move_deadline = NULL, room_state = $8, event_seq = $9, hosted_at = $10, updated_at = $10,
+              last_move_at = $10
         WHERE id = $1`,
       [t.gameId, t.fen, t.pgn, t.toPly, t.whiteMs, t.blackMs, t.turnStartedAt, JSON.stringify(t.roomState), t.eventSeq, t.at],
     );

@@ -63,8 +63,10 @@ export class LiveGameFacts {
         this.updatedAt = at;
         return;
       case 'take_back':
+        // The board last changed then: the row's last_move_at says the takeback's time too.
         this.moveClocks.length = write.toPly;
         this.updatedAt = at;
+        this.lastMoveAt = at;
         return;
       case 'finish':
         // The game leaves the live read path (only active games take it).
