@@ -17,7 +17,8 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
 /**
  * The game row's snapshot is rewritten by the first two plies (the clocks start and the
  * first-move deadlines change there), by every SNAPSHOT_EVERY-th ply, and by a move that lapses a
- * draw offer; every other move is appended alone (leanSql). Reads of an active game fold the
+ * draw offer or a takeback proposal (its statement closes them); every other move is appended
+ * alone (leanSql). Reads of an active game fold the
  * moves after the snapshot into it (src/db/liveTail.ts), so the snapshot's lag costs a read at
  * most SNAPSHOT_EVERY − 1 small rows. Every 40th rather than every 10th: under the bench a
  * snapshot batch cost about as much PostgreSQL CPU as several appends, and with snapshots only
