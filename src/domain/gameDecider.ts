@@ -148,7 +148,7 @@ export type TakebackWrite = {
   blackMs: number;
   /** When the side now to move's clock started running. */
   turnStartedAt: Date;
-  roomState: { whiteQuotaMs: number; blackQuotaMs: number };
+  roomState: MoveRecord['roomState'];
   eventSeq: number;
 };
 
@@ -465,7 +465,10 @@ function decideTakebackAnswer(s: LiveGameState, userId: string, takebackId: stri
       whiteMs: snap.whiteMs,
       blackMs: snap.blackMs,
       turnStartedAt: new Date(now),
-      roomState: { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
+      // The row's room state is rewritten whole: the joined seats (a claim needs them) stay in it.
+      roomState: s.joinedSeats
+        ? { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, joined: s.joinedSeats }
+        : { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
       eventSeq: s.eventSeq + 1,
     },
     events: [{ type: 'taken_back', at: now, takebackId, plies: takeback.plies, game, clock: clock.state() }],

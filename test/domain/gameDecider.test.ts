@@ -498,6 +498,14 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.equal(nextDeadlines(s).takeback, null);
     });
 
+    it('keeps the joined seats in the room state it writes (a claim after a takeover needs them)', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3']);
+      notePresence(s, 'black', true, T0);
+      run(s, propose(WHITE), T0 + 4000);
+      const { decision } = run(s, answer(BLACK, true), T0 + 4500);
+      assert.deepEqual((decision.write as { roomState: { joined?: string[] } }).roomState.joined, ['black']);
+    });
+
     it('lapses when the game ends', () => {
       const s = played(['e2e4', 'e7e5', 'g1f3']);
       run(s, propose(WHITE), T0 + 4000);
