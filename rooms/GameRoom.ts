@@ -10,8 +10,16 @@ import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.t
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import type { Chat } from '../src/services/chat.ts';
 import { GameRoomChat } from './gameRoomChat.ts';
-import { GameCommandSchemas, refuseUnknownMessage, type CommandAnswers, type GameClientMessages, type GameCommand, type GameServerMessages } from './messages.ts';
-import { DrawOfferState, GameState, LastMoveState, PlayerState } from './schema/GameState.ts';
+import {
+  GameCommandSchemas,
+  refuseUnknownMessage,
+  type COMMAND_OF,
+  type CommandAnswers,
+  type GameClientMessages,
+  type GameCommand,
+  type GameServerMessages,
+} from './messages.ts';
+import { DrawOfferState, GameState, LastMoveState, PlayerState, TakebackOfferState } from './schema/GameState.ts';
 
 /** Who a socket is; `release` ends its user's presence hold (online in friend lists). */
 type Seat = { userId?: string; color?: Color; release?: () => void };
@@ -121,6 +129,14 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     );
     this.chat = new GameRoomChat(GameRoom.deps.chat, gameId, () => this.clients as GameClient[]);
     this.onMessage('chat', (client: GameClient, raw) => this.chat.receive(client, raw, () => this.spend(client)));
+    this.onMessage('takeback', (client: GameClient, raw) =>
+      this.command(client, 'takeback', raw, (userId) => ({ type: 'offer_takeback', userId })),
+    );
+    this.onMessage('answer_takeback', (client: GameClient, raw) =>
+      this.command(client, 'answer_takeback', raw, (userId, m) => ({
+        type: 'answer_takeback', userId, takebackId: m.takeback_id, accept: m.accept,
+      })),
+    );
     this.onMessage('*', refuseUnknownMessage);
   }
 
@@ -183,7 +199,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     client: GameClient,
     name: C,
     raw: unknown,
-    build: (userId: string, message: NonNullable<GameClientMessages[C]>) => Extract<CommandInput, { type: C }>,
+    build: (userId: string, message: NonNullable<GameClientMessages[C]>) => Extract<CommandInput, { type: (typeof COMMAND_OF)[C] }>,
   ): Promise<void> {
     // Read first: the frame was just read off the socket, and a move is timed from here (DESIGN 2.4).
     const receivedAt = GameRoom.deps.host.time.now();
@@ -206,12 +222,14 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     command.receivedAt = receivedAt; // on the command just built: no copy of it per move
     const reply = await this.live.execute(command, key);
     // The live game answers each command with its REST answer's data (the decider, src/domain/gameDecider.ts).
-    if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...reply.value });
+    // The command's answer is the one of its type (COMMAND_OF): the actor's execute says so, not the types here.
+    type Answer = CommandAnswers[(typeof COMMAND_OF)[C]];
+    if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...(reply.value as Answer) });
     else client.send('error', { ...replyId, code: reply.error.code, message: reply.error.message, details: reply.error.details });
   }
 
   /** `<name>:ok`: the pairing of name and answer is checked here, not by `client.send`, which cannot follow a generic name. */
-  private sendAnswer<C extends GameCommand>(client: GameClient, name: C, body: { id?: string | number } & CommandAnswers[C]): void {
+  private sendAnswer<C extends GameCommand>(client: GameClient, name: C, body: { id?: string | number } & CommandAnswers[(typeof COMMAND_OF)[C]]): void {
     client.send(`${name}:ok` as `${GameCommand}:ok`, body as GameServerMessages[`${GameCommand}:ok`]);
   }
 
@@ -322,6 +340,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     }
     s.lastMove = new LastMoveState();
     s.drawOffer = new DrawOfferState();
+    s.takebackOffer = new TakebackOfferState();
     for (const san of live.game.sanList) s.moves.push(san);
     this.syncState(s);
     return s;
@@ -350,6 +369,11 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     s.drawOffer.id = offer?.id ?? '';
     s.drawOffer.offeredBy = offer?.offeredBy ?? '';
     s.drawOffer.expiresAt = offer?.expiresAt ?? 0;
+    const takeback = live.takebackOffer;
+    s.takebackOffer.id = takeback?.id ?? '';
+    s.takebackOffer.offeredBy = takeback?.offeredBy ?? '';
+    s.takebackOffer.plies = takeback?.plies ?? 0;
+    s.takebackOffer.expiresAt = takeback?.expiresAt ?? 0;
     s.result = live.ending?.result ?? '';
     s.winner = live.ending?.winner ?? '';
     s.termination = live.ending?.termination ?? (live.status === 'abandoned' ? 'aborted' : '');
@@ -383,8 +407,15 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   private onGameEvent(event: GameEvent & { v: number }): void {
     this.corkClients();
     if (event.type === 'move') this.state.moves.push(event.move.san);
+    // A takeback leaves the moves it did not take back: the schema's list drops the rest.
+    if (event.type === 'takeback') this.state.moves.splice(event.move_count, this.state.moves.length - event.move_count);
     this.syncState(this.state);
     this.broadcastPatch();
+    if (event.type === 'takeback_offer') this.broadcast('takeback_offer', { takeback: event.takeback, v: event.v });
+    if (event.type === 'takeback') {
+      const { takeback_id, plies, fen, move_count, current_turn, times, v } = event;
+      this.broadcast('takeback', { takeback_id, plies, fen, move_count, current_turn, times, v });
+    }
     if (event.type === 'game_end') {
       this.broadcast('game_end', { ...event.result, status: event.status, abort_reason: event.abort_reason, v: event.v });
       // Clients have the final state; the room goes once they leave (or after a grace period).

@@ -48,8 +48,15 @@ export const ClaimMessage = z.object({
 });
 export type ClaimMessage = z.infer<typeof ClaimMessage>;
 
+export const AnswerTakebackMessage = z.object({
+  takeback_id: z.string().max(64),
+  accept: z.boolean(),
+  id: requestId,
+});
+export type AnswerTakebackMessage = z.infer<typeof AnswerTakebackMessage>;
+
 /** What a player sends to a GameRoom; the lobby, seek-pool and tournament rooms take nothing. */
-export const GAME_COMMANDS = ['move', 'resign', 'offer_draw', 'answer_draw', 'abort', 'claim'] as const;
+export const GAME_COMMANDS = ['move', 'resign', 'offer_draw', 'answer_draw', 'abort', 'claim', 'takeback', 'answer_takeback'] as const;
 export type GameCommand = (typeof GAME_COMMANDS)[number];
 export const GameCommandSchemas = {
   move: MoveMessage,
@@ -58,6 +65,8 @@ export const GameCommandSchemas = {
   answer_draw: AnswerDrawMessage,
   abort: BareMessage,
   claim: ClaimMessage,
+  takeback: BareMessage,
+  answer_takeback: AnswerTakebackMessage,
 } as const satisfies Record<GameCommand, z.ZodType>;
 
 /**
@@ -83,7 +92,20 @@ export type { CommandAnswers };
 export type GameEnd = Omit<Extract<GameEvent, { type: 'game_end' }>, 'type' | 'result'> &
   Extract<GameEvent, { type: 'game_end' }>['result'] & { v: number };
 
-export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & CommandAnswers[C] } & {
+/** The live game's command behind each socket message (the room's names follow DESIGN 2.11's). */
+export const COMMAND_OF = {
+  move: 'move',
+  resign: 'resign',
+  offer_draw: 'offer_draw',
+  answer_draw: 'answer_draw',
+  abort: 'abort',
+  claim: 'claim',
+  takeback: 'offer_takeback',
+  answer_takeback: 'answer_takeback',
+} as const satisfies Record<GameCommand, keyof CommandAnswers>;
+type NumberedOf<T extends GameEvent['type']> = Omit<Extract<GameEvent, { type: T }>, 'type'> & { v: number };
+
+export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & CommandAnswers[(typeof COMMAND_OF)[C]] } & {
   error: ErrorBody;
   /** To everyone in the room, players and spectators, as the game ends. */
   game_end: GameEnd;
@@ -101,6 +123,10 @@ export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & Comma
    * a player who muted its sender.
    */
   chat: { room: ChatRoom; message: ChatMessageView };
+  /** To everyone in the room: a takeback proposal opened or closed (declined, expired). */
+  takeback_offer: NumberedOf<'takeback_offer'>;
+  /** To everyone in the room: an accepted takeback, the board as it leaves it. */
+  takeback: NumberedOf<'takeback'>;
 };
 export type LobbyServerMessages = {
   /** The watcher's pending challenges, on join and whenever they change (with a token only). */
@@ -133,6 +159,7 @@ export const ROOM_MESSAGES = {
     out: names<GameServerMessages>({
       'move:ok': true, 'resign:ok': true, 'offer_draw:ok': true, 'answer_draw:ok': true, 'abort:ok': true, 'claim:ok': true,
       error: true, game_end: true, opponent_gone: true, opponent_back: true, rematch_offer: true, 'chat:ok': true, chat: true,
+      'takeback:ok': true, 'answer_takeback:ok': true, takeback_offer: true, takeback: true,
     }),
   },
   lobby: { in: [], out: names<LobbyServerMessages>({ challenges: true, game_started: true, error: true }) },

@@ -24,6 +24,13 @@ export const DrawOfferState = schema(
 );
 export type DrawOfferState = SchemaType<typeof DrawOfferState>;
 
+/** The pending takeback proposal; empty strings and zeros when none. */
+export const TakebackOfferState = schema(
+  { id: t.string(), offeredBy: t.string(), plies: t.uint8(), expiresAt: t.float64() },
+  'TakebackOfferState',
+);
+export type TakebackOfferState = SchemaType<typeof TakebackOfferState>;
+
 export const GameState = schema(
   {
     gameId: t.string(),
@@ -43,6 +50,7 @@ export const GameState = schema(
     termination: t.string(),
     /** Per-game event number: the `v` of the latest event. */
     eventSeq: t.uint32(),
+    takebackOffer: TakebackOfferState,
   },
   'GameState',
 );

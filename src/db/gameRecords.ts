@@ -53,7 +53,15 @@ export type GameRecord = {
 export type PlayerRecord = { id: string; username: string; avatarUrl: string | null; country: string | null };
 export type GameWithPlayers = GameRecord & { white: PlayerRecord | null; black: PlayerRecord | null };
 
-export type MoveRecord = { ply: number; san: string; uci: string; clockMs: number; createdAt: Date };
+export type MoveRecord = {
+  ply: number;
+  san: string;
+  uci: string;
+  clockMs: number;
+  createdAt: Date;
+  /** The game's event number of the move (null on rows older than migration 017). */
+  eventSeq?: number | null;
+};
 
 /** DESIGN 2.11: the rematch asked for after a finished game: the new game's id, who asked, and how it stands. */
 export type RematchRecord = { gameId: string; offeredBy: string; status: 'pending' | 'active' | 'finished' | 'abandoned'; abortReason: string | null; expiresAt: Date | null };

@@ -130,10 +130,10 @@ export async function findOrphanedGames(db: Queryable, limit = 100): Promise<str
 /** The game's moves from ply `fromPly` on (all of them by default), in order. */
 export async function listMoves(db: Queryable, gameId: string, fromPly = 1): Promise<MoveRecord[]> {
   const { rows } = await db.query(
-    'SELECT ply, san, uci, clock_ms, created_at FROM game_moves WHERE game_id = $1 AND ply >= $2 ORDER BY ply',
+    'SELECT ply, san, uci, clock_ms, created_at, event_seq FROM game_moves WHERE game_id = $1 AND ply >= $2 ORDER BY ply',
     [gameId, fromPly],
   );
-  return rows.map((r) => ({ ply: r.ply, san: r.san, uci: r.uci, clockMs: r.clock_ms, createdAt: r.created_at }));
+  return rows.map((r) => ({ ply: r.ply, san: r.san, uci: r.uci, clockMs: r.clock_ms, createdAt: r.created_at, eventSeq: r.event_seq }));
 }
 
 // ---- REST reads and the challenge lifecycle ------------------------------------------------

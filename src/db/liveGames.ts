@@ -4,6 +4,7 @@ import { enqueueAnalysis } from './analysis.ts';
 import { toGameRecord, type DrawOfferRecord, type GameRecord } from './games.ts';
 import type { TailMove } from './liveTail.ts';
 import type { MoveWrite } from './moveWriter.ts';
+import type { TakebackWrite } from '../domain/gameDecider.ts';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
 
 /**
@@ -203,6 +204,10 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
       `UPDATE draw_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending'`,
       [f.gameId],
     );
+    await tx.query(
+      `UPDATE takeback_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending'`,
+      [f.gameId],
+    );
     let ratingChanges = { white: 0, black: 0 };
     if (f.ending && game.whiteId && game.blackId) {
       if (game.rated) ratingChanges = await rate(tx, game, f.ending);
@@ -314,4 +319,91 @@ export async function loadDrawOffers(db: Queryable, gameId: string): Promise<Sto
     [gameId],
   );
   return rows.map((r) => ({ id: r.id, offeredBy: r.offered_by, ply: r.ply, expiresAt: r.expires_at, status: r.status }));
+}
+
+// ---- takebacks (DESIGN 2.11, migration 024) ------------------------------------------------
+
+export async function insertTakeback(
+  db: Queryable,
+  o: { gameId: string; epoch: number; takebackId: string; offeredBy: string; ply: number; plies: number; expiresAt: Date; eventSeq: number; at: Date },
+): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH g AS (UPDATE games SET event_seq = $8, updated_at = $9
+                 WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
+     INSERT INTO takeback_offers (id, game_id, offered_by, ply, plies, status, expires_at)
+     SELECT $3, $1, $4, $5, $6, 'pending', $7 FROM g RETURNING id`,
+    [o.gameId, o.epoch, o.takebackId, o.offeredBy, o.ply, o.plies, o.expiresAt, o.eventSeq, o.at],
+  );
+  return rows.length === 1;
+}
+
+/** pending → declined/expired (accepted goes through takeBack). False when fenced out. */
+export async function closeTakeback(
+  db: Queryable,
+  o: { gameId: string; epoch: number; takebackId: string; status: 'declined' | 'expired'; eventSeq: number; at: Date },
+): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH g AS (UPDATE games SET event_seq = $5, updated_at = $6
+                 WHERE id = $1 AND host_epoch = $2 AND status = 'active' RETURNING id)
+     UPDATE takeback_offers t SET status = $4, answered_at = now()
+       FROM g WHERE t.id = $3 AND t.game_id = g.id AND t.status = 'pending'
+     RETURNING t.id`,
+    [o.gameId, o.epoch, o.takebackId, o.status, o.eventSeq, o.at],
+  );
+  return rows.length === 1;
+}
+
+export type TakeBackInput = Omit<TakebackWrite, 'kind'> & { gameId: string; epoch: number; at: Date };
+
+/**
+ * An accepted takeback, all or nothing in one transaction fenced by the lease epoch: the games
+ * row is locked first (as every writer of a live game does, so the move writer's next batch
+ * waits for it), the move rows after `toPly` leave game_moves for taken_back_moves, the row's
+ * snapshot becomes the game as it now stands, the proposal is closed as accepted and a webhook
+ * move feed past the takeback is moved back (its receivers get the new moves at those plies).
+ * False when fenced out (nothing written); throws (and rolls back) when the log is not as the
+ * actor believes it, so nothing is ever half taken back.
+ */
+export async function takeBack(pool: Pool, t: TakeBackInput): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    const { rows: held } = await tx.query(
+      `SELECT id FROM games WHERE id = $1 AND host_epoch = $2 AND status = 'active' FOR NO KEY UPDATE`,
+      [t.gameId, t.epoch],
+    );
+    if (held.length === 0) return false;
+    const { rows: moved } = await tx.query(
+      `WITH gone AS (DELETE FROM game_moves WHERE game_id = $1 AND ply > $2 RETURNING *)
+       INSERT INTO taken_back_moves (takeback_id, game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms,
+                                     event_seq, played_at, created_at, taken_back_at)
+       SELECT $3, game_id, ply, san, uci, clock_ms, command_key, fen, white_ms, black_ms, event_seq, played_at, created_at, $4
+         FROM gone RETURNING ply`,
+      [t.gameId, t.toPly, t.takebackId, t.at],
+    );
+    if (moved.length !== t.plies) throw new Error(`game ${t.gameId}: takeback of ${t.plies} plies found ${moved.length} move rows after ply ${t.toPly}`);
+    await tx.query(
+      `UPDATE games SET fen = $2, pgn = $3, move_count = $4, white_time_ms = $5, black_time_ms = $6, clock_running = true,
+              turn_started_at = $7, first_move_deadline = NULL, room_state = $8, event_seq = $9, hosted_at = $10, updated_at = $10,
+              last_move_at = $10
+        WHERE id = $1`,
+      [t.gameId, t.fen, t.pgn, t.toPly, t.whiteMs, t.blackMs, t.turnStartedAt, JSON.stringify(t.roomState), t.eventSeq, t.at],
+    );
+    const { rowCount } = await tx.query(
+      `UPDATE takeback_offers SET status = 'accepted', answered_at = $3 WHERE id = $1 AND game_id = $2 AND status = 'pending'`,
+      [t.takebackId, t.gameId, t.at],
+    );
+    if (rowCount !== 1) throw new Error(`game ${t.gameId}: takeback ${t.takebackId} is not pending`);
+    await tx.query('UPDATE webhook_move_feeds SET next_ply = least(next_ply, $2) WHERE game_id = $1', [t.gameId, t.toPly + 1]);
+    return true;
+  });
+}
+
+export type StoredTakeback = { id: string; offeredBy: string; ply: number; plies: 1 | 2; expiresAt: Date; status: 'pending' | 'accepted' | 'declined' | 'expired' };
+
+/** Every takeback proposal of a game, oldest first (at most three a player). */
+export async function loadTakebacks(db: Queryable, gameId: string): Promise<StoredTakeback[]> {
+  const { rows } = await db.query(
+    'SELECT id, offered_by, ply, plies, expires_at, status FROM takeback_offers WHERE game_id = $1 ORDER BY created_at, ply',
+    [gameId],
+  );
+  return rows.map((r) => ({ id: r.id, offeredBy: r.offered_by, ply: r.ply, plies: r.plies, expiresAt: r.expires_at, status: r.status }));
 }

@@ -17,7 +17,8 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
 /**
  * The game row's snapshot is rewritten by the first two plies (the clocks start and the
  * first-move deadlines change there), by every SNAPSHOT_EVERY-th ply, and by a move that lapses a
- * draw offer; every other move is appended alone (leanSql). Reads of an active game fold the
+ * draw offer or a takeback proposal (its statement closes them); every other move is appended
+ * alone (leanSql). Reads of an active game fold the
  * moves after the snapshot into it (src/db/liveTail.ts), so the snapshot's lag costs a read at
  * most SNAPSHOT_EVERY − 1 small rows. Every 40th rather than every 10th: under the bench a
  * snapshot batch cost about as much PostgreSQL CPU as several appends, and with snapshots only
@@ -25,8 +26,8 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
  * most 39 rows of ~100 bytes, and a hosted game's detail is read from its actor anyway.
  */
 export const SNAPSHOT_EVERY = 40;
-export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer'>) =>
-  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer;
+export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer' | 'lapsesTakeback'>) =>
+  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer || w.lapsesTakeback === true;
 
 type Column = readonly [name: string, type: string, value: (w: MoveWrite) => unknown];
 
@@ -101,8 +102,8 @@ RETURNING game_id`;
 
 // A snapshot batch: the move rows, and the games rows rewritten as the moves leave them. The
 // update is fenced by epoch and by the ply (a snapshot never goes back); only games whose update
-// landed get their move row, and lapse the pending draw offer of the opponent (the recipient
-// moved). The games' rows are locked first, in id order, as lockGamesInOrder does.
+// landed get their move row, lapse the pending draw offer of the opponent (the recipient
+// moved) and the pending takeback proposal (any move lapses it). The games' rows are locked first, in id order, as lockGamesInOrder does.
 const snapshotSql = (from: string) => `
 WITH i AS MATERIALIZED (SELECT * FROM ${from}
 ), locked AS MATERIALIZED (
@@ -125,6 +126,9 @@ WITH i AS MATERIALIZED (SELECT * FROM ${from}
   UPDATE draw_offers d SET status = 'expired', answered_at = now()
     FROM i JOIN mv ON mv.game_id = i.game_id
    WHERE d.game_id = i.game_id AND d.status = 'pending' AND d.offered_by <> i.mover_id
+), lapse_takeback AS (
+  UPDATE takeback_offers t SET status = 'expired', answered_at = now()
+    FROM mv WHERE t.game_id = mv.game_id AND t.status = 'pending'
 )
 SELECT game_id FROM mv`;
 

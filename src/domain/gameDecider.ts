@@ -15,11 +15,15 @@ import {
   type GameEvent,
   type EndAnswer,
   type MoveAnswer,
+  type PositionAnswer,
   type RatingChanges,
   type RuleErrorCode,
   type RuleFailure,
   type Seat,
+  type TakebackOffer,
+  type TakebackStatus,
   type Times,
+  takebackView,
 } from './liveGameViews.ts';
 
 export type LiveStatus = 'active' | 'finished' | 'abandoned';
@@ -27,6 +31,9 @@ export type LiveStatus = 'active' | 'finished' | 'abandoned';
 export type AbortReason = 'no_first_move' | 'aborted';
 /** Every draw offer of the game, so an answer to an old one is judged without a lookup. */
 export type OfferRecord = DrawOffer & { status: DrawOfferStatus };
+
+/** Every takeback proposal of the game, so an answer to an old one is judged without a lookup. */
+export type TakebackRecord = TakebackOffer & { status: TakebackStatus };
 
 /** A player may not offer a draw again within this many plies of their previous offer. */
 export const DRAW_OFFER_SPACING_PLIES = 20;
@@ -39,13 +46,16 @@ export const DEFAULT_CLAIM_MS = 30_000;
  * client) cannot be claimed against.
  */
 export type SeatPresence = { joined: boolean; goneSince: number | null };
+/** How many takebacks a player may propose in one game (DESIGN 2.11). */
+export const TAKEBACKS_PER_PLAYER = 3;
 
 export interface LiveGameState {
   readonly id: string;
   readonly white: Seat;
   readonly black: Seat;
   readonly rules: { firstMoveMs: number; drawOfferTtlMs: number; claimMs?: number };
-  readonly game: ChessGame;
+  /** Replaced as a whole by an accepted takeback (the board rebuilt from the first move). */
+  game: ChessGame;
   clock: ChessClock;
   status: LiveStatus;
   ending: Ending | null;
@@ -54,6 +64,9 @@ export interface LiveGameState {
   /** White's (ply 0) or Black's (ply 1) deadline for the first move; null once both moved. */
   firstMoveDeadline: number | null;
   offers: OfferRecord[];
+  takebacks: TakebackRecord[];
+  /** An arena game: no takebacks. */
+  readonly arena: boolean;
   /** The number of the latest published event. */
   eventSeq: number;
   /** When the latest event happened; unset until the first one since the game was opened. */
@@ -80,9 +93,13 @@ export type Command =
   | ({ type: 'abort'; userId: string } & Arrival)
   /** DESIGN 2.11: the opponent has been gone from the room for the claim time. */
   | ({ type: 'claim'; userId: string; result: ClaimResult } & Arrival)
+  /** `takebackId` is the id the proposal gets if one is made (as a draw offer's). */
+  | ({ type: 'offer_takeback'; userId: string; takebackId: string } & Arrival)
+  | ({ type: 'answer_takeback'; userId: string; takebackId: string; accept: boolean } & Arrival)
   /** Timers: the flag may have fallen, the first-move deadline passed, an offer lapsed. */
   | { type: 'check_clock' }
-  | { type: 'expire_offer'; offerId: string };
+  | { type: 'expire_offer'; offerId: string }
+  | { type: 'expire_takeback'; takebackId: string };
 export type PlayerCommand = Extract<Command, { userId: string }>;
 export const CLAIM_RESULTS = ['win', 'draw'] as const;
 export type ClaimResult = (typeof CLAIM_RESULTS)[number];
@@ -109,6 +126,30 @@ export type MoveRecord = {
   moverId: string;
   /** The move lapses the opponent's pending draw offer (its write closes the offer too). */
   lapsesOffer: boolean;
+  /** The move lapses the pending takeback proposal (its write closes it too). */
+  lapsesTakeback?: boolean;
+};
+
+/**
+ * An accepted takeback as it is made durable in one transaction: the move rows after `toPly`
+ * leave the live log (kept as taken back), the games row's snapshot is rewritten as the game now
+ * stands, and the proposal is closed as accepted.
+ */
+export type TakebackWrite = {
+  kind: 'take_back';
+  takebackId: string;
+  plies: number;
+  /** The moves left on the board. */
+  toPly: number;
+  fen: string;
+  /** The movetext of the moves left. */
+  pgn: string;
+  whiteMs: number;
+  blackMs: number;
+  /** When the side now to move's clock started running. */
+  turnStartedAt: Date;
+  roomState: MoveRecord['roomState'];
+  eventSeq: number;
 };
 
 export type Write =
@@ -124,7 +165,10 @@ export type Write =
       eventSeq: number;
     }
   | { kind: 'open_offer'; offerId: string; offeredBy: string; ply: number; expiresAt: Date; eventSeq: number }
-  | { kind: 'close_offer'; offerId: string; status: 'declined' | 'expired'; eventSeq: number };
+  | { kind: 'close_offer'; offerId: string; status: 'declined' | 'expired'; eventSeq: number }
+  | { kind: 'open_takeback'; takebackId: string; offeredBy: string; ply: number; plies: 1 | 2; expiresAt: Date; eventSeq: number }
+  | { kind: 'close_takeback'; takebackId: string; status: 'declined' | 'expired'; eventSeq: number }
+  | TakebackWrite;
 
 export type DomainEvent =
   | {
@@ -141,6 +185,17 @@ export type DomainEvent =
     }
   | { type: 'offer_opened'; at: number; offer: DrawOffer }
   | { type: 'offer_closed'; at: number; offerId: string; status: 'declined' | 'expired' }
+  | { type: 'takeback_opened'; at: number; takeback: TakebackOffer }
+  | { type: 'takeback_closed'; at: number; takebackId: string; status: 'declined' | 'expired' }
+  | {
+      type: 'taken_back';
+      at: number;
+      takebackId: string;
+      plies: number;
+      /** The board rebuilt from the first move up to the moves left (the evolve installs it). */
+      game: ChessGame;
+      clock: ClockState;
+    }
   | {
       type: 'ended';
       at: number;
@@ -167,6 +222,7 @@ export type Decision = {
 export function decide(s: LiveGameState, c: Command, now: number): Decision {
   if (c.type === 'check_clock') return overdueEnding(s, now) ?? nothing();
   if (c.type === 'expire_offer') return expireOffer(s, c.offerId, now);
+  if (c.type === 'expire_takeback') return expireTakeback(s, c.takebackId, now);
 
   const color = colorOf(s, c.userId);
   if (!color) return refuse('NOT_A_PLAYER', 'You are not a player of this game');
@@ -192,6 +248,10 @@ export function decide(s: LiveGameState, c: Command, now: number): Decision {
       return finish(s, at, { ending: null, abortReason: 'aborted' }, endReply);
     case 'claim':
       return decideClaim(s, color, c.result, at);
+    case 'offer_takeback':
+      return decideTakeback(s, c.userId, c.takebackId, color, now);
+    case 'answer_takeback':
+      return decideTakebackAnswer(s, c.userId, c.takebackId, c.accept, at, now);
   }
 }
 
@@ -278,13 +338,19 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   // The recipient of a pending offer declines it by moving; the offerer's own move keeps it.
   const pending = pendingOffer(s);
   const lapses = pending !== undefined && pending.offeredBy !== c.userId;
-  const record = (eventSeq: number) =>
-    moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
+  // A pending takeback lapses with any move: the plies it named are no longer the last ones.
+  const takeback = pendingTakeback(s);
+  const record = (eventSeq: number) => {
+    const r = moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
+    if (takeback) r.lapsesTakeback = true;
+    return r;
+  };
   if (tried.ending) {
     // The mating (or drawing) move is written in the transaction that ends the game.
     return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
   }
   const lapsed: DomainEvent[] = lapses ? [{ type: 'offer_closed', at: now, offerId: pending.id, status: 'expired' }] : [];
+  if (takeback) lapsed.push({ type: 'takeback_closed', at: now, takebackId: takeback.id, status: 'expired' });
   const events = [...lapsed, moved];
   return { write: { kind: 'move', move: record(s.eventSeq + events.length) }, events, reply };
 }
@@ -329,6 +395,93 @@ function expireOffer(s: LiveGameState, offerId: string, now: number): Decision {
   return {
     write: { kind: 'close_offer', offerId, status: 'expired', eventSeq: s.eventSeq + 1 },
     events: [{ type: 'offer_closed', at: now, offerId, status: 'expired' }],
+    reply: () => ok(null),
+  };
+}
+
+/**
+ * A takeback proposal: of the proposer's last move when it is the opponent's turn (1 ply), of
+ * their last move and the reply when it is their own (2 plies). Never back before both first
+ * moves (the game could then be aborted again), never in an arena game.
+ */
+function decideTakeback(s: LiveGameState, userId: string, takebackId: string, color: Color, now: number): Decision {
+  if (s.arena) return refuse('TAKEBACK_NOT_ALLOWED', 'Takebacks are not allowed in arena games');
+  const plies = s.game.turn === color ? 2 : 1;
+  if (s.game.moveCount - plies < 2) {
+    return refuse('TAKEBACK_NOT_ALLOWED', 'A takeback may not undo either side\'s first move');
+  }
+  if (pendingTakeback(s)) return refuse('TAKEBACK_PENDING', 'A takeback proposal is already pending');
+  if (s.takebacks.filter((t) => t.offeredBy === userId).length >= TAKEBACKS_PER_PLAYER) {
+    return refuse('TAKEBACK_LIMIT', `A player may propose at most ${TAKEBACKS_PER_PLAYER} takebacks a game`);
+  }
+  const takeback: TakebackOffer = { id: takebackId, offeredBy: userId, ply: s.game.moveCount, plies, expiresAt: now + s.rules.drawOfferTtlMs };
+  return {
+    write: {
+      kind: 'open_takeback',
+      takebackId,
+      offeredBy: userId,
+      ply: takeback.ply,
+      plies,
+      expiresAt: new Date(takeback.expiresAt),
+      eventSeq: s.eventSeq + 1,
+    },
+    events: [{ type: 'takeback_opened', at: now, takeback }],
+    reply: () => ok({ takeback: takebackView(takeback, 'pending') }),
+  };
+}
+
+/**
+ * The recipient's answer. Accepted, the plies leave the game: the board is rebuilt by replaying
+ * the moves left from the start (a live game keeps no history to undo: game.ts), both clocks keep
+ * the time they show at `at`, and the side now to move's clock runs from `now`.
+ */
+function decideTakebackAnswer(s: LiveGameState, userId: string, takebackId: string, accept: boolean, at: number, now: number): Decision {
+  const takeback = s.takebacks.find((t) => t.id === takebackId);
+  if (!takeback) return refuse('TAKEBACK_NOT_FOUND', 'No such takeback proposal in this game');
+  if (takeback.offeredBy === userId) return refuse('FORBIDDEN', 'Only the recipient may answer a takeback proposal');
+  if (takeback.status !== 'pending') return refuse('TAKEBACK_NOT_PENDING', `The takeback proposal is ${takeback.status}`);
+  if (at >= takeback.expiresAt) return refuse('TAKEBACK_NOT_PENDING', 'The takeback proposal has lapsed');
+  if (!accept) {
+    return {
+      write: { kind: 'close_takeback', takebackId, status: 'declined', eventSeq: s.eventSeq + 1 },
+      events: [{ type: 'takeback_closed', at: now, takebackId, status: 'declined' }],
+      reply: () => ok({ takeback: takebackView(takeback, 'declined') }),
+    };
+  }
+  const toPly = s.game.moveCount - takeback.plies;
+  const game = new ChessGame({ moves: s.game.sanList.slice(0, toPly) });
+  const t = s.clock.times(at);
+  const before = s.clock.snapshot();
+  const clock = ChessClock.restore({ ...before, whiteMs: t.white, blackMs: t.black, plies: toPly }, now);
+  const snap = clock.snapshot();
+  return {
+    write: {
+      kind: 'take_back',
+      takebackId,
+      plies: takeback.plies,
+      toPly,
+      fen: game.fen,
+      pgn: game.movetext,
+      whiteMs: snap.whiteMs,
+      blackMs: snap.blackMs,
+      turnStartedAt: new Date(now),
+      // The row's room state is rewritten whole: the joined seats (a claim needs them) stay in it.
+      roomState: s.joinedSeats
+        ? { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, joined: s.joinedSeats }
+        : { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
+      eventSeq: s.eventSeq + 1,
+    },
+    events: [{ type: 'taken_back', at: now, takebackId, plies: takeback.plies, game, clock: clock.state() }],
+    reply: (after) => ok({ takeback: takebackView(takeback, 'accepted'), game: positionAnswer(after, now) }),
+  };
+}
+
+function expireTakeback(s: LiveGameState, takebackId: string, now: number): Decision {
+  const pending = pendingTakeback(s);
+  if (s.status !== 'active' || pending?.id !== takebackId || now < pending.expiresAt) return nothing();
+  return {
+    write: { kind: 'close_takeback', takebackId, status: 'expired', eventSeq: s.eventSeq + 1 },
+    events: [{ type: 'takeback_closed', at: now, takebackId, status: 'expired' }],
     reply: () => ok(null),
   };
 }
@@ -442,6 +595,17 @@ export function evolve(s: LiveGameState, e: DomainEvent): void {
     case 'offer_closed':
       setOfferStatus(s, e.offerId, e.status);
       return;
+    case 'takeback_opened':
+      s.takebacks.push({ ...e.takeback, status: 'pending' });
+      return;
+    case 'takeback_closed':
+      setTakebackStatus(s, e.takebackId, e.status);
+      return;
+    case 'taken_back':
+      s.game = e.game;
+      s.clock = ChessClock.fromState(e.clock);
+      setTakebackStatus(s, e.takebackId, 'accepted');
+      return;
     case 'ended':
       s.status = e.status;
       s.ending = e.ending;
@@ -452,6 +616,7 @@ export function evolve(s: LiveGameState, e: DomainEvent): void {
       if (e.ending) s.game.finish(e.ending);
       // The finishing transaction lapses every pending offer but the accepted one.
       for (const o of s.offers) if (o.status === 'pending') o.status = o.id === e.acceptedOfferId ? 'accepted' : 'expired';
+      for (const t of s.takebacks) if (t.status === 'pending') t.status = 'expired';
       return;
   }
 }
@@ -470,6 +635,20 @@ export function publicEvent(s: LiveGameState, e: DomainEvent): GameEvent {
       return { type: 'draw_offer', draw_offer: offerView(e.offer, 'pending') };
     case 'offer_closed':
       return { type: 'draw_offer', draw_offer: offerView(s.offers.find((o) => o.id === e.offerId)!, e.status) };
+    case 'takeback_opened':
+      return { type: 'takeback_offer', takeback: takebackView(e.takeback, 'pending') };
+    case 'takeback_closed':
+      return { type: 'takeback_offer', takeback: takebackView(s.takebacks.find((t) => t.id === e.takebackId)!, e.status) };
+    case 'taken_back':
+      return {
+        type: 'takeback',
+        takeback_id: e.takebackId,
+        plies: e.plies,
+        fen: s.game.fen,
+        move_count: s.game.moveCount,
+        current_turn: s.game.turn,
+        times: timesAt(s.clock, e.at),
+      };
     case 'ended':
       return { type: 'game_end', status: e.status, abort_reason: e.abortReason, result: endView(s) };
   }
@@ -483,6 +662,10 @@ export function colorOf(s: LiveGameState, userId: string): Color | undefined {
 
 export function pendingOffer(s: LiveGameState): OfferRecord | undefined {
   return s.offers.find((o) => o.status === 'pending');
+}
+
+export function pendingTakeback(s: LiveGameState): TakebackRecord | undefined {
+  return s.takebacks.find((t) => t.status === 'pending');
 }
 
 export function timesAt(clock: ChessClock, now: number): Times {
@@ -499,13 +682,26 @@ export function endView(s: LiveGameState): EndView {
   };
 }
 
-/** When the next timer must look at the game: flag fall, first-move deadline, offer expiry. */
-export function nextDeadlines(s: LiveGameState): { clock: number | null; offer: DrawOffer | null } {
-  if (s.status !== 'active') return { clock: null, offer: null };
+/** When the next timer must look at the game: flag fall, first-move deadline, offer and takeback expiry. */
+export function nextDeadlines(s: LiveGameState): { clock: number | null; offer: DrawOffer | null; takeback: TakebackOffer | null } {
+  if (s.status !== 'active') return { clock: null, offer: null, takeback: null };
   const flagAt = s.clock.flagAt();
   const firstMove = s.game.moveCount < 2 ? s.firstMoveDeadline : null;
   const candidates = [flagAt, firstMove].filter((t): t is number => t !== null);
-  return { clock: candidates.length ? Math.min(...candidates) : null, offer: pendingOffer(s) ?? null };
+  return { clock: candidates.length ? Math.min(...candidates) : null, offer: pendingOffer(s) ?? null, takeback: pendingTakeback(s) ?? null };
+}
+
+/** The game as it stands at `now` (an active game's position and clocks). */
+export function positionAnswer(s: LiveGameState, now: number): PositionAnswer {
+  const t = timesAt(s.clock, now);
+  return {
+    status: 'active',
+    fen: s.game.fen,
+    current_turn: s.game.turn,
+    move_count: s.game.moveCount,
+    white_time_remaining: t.white,
+    black_time_remaining: t.black,
+  };
 }
 
 /** The answer to a move: the move and the game as it stands at `now`. */
@@ -536,6 +732,11 @@ function lastOfferPly(s: LiveGameState, userId: string): number | undefined {
   let last: number | undefined;
   for (const o of s.offers) if (o.offeredBy === userId && (last === undefined || o.ply > last)) last = o.ply;
   return last;
+}
+
+function setTakebackStatus(s: LiveGameState, takebackId: string, status: TakebackStatus): void {
+  const takeback = s.takebacks.find((t) => t.id === takebackId);
+  if (takeback) takeback.status = status;
 }
 
 function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStatus): void {

@@ -144,10 +144,10 @@ under 1500 rapid, else classical (so 600+0 is rapid, 180+2 is blitz).
 
 **Realtime**, beside the REST operations (see the *Realtime* and *Rooms* sections below):
 - the **game stream**, a WebSocket per game (\`/v1/games/{id}/stream\`): \`state\`, then every \`move\`, \`time_update\`,
-  \`draw_offer\` and \`game_end\` in order; for spectators, bots and any client without an SDK;
+  \`draw_offer\`, \`takeback_offer\`, \`takeback\` and \`game_end\` in order; for spectators, bots and any client without an SDK;
 - the **realtime channel**, one WebSocket for many subscriptions (\`/v1/realtime\`): \`game:<id>\`, \`user:<your id>\`
   (challenges, pairings, friends, clubs) and \`lobby\`;
-- the **rooms** (Colyseus) players play in: a game's room takes moves, draw offers and resignations over the socket and
+- the **rooms** (Colyseus) players play in: a game's room takes moves, draw offers, takebacks and resignations over the socket and
   keeps every player's state in sync; the \`lobby\` room lists open seeks live; a \`seek_pool\` room pairs seekers.
 
 The web app at \`/\` is built on exactly these.`;
@@ -160,13 +160,18 @@ room's WebSocket with the seat it got. Put the access token in the join options 
 REST statuses plus a top-level \`message: "CODE: text"\`.
 
 **Game room** (room id = game id). Send \`move {from, to, promotion?, lag?, id?}\`, \`resign {id?}\`, \`offer_draw {id?}\`,
-\`answer_draw {offer_id, accept, id?}\`, \`abort {id?}\`, \`claim {result: "win"|"draw", id?}\`; answers \`move:ok {id?, move, game}\` (as REST's),
-\`resign:ok\`, \`offer_draw:ok\`, \`answer_draw:ok\`, \`abort:ok\`, \`claim:ok\`, or \`error {id?, code, message, details?}\` with the REST codes. A command's \`id\` makes a resend safe.
+\`answer_draw {offer_id, accept, id?}\`, \`abort {id?}\`, \`claim {result: "win"|"draw", id?}\`, \`takeback {id?}\`,
+\`answer_takeback {takeback_id, accept, id?}\`; answers \`move:ok {id?, move, game}\` (as REST's), \`resign:ok\`, \`offer_draw:ok\`,
+\`answer_draw:ok\`, \`abort:ok\`, \`claim:ok\`, \`takeback:ok {id?, takeback}\`, \`answer_takeback:ok {id?, takeback, game?}\`, or
+\`error {id?, code, message, details?}\` with the REST codes. A command's \`id\` makes a resend safe.
 State (delta-synced): \`status, fen, turn, moves[] (SAN), lastMove {from, to, san}, white/black {id, username, rating,
 connected, remainingMs, claimableAt}, clockRunning, turnStartedAt\` (server Unix ms: count the mover's clock down from it),
-\`drawOffer {id, offeredBy, expiresAt}\`, \`result, winner, termination, eventSeq\`. At the end a \`game_end {result, winner,
+\`drawOffer {id, offeredBy, expiresAt}\`, \`result, winner, termination, eventSeq\`, \`takebackOffer {id, offeredBy, plies,
+expiresAt}\` (empty when none). At the end a \`game_end {result, winner,
 termination, rating_changes, status, abort_reason}\` message. \`opponent_gone {color, claimable_at, v}\` when a player who had
 joined has no client left (the opponent may \`claim\` from claimable_at), \`opponent_back {color, v}\` when they return;
+\`takeback_offer {takeback, v}\` when a takeback proposal opens or closes, \`takeback {takeback_id, plies, fen, move_count,
+current_turn, times, v}\` when one is accepted (the state's moves lose those plies);
 after the end, while the room lingers, \`rematch_offer {game_id, offered_by}\`. 100 messages per 20 s per player; close 4503: the game moved
 to another node, join it again by id. Chat (any client joined with a token): send \`chat {text, room: "player" | "spectator", id?}\`,
 answered \`chat:ok {id?, message}\` or \`error\` (the rules and codes of POST /games/{id}/chat); every chat message of the game
@@ -191,6 +196,8 @@ Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` 
 - \`draw_offer {draw_offer}\` when an offer opens or closes;
 - \`opponent_gone {color, claimable_at}\` / \`opponent_back {color}\` when a player who had joined the game's room leaves it / returns (not numbered);
 - \`rematch_offer {game_id, offered_by}\` when a player asks for a rematch after the end (not numbered);
+- \`takeback_offer {takeback: {id, offered_by, plies, status, expires_at}}\` when a takeback proposal opens or closes (declined, expired);
+- \`takeback {takeback_id, plies, fen, move_count, current_turn, times}\` when one is accepted: drop the last \`plies\` moves (keep \`move_count\`), the side to move's clock runs;
 - \`game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}\`, then the server closes with 1000;
 - \`chat {room, message}\`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
 \`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.

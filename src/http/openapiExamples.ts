@@ -17,6 +17,7 @@ const BOB = '7e2a9c41-5b3d-4e8f-a1c6-0d9b8f7e6a52';
 const GAME = '3b1f7c9e-2a4d-4c6b-8e5f-9a0d1c2b3e4f';
 const REMATCH = '5d2e8a1c-7b3f-4e9d-a6c0-1f4b8e2d9c7a';
 const OFFER = '9d4e2b7a-1c3f-4a5b-8c6d-7e8f9a0b1c2d';
+const TAKEBACK = '2c7d9e1f-4b6a-4d8c-9e2f-5a7b3c1d0e9f';
 const CLUB = '5a6b7c8d-9e0f-4a1b-9c2d-3e4f5a6b7c8d';
 const WEBHOOK = 'e1d2c3b4-a596-4786-b9a0-c1d2e3f4a5b6';
 const NOW = '2026-11-23T18:02:11.412Z';
@@ -257,6 +258,27 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   'GET /games/:id/chat': { response: [chatMessage('player', ada, 'Good luck, have fun'), chatMessage('player', bob, 'You too!')] },
   'POST /games/:id/chat/mute': { response: { game_id: GAME, muted: true } },
   'DELETE /games/:id/chat/mute': { response: { game_id: GAME, muted: false } },
+  // After 1. e4 e5 2. Nf3 it is Black's turn: ada (White) takes back her last move.
+  'POST /games/:id/takeback': {
+    response: { takeback: { id: TAKEBACK, offered_by: ADA, plies: 1, status: 'pending', expires_at: '2026-11-23T18:03:11.412Z' } },
+  },
+  'POST /games/:id/takeback/:takeback_id': {
+    request: {
+      accept: { summary: 'Accept: the plies are taken back', value: { accept: true } },
+      decline: { summary: 'Decline: the game goes on as it stands', value: { accept: false } },
+    },
+    response: {
+      takeback: { id: TAKEBACK, offered_by: ADA, plies: 1, status: 'accepted', expires_at: '2026-11-23T18:03:11.412Z' },
+      game: {
+        status: 'active',
+        fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2',
+        current_turn: 'white',
+        move_count: 2,
+        white_time_remaining: 296.4,
+        black_time_remaining: 300,
+      },
+    },
+  },
   'POST /games/:id/draw/:offer_id': {
     request: {
       accept: { summary: 'Accept the offer: the game is drawn', value: { accept: true } },

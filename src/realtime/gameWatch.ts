@@ -281,10 +281,13 @@ function stateNews(s: GameSnapshot, ts: number): ClockNews {
   };
 }
 
-/** What a numbered event says of the clocks: a move sets them; the end stops them; the rest leave them be. */
-function clockNews(v: number, data: { type: string; times?: unknown; ts?: unknown; move?: { current_turn?: Color; move_count?: number } }): ClockNews {
+type ClockFields = { current_turn?: Color; move_count?: number };
+
+/** What a numbered event says of the clocks: a move or a takeback sets them; the end stops them; the rest leave them be. */
+function clockNews(v: number, data: { type: string; times?: unknown; ts?: unknown; move?: ClockFields } & ClockFields): ClockNews {
   if (data.type === 'game_end') return { v, running: false };
   const times = timesOf(data.times);
-  if (data.type !== 'move' || !times || typeof data.ts !== 'number' || !data.move?.current_turn) return { v };
-  return { v, times, at: data.ts, turn: data.move.current_turn, running: (data.move.move_count ?? 0) >= 2 };
+  const board = data.type === 'move' ? data.move : data.type === 'takeback' ? data : undefined;
+  if (!board || !times || typeof data.ts !== 'number' || !board.current_turn) return { v };
+  return { v, times, at: data.ts, turn: board.current_turn, running: (board.move_count ?? 0) >= 2 };
 }

@@ -120,7 +120,7 @@ export const formatServerMessage = <M extends ServerMessage>(message: M): Wire<M
 /** Every message name by socket: what the protocol tables in docs/protocol.md must list (test/realtime/protocol.test.ts). */
 export const SERVER_MESSAGES = {
   stream: names<StreamMessage>({
-    state: true, move: true, time_update: true, draw_offer: true, game_end: true, opponent_gone: true, opponent_back: true,
+    state: true, move: true, time_update: true, draw_offer: true, takeback_offer: true, takeback: true, game_end: true, opponent_gone: true, opponent_back: true,
     rematch_offer: true, chat: true, pong: true, error: true,
   }),
   channel: names<ChannelMessage>({
@@ -132,6 +132,8 @@ export const SERVER_MESSAGES = {
     move: true,
     time_update: true,
     draw_offer: true,
+    takeback_offer: true,
+    takeback: true,
     game_end: true,
     opponent_gone: true,
     opponent_back: true,

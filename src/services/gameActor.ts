@@ -9,6 +9,7 @@ import {
   nextDeadlines,
   notePresence,
   pendingOffer,
+  pendingTakeback,
   publicEvent,
   timesAt,
   type Answer,
@@ -18,7 +19,7 @@ import {
   type PlayerCommand,
   type Write,
 } from '../domain/gameDecider.ts';
-import type { Answers, DrawOffer, NumberedEvent, RatingChanges, Seat, Times } from '../domain/liveGameViews.ts';
+import type { Answers, DrawOffer, NumberedEvent, RatingChanges, Seat, TakebackOffer, Times } from '../domain/liveGameViews.ts';
 import { fail, type Failure, type Result } from '../result.ts';
 import * as store from '../db/liveGames.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -57,8 +58,11 @@ export type GameHosting = {
   publish(gameId: string, event: PublishedEvent): void;
 };
 
-/** A command as callers send it: a draw offer's id is made here. */
-export type CommandInput = Exclude<PlayerCommand, { type: 'offer_draw' }> | Omit<Extract<PlayerCommand, { type: 'offer_draw' }>, 'offerId'>;
+/** A command as callers send it: a draw offer's and a takeback proposal's id are made here. */
+export type CommandInput =
+  | Exclude<PlayerCommand, { type: 'offer_draw' | 'offer_takeback' }>
+  | Omit<Extract<PlayerCommand, { type: 'offer_draw' }>, 'offerId'>
+  | Omit<Extract<PlayerCommand, { type: 'offer_takeback' }>, 'takebackId'>;
 export type CommandType = CommandInput['type'];
 /** How a live game refuses a command: the rules' codes and the shell's own (a key reused, the game lost). */
 export type CommandFailure = Failure<ErrorCode>;
@@ -113,7 +117,7 @@ const UNHEARD: GameListener = { event: () => {}, lost: () => {} };
 export class GameActor {
   /** A failed command is handled where it is run (`exclusive`): the game is given back. */
   private readonly mailbox = new Mailbox();
-  private readonly timers: Timers<'clock' | 'offer'>;
+  private readonly timers: Timers<'clock' | 'offer' | 'takeback'>;
   private readonly answered = new Map<string, { fingerprint: string; reply: Promise<Answered> }>();
   private lost = false;
   /** Until when (host clock) this node surely holds the lease: reads from memory stop there. */
@@ -164,6 +168,9 @@ export class GameActor {
   }
   get drawOffer(): DrawOffer | null {
     return pendingOffer(this.state) ?? null;
+  }
+  get takebackOffer(): TakebackOffer | null {
+    return pendingTakeback(this.state) ?? null;
   }
   get eventSeq(): number {
     return this.state.eventSeq;
@@ -340,6 +347,12 @@ export class GameActor {
           return (await store.insertDrawOffer(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
         case 'close_offer':
           return (await store.closeDrawOffer(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
+        case 'open_takeback':
+          return (await store.insertTakeback(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
+        case 'close_takeback':
+          return (await store.closeTakeback(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
+        case 'take_back':
+          return (await store.takeBack(pool, { ...write, ...fence, at: new Date(now) })) ? {} : this.fenced();
       }
     } catch (error) {
       // The in-memory state can no longer be trusted to match PostgreSQL: give the game back.
@@ -385,11 +398,19 @@ export class GameActor {
     if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }, null));
     const offer = next.offer;
     if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }, null));
+    const takeback = next.takeback;
+    if (takeback) {
+      // +1, as the flag's: a timer may fire a millisecond early on the wall clock, and one that
+      // finds the proposal not yet due is not armed again.
+      this.timers.once('takeback', takeback.expiresAt - now + 1, () => void this.run({ type: 'expire_takeback', takebackId: takeback.id }, null));
+    }
   }
 }
 
 function withId(input: CommandInput): PlayerCommand {
-  return input.type === 'offer_draw' ? { ...input, offerId: randomUUID() } : input;
+  if (input.type === 'offer_draw') return { ...input, offerId: randomUUID() };
+  if (input.type === 'offer_takeback') return { ...input, takebackId: randomUUID() };
+  return input;
 }
 
 /** What makes two commands the same, for a retried key (a move's measured lag may differ). */
@@ -401,6 +422,8 @@ function fingerprintOf(c: CommandInput): string {
       return flat(`answer_draw:${c.userId}:${c.offerId}:${c.accept}`);
     case 'claim':
       return flat(`claim:${c.userId}:${c.result}`);
+    case 'answer_takeback':
+      return flat(`answer_takeback:${c.userId}:${c.takebackId}:${c.accept}`);
     default:
       return flat(`${c.type}:${c.userId}`);
   }

@@ -1,4 +1,4 @@
-// A player's commands on a live game (move, resign, draw): checked here only as far as the order
+// A player's commands on a live game (move, resign, draw, takeback): checked here only as far as the order
 // of errors demands (exists → player → active), then judged by the game's actor, its only writer.
 import { randomUUID } from 'node:crypto';
 import type { GameRecord } from '../db/games.ts';
@@ -46,3 +46,7 @@ export const answerDraw = (d: GamesDeps, userId: string, id: string, offerId: st
 export const abort = (d: GamesDeps, userId: string, id: string, request: CommandRequest = {}) => command(d, id, { type: 'abort', userId }, request);
 export const claim = (d: GamesDeps, userId: string, id: string, result: ClaimResult, request: CommandRequest = {}) =>
   command(d, id, { type: 'claim', userId, result }, request);
+export const offerTakeback = (d: GamesDeps, userId: string, id: string, request: CommandRequest = {}) =>
+  command(d, id, { type: 'offer_takeback', userId }, request);
+export const answerTakeback = (d: GamesDeps, userId: string, id: string, takebackId: string, accept: boolean, request: CommandRequest = {}) =>
+  command(d, id, { type: 'answer_takeback', userId, takebackId, accept }, request);

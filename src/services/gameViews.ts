@@ -53,6 +53,14 @@ export const RematchView = z.object({
   status: z.enum(REMATCH_STATUSES),
 });
 export type RematchView = z.infer<typeof RematchView>;
+export const TakebackView = z.object({
+  id: z.uuid(),
+  offered_by: z.uuid(),
+  plies: z.union([z.literal(1), z.literal(2)]).meta({ description: "1: the proposer's last move; 2: their last move and the reply" }),
+  status: z.enum(DRAW_OFFER_STATUSES),
+  expires_at: isoTime,
+});
+export type TakebackView = z.infer<typeof TakebackView>;
 
 export const RatingChanges = z.object({ white: z.number().int(), black: z.number().int() });
 export type RatingChanges = z.infer<typeof RatingChanges>;
@@ -172,6 +180,22 @@ export const DrawAnswerResult = z.union([
   z.object({ draw_offer: DrawOfferView, status: z.literal('active') }),
 ]);
 
+export const TakebackOfferResult = z.object({ takeback: TakebackView });
+export const TakebackAnswerResult = z.object({
+  takeback: TakebackView,
+  game: z
+    .object({
+      status: z.literal('active'),
+      fen: z.string(),
+      current_turn: z.enum(COLORS),
+      move_count: z.number().int(),
+      white_time_remaining: clockSeconds,
+      black_time_remaining: clockSeconds,
+    })
+    .optional()
+    .meta({ description: 'accepted only: the game as the takeback leaves it' }),
+});
+
 /** What a live game answers each player command with: REST's `data`, the socket's `<command>:ok`. */
 export type CommandAnswers = {
   move: z.infer<typeof MoveResult>;
@@ -180,6 +204,8 @@ export type CommandAnswers = {
   answer_draw: z.infer<typeof DrawAnswerResult>;
   abort: z.infer<typeof GameEndResult>;
   claim: z.infer<typeof GameEndResult>;
+  offer_takeback: z.infer<typeof TakebackOfferResult>;
+  answer_takeback: z.infer<typeof TakebackAnswerResult>;
 };
 
 // ---- formatting --------------------------------------------------------------------------

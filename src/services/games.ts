@@ -4,7 +4,7 @@
 // a live game in ./gameCommands.ts, what they share in ./gameAccess.ts.
 import type { AppContext } from '../context.ts';
 import type { GamesDeps } from './gameAccess.ts';
-import { abort, answerDraw, claim, makeMove, offerDraw, resign, type CommandRequest, type MoveInput } from './gameCommands.ts';
+import { abort, answerDraw, answerTakeback, claim, makeMove, offerDraw, offerTakeback, resign, type CommandRequest, type MoveInput } from './gameCommands.ts';
 import type { ClaimResult } from '../domain/gameDecider.ts';
 import { acceptGame, cancelGame, createGame, declineGame, pendingExpired, type CreateGameInput } from './gameLifecycle.ts';
 import { requestRematch } from './rematch.ts';
@@ -40,5 +40,8 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     requestRematch: (userId: string, id: string) => requestRematch(d, userId, id),
     abort: (userId: string, id: string, request?: CommandRequest) => abort(d, userId, id, request),
     claim: (userId: string, id: string, result: ClaimResult, request?: CommandRequest) => claim(d, userId, id, result, request),
+    offerTakeback: (userId: string, id: string, request?: CommandRequest) => offerTakeback(d, userId, id, request),
+    answerTakeback: (userId: string, id: string, takebackId: string, accept: boolean, request?: CommandRequest) =>
+      answerTakeback(d, userId, id, takebackId, accept, request),
   };
 }

@@ -17,7 +17,7 @@ type FixedFacts = Pick<
 /**
  * What the detail view shows that the rules do not hold: copied from the row when the game is
  * opened, then kept up to date by the writes that change it in the row (moves: last_move_at;
- * draw offers: updated_at), with the times those writes store. Per move only a number is kept
+ * draw offers, takebacks: updated_at), with the times those writes store. Per move only a number is kept
  * (the mover's clock): a live game's memory counts, the rest of a move is in its ChessGame.
  */
 export class LiveGameFacts {
@@ -58,7 +58,15 @@ export class LiveGameFacts {
         return;
       case 'open_offer':
       case 'close_offer':
+      case 'open_takeback':
+      case 'close_takeback':
         this.updatedAt = at;
+        return;
+      case 'take_back':
+        // The board last changed then: the row's last_move_at says the takeback's time too.
+        this.moveClocks.length = write.toPly;
+        this.updatedAt = at;
+        this.lastMoveAt = at;
         return;
       case 'finish':
         // The game leaves the live read path (only active games take it).

@@ -1,6 +1,6 @@
 // Rehydration: a live game rebuilt from PostgreSQL by the node that just took its lease (a first
 // open, a failover, a game handed back). The moves replayed on a fresh board, clocks resumed after
-// the time no node hosted the game, the pending draw offers, and the answers to keyed moves.
+// the time no node hosted the game, the draw offers and takeback proposals, and the answers to keyed moves.
 import { ChessClock } from '../domain/clock.ts';
 import { ChessGame, COLORS, type Color, type Move, type PositionFlags } from '../domain/game.ts';
 import { moveReply, type LiveGameState } from '../domain/gameDecider.ts';
@@ -36,10 +36,11 @@ export type Rehydrated = {
  * of the last moves' command keys are kept.
  */
 export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame, now: number, remembered: number): Promise<Rehydrated | 'lease_held'> {
-  const [moves, { seats, players }, offers] = await Promise.all([
+  const [moves, { seats, players }, offers, takebacks] = await Promise.all([
     store.loadMoves(host.pool, leased.id),
     host.seats(leased),
     store.loadDrawOffers(host.pool, leased.id),
+    store.loadTakebacks(host.pool, leased.id),
   ]);
   // The row's snapshot lags the moves (migration 017): the moves after it say where the game stands.
   const record = foldTail(leased, moves);
@@ -104,6 +105,8 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
     ratingChanges: { white: 0, black: 0 },
     firstMoveDeadline: resumed.firstMoveDeadline,
     offers: offers.map((o) => ({ id: o.id, offeredBy: o.offeredBy, ply: o.ply, expiresAt: o.expiresAt.getTime(), status: o.status })),
+    takebacks: takebacks.map((t) => ({ ...t, expiresAt: t.expiresAt.getTime() })),
+    arena: record.tournamentId !== null,
     eventSeq: record.eventSeq,
     ...presenceAfterRebuild(record.roomState, now),
   };

@@ -80,7 +80,10 @@ async function fanOutFeed(d: FanOutDeps, tx: Queryable, feed: repo.MoveFeed): Pr
   for (const m of fresh) {
     const data = play(board, feed.gameId, m);
     const body = JSON.stringify({ type: 'game.move', timestamp: m.createdAt.toISOString(), data });
-    for (const e of endpoints) deliveries.push({ webhookId: e.id, event: 'game.move', body, orderKey: `game:${feed.gameId}`, seq: m.ply });
+    // Ordered by the game's event number, not the ply: after a takeback (DESIGN 2.11) the new
+    // moves reuse the plies it freed and must still go after the taken-back ones already queued.
+    const seq = m.eventSeq ?? m.ply;
+    for (const e of endpoints) deliveries.push({ webhookId: e.id, event: 'game.move', body, orderKey: `game:${feed.gameId}`, seq });
   }
   // A feed ends with its game (every move fanned out), or when nobody follows it any more.
   const open = feed.active && endpoints.length > 0;

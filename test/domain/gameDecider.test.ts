@@ -27,6 +27,8 @@ function newState(o: { initialMs?: number; incrementMs?: number; moves?: string[
     ratingChanges: { white: 0, black: 0 },
     firstMoveDeadline: game.moveCount < 2 ? T0 + RULES.firstMoveMs : null,
     offers: [],
+    takebacks: [],
+    arena: false,
     eventSeq: 0,
   };
 }
@@ -221,7 +223,7 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
     it('looks at nothing once the game is over', () => {
       const s = newState();
       run(s, { type: 'resign', userId: WHITE });
-      assert.deepEqual(nextDeadlines(s), { clock: null, offer: null });
+      assert.deepEqual(nextDeadlines(s), { clock: null, offer: null, takeback: null });
       assert.deepEqual([s.ending?.termination, s.ending?.winner], ['resignation', 'black']);
     });
   });
@@ -346,6 +348,169 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       const { decision } = run(s, move(WHITE, 'e2e4'));
       assert.deepEqual((decision.write as { move: { roomState: { joined?: string[] } } }).move.roomState.joined, ['black']);
       assert.equal('joined' in (decide(newState(), move(WHITE, 'e2e4'), T0).write as { move: { roomState: object } }).move.roomState, false);
+    });
+  });
+
+  describe('takebacks', () => {
+    const propose = (userId: string, id = 'tb-1'): Command => ({ type: 'offer_takeback', userId, takebackId: id });
+    const answer = (userId: string, accept: boolean, id = 'tb-1'): Command => ({ type: 'answer_takeback', userId, takebackId: id, accept });
+
+    /** A game after `ucis`, each move one second after the one before. */
+    function played(ucis: string[], o: { initialMs?: number; arena?: boolean } = {}) {
+      const s = newState({ initialMs: o.initialMs ?? 60_000 });
+      if (o.arena) (s as { arena: boolean }).arena = true;
+      for (const [i, m] of ucis.entries()) {
+        const { reply } = run(s, move(s.game.turn === 'white' ? WHITE : BLACK, m), T0 + 1000 * (i + 1));
+        assert.equal(reply.ok, true, `${m}: ${JSON.stringify(reply)}`);
+      }
+      return s;
+    }
+    const now = (s: LiveGameState) => T0 + 1000 * (s.game.moveCount + 1);
+
+    it("proposes the proposer's last move on the opponent's turn (1 ply), their move and the reply on their own (2)", () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3']);
+      const { decision, reply } = run(s, propose(WHITE), now(s));
+      assert.deepEqual(reply.value, {
+        takeback: { id: 'tb-1', offered_by: WHITE, plies: 1, status: 'pending', expires_at: new Date(now(s) + RULES.drawOfferTtlMs).toISOString() },
+      });
+      assert.deepEqual(decision.write, {
+        kind: 'open_takeback', takebackId: 'tb-1', offeredBy: WHITE, ply: 3, plies: 1, expiresAt: new Date(now(s) + RULES.drawOfferTtlMs), eventSeq: 4,
+      });
+      assert.deepEqual(publicEvent(s, decision.events[0]!), { type: 'takeback_offer', takeback: reply.value.takeback });
+      assert.deepEqual(nextDeadlines(s).takeback?.id, 'tb-1');
+
+      const t = played(['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4']);
+      assert.equal(run(t, propose(BLACK), now(t)).reply.value.takeback.plies, 2);
+    });
+
+    it('refuses a takeback that would undo a first move, in an arena game, while one is pending, and past three a player', () => {
+      assert.equal(run(newState(), propose(WHITE)).reply.error.code, 'TAKEBACK_NOT_ALLOWED');
+      assert.equal(run(played(['e2e4']), propose(WHITE)).reply.error.code, 'TAKEBACK_NOT_ALLOWED');
+      // Two plies: Black's takeback (1 ply) or White's (2) would leave a side without its first move.
+      assert.equal(run(played(['e2e4', 'e7e5']), propose(BLACK)).reply.error.code, 'TAKEBACK_NOT_ALLOWED');
+      assert.equal(run(played(['e2e4', 'e7e5', 'g1f3']), propose(BLACK)).reply.error.code, 'TAKEBACK_NOT_ALLOWED');
+      assert.equal(run(played(['e2e4', 'e7e5', 'g1f3'], { arena: true }), propose(WHITE)).reply.error.code, 'TAKEBACK_NOT_ALLOWED');
+      assert.equal(run(played(['e2e4', 'e7e5', 'g1f3']), propose('someone-else')).reply.error.code, 'NOT_A_PLAYER');
+
+      const s = played(['e2e4', 'e7e5', 'g1f3', 'b8c6']);
+      run(s, propose(WHITE, 'a'));
+      assert.equal(run(s, propose(WHITE, 'b')).reply.error.code, 'TAKEBACK_PENDING');
+      assert.equal(run(s, propose(BLACK, 'b')).reply.error.code, 'TAKEBACK_PENDING');
+      run(s, answer(BLACK, false, 'a'));
+      run(s, propose(WHITE, 'b'));
+      run(s, answer(BLACK, false, 'b'));
+      run(s, propose(WHITE, 'c'));
+      run(s, answer(BLACK, false, 'c'));
+      assert.equal(run(s, propose(WHITE, 'd')).reply.error.code, 'TAKEBACK_LIMIT');
+      // The limit is each player's own.
+      assert.equal(run(s, propose(BLACK, 'd')).reply.ok, true);
+    });
+
+    it('lets only the recipient answer, a pending proposal only; declined, nothing else changes', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3']);
+      run(s, propose(WHITE));
+      const before = [s.game.fen, s.game.moveCount, s.clock.state()];
+      assert.equal(run(s, answer(WHITE, true)).reply.error.code, 'FORBIDDEN');
+      assert.equal(run(s, answer(BLACK, true, 'nope')).reply.error.code, 'TAKEBACK_NOT_FOUND');
+      const { decision, reply } = run(s, answer(BLACK, false), now(s));
+      assert.equal(reply.value.takeback.status, 'declined');
+      assert.equal(reply.value.game, undefined);
+      assert.deepEqual(decision.write, { kind: 'close_takeback', takebackId: 'tb-1', status: 'declined', eventSeq: 5 });
+      assert.equal(publicEvent(s, decision.events[0]!).type, 'takeback_offer');
+      assert.deepEqual([s.game.fen, s.game.moveCount, s.clock.state()], before);
+      assert.equal(run(s, answer(BLACK, true)).reply.error.code, 'TAKEBACK_NOT_PENDING');
+    });
+
+    it("accepted, undoes the proposer's last move: the board as replayed, the clocks as they show, the mover's running", () => {
+      const s = played(['e2e4', 'd7d5', 'e4d5', 'd8d5', 'b1c3']); // captures: the live game forgot the positions before them
+      run(s, propose(WHITE), T0 + 6000);
+      const at = T0 + 9000;
+      const shown = s.clock.times(at);
+      const { decision, reply } = run(s, answer(BLACK, true), at);
+      const replayed = new ChessGame({ moves: ['e2e4', 'd7d5', 'e4d5', 'd8d5'] });
+      assert.deepEqual([s.game.fen, s.game.movetext, [...s.game.sanList], s.game.turn], [replayed.fen, replayed.movetext, ['e4', 'd5', 'exd5', 'Qxd5'], 'white']);
+      assert.deepEqual(s.clock.times(at), shown);
+      assert.equal(s.clock.turnStart, at);
+      assert.equal(s.clock.remaining('white', at + 500), shown.white - 500);
+      assert.equal(s.clock.remaining('black', at + 500), shown.black);
+      assert.equal(s.takebacks[0]!.status, 'accepted');
+      assert.deepEqual(decision.write, {
+        kind: 'take_back', takebackId: 'tb-1', plies: 1, toPly: 4, fen: replayed.fen, pgn: '1. e4 d5 2. exd5 Qxd5', whiteMs: shown.white, blackMs: shown.black,
+        turnStartedAt: new Date(at), roomState: { whiteQuotaMs: s.clock.quota('white'), blackQuotaMs: s.clock.quota('black') }, eventSeq: 7,
+      });
+      assert.deepEqual(publicEvent(s, decision.events[0]!), {
+        type: 'takeback', takeback_id: 'tb-1', plies: 1, fen: replayed.fen, move_count: 4, current_turn: 'white', times: { white: shown.white / 1000, black: shown.black / 1000 },
+      });
+      assert.deepEqual(reply.value.game, {
+        status: 'active', fen: replayed.fen, current_turn: 'white', move_count: 4, white_time_remaining: shown.white / 1000, black_time_remaining: shown.black / 1000,
+      });
+      // Play goes on from there, at the plies the takeback freed.
+      const next = run(s, move(WHITE, 'g1f3'), at + 1000);
+      assert.equal((next.decision.write as any).move.ply, 5);
+      assert.equal((next.decision.write as any).move.pgn, '1. e4 d5 2. exd5 Qxd5 3. Nf3');
+    });
+
+    it('accepted on the proposer\'s turn, undoes two plies: their move and the reply', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3', 'b8c6']);
+      run(s, propose(WHITE), T0 + 5000);
+      const { reply } = run(s, answer(BLACK, true), T0 + 5500);
+      assert.deepEqual([reply.value.game.move_count, reply.value.game.current_turn, [...s.game.sanList]], [2, 'white', ['e4', 'e5']]);
+      assert.equal(s.game.fen, new ChessGame({ moves: ['e2e4', 'e7e5'] }).fen);
+    });
+
+    it('counts repetitions of the moves left only: a taken-back position does not count', () => {
+      const s = played(['g1f3', 'g8f6', 'f3g1', 'f6g8', 'g1f3', 'g8f6', 'f3g1']); // the position after 2. Ng1 stands twice
+      run(s, propose(WHITE), T0 + 8000);
+      run(s, answer(BLACK, true), T0 + 8500);
+      // Ng1 again: the second time, not the third (the taken-back one is gone); Ng8 then makes the start's third.
+      assert.equal(run(s, move(WHITE, 'f3g1'), T0 + 9000).reply.value.game.in_draw, false);
+      assert.equal(s.status, 'active');
+      run(s, move(BLACK, 'f6g8'), T0 + 9500);
+      assert.deepEqual([s.status, s.ending?.termination], ['finished', 'repetition']);
+    });
+
+    it('lapses with any move, the proposer\'s own included, in the move\'s write', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3']);
+      run(s, propose(WHITE), T0 + 4000);
+      const { decision } = run(s, move(BLACK, 'b8c6'), T0 + 5000);
+      assert.deepEqual(decision.events.map((e) => e.type), ['takeback_closed', 'moved']);
+      assert.equal((decision.write as any).move.lapsesTakeback, true);
+      assert.equal((decision.write as any).move.eventSeq, 6);
+      assert.equal(s.takebacks[0]!.status, 'expired');
+      assert.equal(run(s, answer(BLACK, true)).reply.error.code, 'TAKEBACK_NOT_PENDING');
+
+      const t = played(['e2e4', 'e7e5', 'g1f3', 'b8c6']);
+      run(t, propose(WHITE), T0 + 5000); // White's turn: 2 plies
+      assert.deepEqual(run(t, move(WHITE, 'f1c4'), T0 + 6000).decision.events.map((e) => e.type), ['takeback_closed', 'moved']);
+      // A move without a pending proposal lapses nothing.
+      assert.equal((run(t, move(BLACK, 'g8f6'), T0 + 7000).decision.write as any).move.lapsesTakeback, undefined);
+    });
+
+    it('lapses at its deadline (the timer), and cannot be accepted once past it', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3'], { initialMs: 600_000 });
+      run(s, propose(WHITE), T0 + 4000);
+      const expiresAt = T0 + 4000 + RULES.drawOfferTtlMs;
+      assert.equal(run(s, { type: 'expire_takeback', takebackId: 'tb-1' }, expiresAt - 1).decision.write, null);
+      assert.equal(run(s, answer(BLACK, true, 'tb-1'), expiresAt).reply.error.code, 'TAKEBACK_NOT_PENDING');
+      const { decision } = run(s, { type: 'expire_takeback', takebackId: 'tb-1' }, expiresAt);
+      assert.deepEqual(decision.write, { kind: 'close_takeback', takebackId: 'tb-1', status: 'expired', eventSeq: 5 });
+      assert.equal(s.takebacks[0]!.status, 'expired');
+      assert.equal(nextDeadlines(s).takeback, null);
+    });
+
+    it('keeps the joined seats in the room state it writes (a claim after a takeover needs them)', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3']);
+      notePresence(s, 'black', true, T0);
+      run(s, propose(WHITE), T0 + 4000);
+      const { decision } = run(s, answer(BLACK, true), T0 + 4500);
+      assert.deepEqual((decision.write as { roomState: { joined?: string[] } }).roomState.joined, ['black']);
+    });
+
+    it('lapses when the game ends', () => {
+      const s = played(['e2e4', 'e7e5', 'g1f3']);
+      run(s, propose(WHITE), T0 + 4000);
+      run(s, { type: 'resign', userId: BLACK }, T0 + 4500);
+      assert.equal(s.takebacks[0]!.status, 'expired');
     });
   });
 });

@@ -151,4 +151,20 @@ describe('GET /games/{id} of a game hosted here: served from its actor', () => {
     assert.ok(lost.statements > 0, 'a lost game is read from PostgreSQL');
     assert.equal(lost.result.move_count, 1);
   });
+
+  it('shows a game after an accepted takeback as the database does (the snapshot lagging before it)', async () => {
+    const g = await hostedGame({ initialTime: 60, increment: 2 });
+    const players = { white: g.white, black: g.black };
+    await play(g.live, players, LINE.slice(0, 7), g.clock, 1500);
+    await g.clock.advance(800);
+    const proposed = (await g.live.execute({ type: 'offer_takeback', userId: g.white })) as any;
+    await g.clock.advance(1200);
+    const accepted = await g.live.execute({ type: 'answer_takeback', userId: g.black, takebackId: proposed.value.takeback.id, accept: true });
+    assert.equal(accepted.ok, true, JSON.stringify(accepted));
+    await g.clock.advance(700);
+    const view = await sameOnBothPaths(g, g.black);
+    assert.deepEqual([view.move_count, view.pgn], [6, '1. e4 d5 2. Bb5+ c6 3. exd5 Nf6']);
+    await play(g.live, players, ['d5c6'], g.clock, 900);
+    assert.equal((await sameOnBothPaths(g, g.white)).move_count, 7);
+  });
 });

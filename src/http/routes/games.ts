@@ -11,6 +11,8 @@ import {
   MoveResult,
   PendingGameView,
   PendingRematchView,
+  TakebackAnswerResult,
+  TakebackOfferResult,
 } from '../../services/gameViews.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
@@ -260,6 +262,30 @@ export function gameRoutes({ games }: Services): Route[] {
       response: GameEndResult,
       errors: [...LIVE_ERRORS, 'CLAIM_NOT_ALLOWED'],
       handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.claim(user!.id, params.id, body.result, { idempotencyKey, receivedAt }),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/takeback',
+      ids: { id: 'GAME_NOT_FOUND' },
+      summary: "Propose a takeback: of your last move on the opponent's turn (1 ply), of your last move and the reply on yours (2)",
+      tags: TAGS,
+      auth: 'required',
+      response: TakebackOfferResult,
+      errors: [...LIVE_ERRORS, 'TAKEBACK_PENDING', 'TAKEBACK_LIMIT', 'TAKEBACK_NOT_ALLOWED'],
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.offerTakeback(user!.id, params.id, { idempotencyKey, receivedAt }),
+    }),
+    route({
+      method: 'post',
+      path: '/games/:id/takeback/:takeback_id',
+      ids: { id: 'GAME_NOT_FOUND', takeback_id: 'TAKEBACK_NOT_FOUND' },
+      summary: 'Answer a takeback proposal (the recipient); accepted, its plies leave the game',
+      tags: TAGS,
+      auth: 'required',
+      body: DrawAnswerBody,
+      response: TakebackAnswerResult,
+      errors: [...LIVE_ERRORS, 'FORBIDDEN', 'TAKEBACK_NOT_FOUND', 'TAKEBACK_NOT_PENDING'],
+      handler: ({ user, params, body, idempotencyKey, receivedAt }) =>
+        games.answerTakeback(user!.id, params.id, params.takeback_id, body.accept, { idempotencyKey, receivedAt }),
     }),
   ];
 }
