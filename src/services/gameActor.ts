@@ -395,15 +395,13 @@ export class GameActor {
     if (this.state.status !== 'active' || this.lost) return;
     const now = this.host.time.now();
     const next = nextDeadlines(this.state);
+    // Each deadline's timer is set a millisecond late: a timer may fire a millisecond early on the
+    // wall clock, and one that finds its deadline not yet due is not armed again.
     if (next.clock !== null) this.timers.once('clock', next.clock - now + 1, () => void this.run({ type: 'check_clock' }, null));
     const offer = next.offer;
-    if (offer) this.timers.once('offer', offer.expiresAt - now, () => void this.run({ type: 'expire_offer', offerId: offer.id }, null));
+    if (offer) this.timers.once('offer', offer.expiresAt - now + 1, () => void this.run({ type: 'expire_offer', offerId: offer.id }, null));
     const takeback = next.takeback;
-    if (takeback) {
-      // +1, as the flag's: a timer may fire a millisecond early on the wall clock, and one that
-      // finds the proposal not yet due is not armed again.
-      this.timers.once('takeback', takeback.expiresAt - now + 1, () => void this.run({ type: 'expire_takeback', takebackId: takeback.id }, null));
-    }
+    if (takeback) this.timers.once('takeback', takeback.expiresAt - now + 1, () => void this.run({ type: 'expire_takeback', takebackId: takeback.id }, null));
   }
 }
 

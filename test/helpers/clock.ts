@@ -53,6 +53,13 @@ export class ManualClock implements Clock {
   }
 }
 
+/** A manual clock whose timers fire a millisecond before their time, as Node's may on the wall clock. */
+export class EarlyClock extends ManualClock {
+  override setTimeout(run: () => void, delayMs: number): TimerHandle {
+    return super.setTimeout(run, delayMs - 1);
+  }
+}
+
 /**
  * The shared test service's clock: wall time and Node's timers, moved forward by `skip(ms)` for
  * rules that wait on time alone (a claim after CLAIM_SECONDS) and back by `reset()`, which a test

@@ -7,7 +7,7 @@ import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease } from '../support/fixtures.ts';
 import { failureCode, hearEvents, liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
-import { ManualClock } from '../helpers/clock.ts';
+import { EarlyClock, ManualClock } from '../helpers/clock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
 const opened: GameActor[] = [];
@@ -77,8 +77,7 @@ describe('GameActor against PostgreSQL: clocks and rehydration', () => {
 
   describe('clocks (on a manual clock: no test waits for the time it describes)', () => {
     /** A game on a host whose clock moves only when the test says so. */
-    async function manualGame(game: Parameters<typeof setup>[0] = {}, config: Partial<Config> = {}) {
-      const clock = new ManualClock(Date.now());
+    async function manualGame(game: Parameters<typeof setup>[0] = {}, config: Partial<Config> = {}, clock = new ManualClock(Date.now())) {
       const fixture = await setup({ firstMoveDeadline: new Date(clock.now() + 60_000), ...game }, config);
       const live = await open(fixture.host('A', clock), fixture.gameId);
       return { ...fixture, clock, live };
@@ -223,16 +222,25 @@ describe('GameActor against PostgreSQL: clocks and rehydration', () => {
     });
 
     it('lapses a draw offer at its expiry', async () => {
-      const { pool, clock, live, white, black } = await manualGame({ initialTime: 60 }, { drawOfferTtlMs: 60_000 });
+      const { pool, clock, live, white, black } = await manualGame({ initialTime: 300 }, { drawOfferTtlMs: 60_000 });
       await playLine(live, { white, black }, ['e2e4', 'e7e5']);
       const offered = (await live.execute({ type: 'offer_draw', userId: white })) as any;
       const lapsed = nextEvent(live, 'draw_offer');
-      await clock.advance(60_000);
+      await clock.advance(60_001); // its timer is a millisecond late, on purpose (gameActor.ts armTimers)
       const event = await lapsed;
       assert.deepEqual([event.draw_offer.id, event.draw_offer.status], [offered.value.draw_offer.id, 'expired']);
       const { rows } = await pool.query('SELECT status FROM draw_offers WHERE id = $1', [offered.value.draw_offer.id]);
       assert.equal(rows[0].status, 'expired');
       assert.equal(live.drawOffer, null);
+    });
+
+    it('lapses a draw offer at its expiry when its timer fires a millisecond early', async () => {
+      const { clock, live, white, black } = await manualGame({ initialTime: 300 }, { drawOfferTtlMs: 60_000 }, new EarlyClock(Date.now()));
+      await playLine(live, { white, black }, ['e2e4', 'e7e5']);
+      await live.execute({ type: 'offer_draw', userId: white });
+      const lapsed = nextEvent(live, 'draw_offer');
+      await clock.advance(60_001); // its timer is a millisecond late, on purpose (gameActor.ts armTimers)
+      assert.equal((await lapsed).draw_offer.status, 'expired');
     });
   });
 
