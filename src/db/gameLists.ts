@@ -17,6 +17,8 @@ export type GameListFilter = {
   tournamentId?: string;
   /** Username substring of either player, case-insensitive, taken literally. */
   search?: string;
+  /** The viewer's active games where it is (true) or is not (false) the viewer's turn. */
+  myTurn?: boolean;
 };
 
 export type GameListOrder = { field: (typeof LIST_SORT_FIELDS)[number]; direction: 'asc' | 'desc' };
@@ -42,6 +44,14 @@ function listWhere(f: GameListFilter): { sql: string; params: unknown[] } {
   if (f.playerId) {
     const id = p(f.playerId);
     where.push(`(g.white_id = ${id} OR g.black_id = ${id})`);
+  }
+  if (f.myTurn !== undefined) {
+    // The side to move follows the moves, which may be ahead of the row's snapshot (migration
+    // 017; a correspondence game's snapshot never lags): the moves after it are counted.
+    const viewer = p(f.viewerId);
+    const whiteToMove = `(g.move_count + (SELECT count(*) FROM game_moves m WHERE m.game_id = g.id AND m.ply > g.move_count)) % 2 = 0`;
+    const mover = `CASE WHEN ${whiteToMove} THEN g.white_id ELSE g.black_id END`;
+    where.push(`g.status = 'active'`, `(g.white_id = ${viewer} OR g.black_id = ${viewer})`, `${mover} ${f.myTurn ? '=' : '<>'} ${viewer}`);
   }
   if (f.timeControl) where.push(`g.time_control = ${p(f.timeControl)}`);
   if (f.result) where.push(`g.result = ${p(f.result)}`);
@@ -126,7 +136,7 @@ function pageQuery(
  * A list without a player, a search or a tournament (nor the viewer's pending games) has its
  * total kept (migration 015); a tournament's games are counted in their own index.
  */
-const hasKeptTotal = (f: GameListFilter) => f.status !== 'pending' && !f.playerId && !f.search && !f.tournamentId;
+const hasKeptTotal = (f: GameListFilter) => f.status !== 'pending' && !f.playerId && !f.search && !f.tournamentId && f.myTurn === undefined;
 
 /** The kept total of such a list: a sum of a few rows; its parameters are appended to `params`. */
 function keptTotal(filter: GameListFilter, params: unknown[]): string {
@@ -151,8 +161,8 @@ async function countGames(db: Queryable, filter: GameListFilter, where: { sql: s
     const { rows } = await db.query(`SELECT (${keptTotal(filter, params)}) AS total`, params);
     return rows[0].total as number;
   }
-  if (filter.status === 'pending' || (filter.tournamentId && !filter.playerId && !filter.search)) {
-    // The viewer's own pending games: a handful; a tournament's games: in games_tournament_idx.
+  if (filter.status === 'pending' || filter.myTurn !== undefined || (filter.tournamentId && !filter.playerId && !filter.search)) {
+    // The viewer's own pending or active games: a handful; a tournament's games: in games_tournament_idx.
     const count = await db.query(`SELECT count(*) AS total FROM games g WHERE ${where.sql}`, where.params);
     return count.rows[0].total as number;
   }

@@ -2,6 +2,7 @@
 // src/db/gameLists.ts, src/db/liveTail.ts).
 
 import type { DrawOfferStatus, GameStatus } from '../domain/statuses.ts';
+import type { TimeControl } from '../domain/timeControl.ts';
 
 /** A games row as plain data (times in ms, dates as Date). */
 export type GameRecord = {
@@ -16,7 +17,11 @@ export type GameRecord = {
   winner: 'white' | 'black' | null;
   termination: string | null;
   abortReason: string | null;
-  timeControl: 'bullet' | 'blitz' | 'rapid' | 'classical';
+  timeControl: TimeControl;
+  /** Correspondence games: the days each move may take (DESIGN 2.11); null for a clocked game. */
+  daysPerMove: number | null;
+  /** Correspondence games: when the side to move's period ends (migration 026); else null. */
+  moveDeadline: Date | null;
   initialTime: number;
   increment: number;
   rated: boolean;

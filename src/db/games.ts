@@ -1,4 +1,5 @@
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
+import { DAY_MS } from '../domain/timeControl.ts';
 import { PLAYER_COLUMNS, toGameRecord, withPlayers, type DrawOfferRecord, type GameRecord, type GameWithPlayers, type MoveRecord, type RematchRecord } from './gameRecords.ts';
 import { foldTail, parseTail, TAIL_MOVE_JSON } from './liveTail.ts';
 import type { Queryable } from './pool.ts';
@@ -16,7 +17,7 @@ export const GAME_COLUMN_NAMES = [
   'black_time_ms', 'clock_running', 'turn_started_at', 'first_move_deadline', 'white_rating', 'black_rating',
   'white_rating_change', 'black_rating_change', 'room_state', 'event_seq', 'host', 'host_epoch', 'lease_expires_at',
   'expires_at', 'created_at', 'updated_at', 'started_at', 'finished_at', 'last_move_at', 'tournament_id',
-  'rematch_of',
+  'rematch_of', 'days_per_move', 'move_deadline',
 ];
 /** Columns of `games` no read shows (the hosting bookkeeping of migration 006). */
 export const UNREAD_GAME_COLUMNS = ['hosted_at'];
@@ -45,19 +46,22 @@ export type NewGame = {
   initialTime: number;
   increment: number;
   rated: boolean;
+  /** Correspondence games only (else null): the period of each move. */
+  daysPerMove: number | null;
   expiresAt: Date;
   /** A rematch: the finished game it follows (DESIGN 2.11); at most one game per finished game. */
   rematchOf?: string;
 };
 
 export async function insertPendingGame(db: Queryable, g: NewGame): Promise<GameRecord> {
-  const ms = g.initialTime * 1000;
+  // A correspondence player has the whole period for each move, the first one included.
+  const ms = g.daysPerMove === null ? g.initialTime * 1000 : g.daysPerMove * DAY_MS;
   const { rows } = await db.query(
     `INSERT INTO games (kind, created_by, white_id, black_id, color_preference, status, time_control,
-       initial_time, increment, rated, white_time_ms, black_time_ms, expires_at, rematch_of)
-     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $10, $11, $12) RETURNING *`,
+       initial_time, increment, rated, white_time_ms, black_time_ms, expires_at, rematch_of, days_per_move)
+     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $10, $11, $12, $13) RETURNING *`,
     [g.kind, g.createdBy, g.whiteId, g.blackId, g.colorPreference, g.timeControl, g.initialTime, g.increment, g.rated, ms, g.expiresAt,
-     g.rematchOf ?? null],
+     g.rematchOf ?? null, g.daysPerMove],
   );
   return toGameRecord(rows[0]);
 }
@@ -68,27 +72,38 @@ export async function findRematchOf(db: Queryable, gameId: string): Promise<Game
   return rows[0] ? toGameRecord(rows[0]) : undefined;
 }
 
-/** True when the user plays an active game (or, with `includePending`, waits in one). */
+/**
+ * True when the user plays an active game (or, with `includePending`, waits in one). Correspondence
+ * games do not count: a player has many at once, and plays live games between their moves.
+ */
 export async function userHasOpenGame(db: Queryable, userId: string, includePending = false): Promise<boolean> {
   const statuses = includePending ? ['active', 'pending'] : ['active'];
   const { rows } = await db.query(
-    `SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = ANY($2::text[]) LIMIT 1`,
+    `SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = ANY($2::text[]) AND days_per_move IS NULL LIMIT 1`,
     [userId, statuses],
   );
   return rows.length > 0;
 }
 
-/** pending → active, seating both players with their ratings at game start. */
+/**
+ * pending → active, seating both players with their ratings at game start. A clocked game gets its
+ * first-move deadline; a correspondence game's clock runs from `now` (service clock): White's
+ * period starts, and its deadline is stored for the sweeper (migration 026).
+ */
 export async function activateGame(
   db: Queryable,
   id: string,
-  a: { whiteId: string; blackId: string; whiteRating: number; blackRating: number; firstMoveDeadline: Date },
+  a: { whiteId: string; blackId: string; whiteRating: number; blackRating: number; firstMoveDeadline: Date; now: Date },
 ): Promise<GameRecord | undefined> {
   const { rows } = await db.query(
     `UPDATE games SET status = 'active', white_id = $2, black_id = $3, white_rating = $4, black_rating = $5,
-       first_move_deadline = $6, started_at = now(), updated_at = now(), expires_at = NULL
+       first_move_deadline = CASE WHEN days_per_move IS NULL THEN $6::timestamptz END,
+       clock_running = days_per_move IS NOT NULL,
+       turn_started_at = CASE WHEN days_per_move IS NOT NULL THEN $7::timestamptz END,
+       move_deadline = $7::timestamptz + make_interval(secs => days_per_move * 86400),
+       started_at = now(), updated_at = now(), expires_at = NULL
      WHERE id = $1 AND status = 'pending' RETURNING *`,
-    [id, a.whiteId, a.blackId, a.whiteRating, a.blackRating, a.firstMoveDeadline],
+    [id, a.whiteId, a.blackId, a.whiteRating, a.blackRating, a.firstMoveDeadline, a.now],
   );
   return rows[0] ? toGameRecord(rows[0]) : undefined;
 }
@@ -119,10 +134,28 @@ export async function expirePendingGames(db: Queryable, limit = 100): Promise<Ga
 export async function findOrphanedGames(db: Queryable, limit = 100): Promise<string[]> {
   const { rows } = await db.query(
     // A game activated a moment ago is being opened by the request that activated it.
+    // A correspondence game has no room while nobody is connected: its deadline brings it back
+    // (findDueCorrespondenceGames), not its lease.
     `SELECT id FROM games WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now())
-       AND updated_at < now() - interval '2 seconds'
+       AND updated_at < now() - interval '2 seconds' AND days_per_move IS NULL
      ORDER BY lease_expires_at NULLS FIRST LIMIT $1`,
     [limit],
+  );
+  return rows.map((r) => r.id as string);
+}
+
+/**
+ * Correspondence games nobody hosts whose move deadline falls before `horizon` (service clock):
+ * the sweeper gives them a room, which flags them when the deadline passes. One range scan of the
+ * partial index games_move_deadline_idx (migration 026), however many games wait.
+ */
+export async function findDueCorrespondenceGames(db: Queryable, horizon: Date, limit = 100): Promise<string[]> {
+  const { rows } = await db.query(
+    `SELECT id FROM games
+      WHERE status = 'active' AND move_deadline IS NOT NULL AND move_deadline <= $1
+        AND (lease_expires_at IS NULL OR lease_expires_at < now())
+      ORDER BY move_deadline LIMIT $2`,
+    [horizon, limit],
   );
   return rows.map((r) => r.id as string);
 }
@@ -218,7 +251,8 @@ export async function lockPlayers(tx: Queryable, userIds: string[]): Promise<voi
 export async function playersInActiveGames(db: Queryable, userIds: string[]): Promise<Set<string>> {
   const { rows } = await db.query(
     `SELECT u.id FROM unnest($1::uuid[]) AS u(id)
-      WHERE EXISTS (SELECT 1 FROM games g WHERE (g.white_id = u.id OR g.black_id = u.id) AND g.status = 'active')`,
+      WHERE EXISTS (SELECT 1 FROM games g WHERE (g.white_id = u.id OR g.black_id = u.id) AND g.status = 'active'
+                      AND g.days_per_move IS NULL)`,
     [userIds],
   );
   return new Set(rows.map((r) => r.id as string));

@@ -69,7 +69,8 @@ export async function seekerState(
     `SELECT coalesce((SELECT rating FROM user_ratings WHERE user_id = $1 AND category = $2), $3) AS rating,
             EXISTS (SELECT 1 FROM games WHERE created_by = $1 AND kind = 'matchmaking' AND status = 'pending'
                       AND expires_at > now()) AS seeking,
-            EXISTS (SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = 'active') AS playing`,
+            EXISTS (SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = 'active'
+                    AND days_per_move IS NULL) AS playing`,
     [userId, category, DEFAULT_GLICKO.rating],
   );
   return { rating: Math.round(rows[0].rating), seeking: rows[0].seeking, playing: rows[0].playing };

@@ -281,8 +281,8 @@ export async function listWaiting(db: Queryable, tournamentId: string, category:
       WHERE p.tournament_id = $1 AND NOT p.withdrawn
         AND p.user_id NOT IN (SELECT unnest(ARRAY[t.white_id, t.black_id]) FROM tournament_games t
                                WHERE t.tournament_id = $1 AND t.counted_at IS NULL)
-        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = p.user_id AND g.status = 'active')
-        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.black_id = p.user_id AND g.status = 'active')`,
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = p.user_id AND g.status = 'active' AND g.days_per_move IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.black_id = p.user_id AND g.status = 'active' AND g.days_per_move IS NULL)`,
     [tournamentId, category, DEFAULT_GLICKO.rating],
   );
   return rows.map((r) => ({
@@ -328,8 +328,8 @@ export async function seatable(tx: Queryable, tournamentId: string, userIds: str
        FROM tournament_players p
        LEFT JOIN user_ratings r ON r.user_id = p.user_id AND r.category = $3
       WHERE p.tournament_id = $1 AND p.user_id = ANY($2::uuid[]) AND NOT p.withdrawn
-        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = p.user_id AND g.status = 'active')
-        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.black_id = p.user_id AND g.status = 'active')`,
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = p.user_id AND g.status = 'active' AND g.days_per_move IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.black_id = p.user_id AND g.status = 'active' AND g.days_per_move IS NULL)`,
     [tournamentId, userIds, category, DEFAULT_GLICKO.rating],
   );
   return new Map(rows.map((r) => [r.user_id as string, Math.round(r.rating)]));

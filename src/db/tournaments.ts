@@ -1,5 +1,5 @@
 import type { TournamentStatus } from '../domain/statuses.ts';
-import type { TimeControl } from '../domain/timeControl.ts';
+import type { LiveTimeControl } from '../domain/timeControl.ts';
 import type { Queryable } from './pool.ts';
 
 // Tournaments (migration 013): what REST reads and changes. The actor's SQL (lease, pairing,
@@ -11,7 +11,7 @@ export type TournamentRecord = {
   name: string;
   creatorId: string;
   creatorUsername: string;
-  timeControl: TimeControl;
+  timeControl: LiveTimeControl;
   initialTime: number;
   increment: number;
   rated: boolean;

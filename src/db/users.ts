@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../result.ts';
 import type { PlayerRecord } from './games.ts';
 
 /** Rating categories of `user_ratings` (the game time controls). */
-export const RATING_CATEGORIES = ['bullet', 'blitz', 'rapid', 'classical'] as const;
+export const RATING_CATEGORIES = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'] as const;
 export type RatingCategory = (typeof RATING_CATEGORIES)[number];
 
 export type UserRecord = {

@@ -8,7 +8,7 @@ import { findUserById } from '../db/users.ts';
 import type { Color } from '../domain/game.ts';
 import { parseId } from '../domain/ids.ts';
 import { poolId } from '../domain/pairing.ts';
-import { validateTimeControl, type TimeControl } from '../domain/timeControl.ts';
+import { validateTimeControl, type LiveTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import { channels } from './channelEvents.ts';
 import { callPool, openGame } from '../gateway/index.ts';
@@ -24,8 +24,11 @@ export type CreateGameInput = {
   type: 'challenge' | 'matchmaking';
   opponent_id?: string;
   time_control: TimeControl;
-  initial_time: number;
-  increment: number;
+  /** Ignored (reported 0) for a correspondence game; required for any other. */
+  initial_time?: number;
+  increment?: number;
+  /** Correspondence games only. */
+  days_per_move?: number;
   rated: boolean;
   color: Color | 'random';
 };
@@ -47,7 +50,7 @@ async function seek(
   d: GamesDeps,
   userId: string,
   input: CreateGameInput,
-  tc: { time_control: TimeControl; initial_time: number; increment: number },
+  tc: { time_control: LiveTimeControl; initial_time: number; increment: number },
 ): Promise<PendingGameView | GameDetail> {
   const key = { timeControl: tc.time_control, initialTime: tc.initial_time, increment: tc.increment, rated: input.rated };
   const options = { time_control: tc.time_control, initial_time: tc.initial_time, increment: tc.increment, rated: input.rated };
@@ -66,7 +69,12 @@ export async function createGame(d: GamesDeps, userId: string, input: CreateGame
     const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));
     throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
   }
-  if (input.type === 'matchmaking') return seek(d, userId, input, tc.value);
+  const correspondence = tc.value.days_per_move !== null;
+  if (input.type === 'matchmaking') {
+    // Correspondence games are made by challenge (docs/decisions.md): no pool waits days for a seeker.
+    if (correspondence) throw validationError('time_control', 'correspondence games are made by challenge, not matchmaking');
+    return seek(d, userId, input, { ...tc.value, time_control: tc.value.time_control as LiveTimeControl });
+  }
   // The body's schema took it for a UUID; parsed, it is the id the opponent's channel and rows go by.
   const opponentId = parseId(input.opponent_id);
   if (!opponentId) throw validationError('opponent_id', 'required when type is challenge');
@@ -80,6 +88,7 @@ export async function createGame(d: GamesDeps, userId: string, input: CreateGame
     timeControl: tc.value.time_control,
     initialTime: tc.value.initial_time,
     increment: tc.value.increment,
+    daysPerMove: tc.value.days_per_move,
     rated: input.rated,
   });
   challengesChanged(d, userId, opponentId);
@@ -95,6 +104,8 @@ export type ChallengeTerms = {
   timeControl: TimeControl;
   initialTime: number;
   increment: number;
+  /** Correspondence games: the days each move may take; null for a clocked game. */
+  daysPerMove: number | null;
   rated: boolean;
   /** A rematch (DESIGN 2.11): the finished game it follows. */
   rematchOf?: string;
@@ -103,13 +114,16 @@ export type ChallengeTerms = {
 /**
  * A challenge as every path makes one (POST /games, a rematch): PLAYER_BUSY when either player is
  * in an active game, then the pending game, lapsing after CHALLENGE_TTL_SECONDS. The caller tells
- * the players once it is committed.
+ * the players once it is committed. A correspondence game does not make its players busy, nor
+ * does being busy keep one from it.
  */
 export async function insertChallenge(d: GamesDeps, db: Queryable, t: ChallengeTerms): Promise<GameRecord> {
-  await assertFree(db, [
-    { id: t.challengerId, self: true },
-    { id: t.opponentId, self: false },
-  ]);
+  if (t.daysPerMove === null) {
+    await assertFree(db, [
+      { id: t.challengerId, self: true },
+      { id: t.opponentId, self: false },
+    ]);
+  }
   const creatorColor: Color = t.color === 'random' ? (randomInt(2) === 0 ? 'white' : 'black') : t.color;
   return insertPendingGame(db, {
     kind: 'challenge',
@@ -120,6 +134,7 @@ export async function insertChallenge(d: GamesDeps, db: Queryable, t: ChallengeT
     timeControl: t.timeControl,
     initialTime: t.initialTime,
     increment: t.increment,
+    daysPerMove: t.daysPerMove,
     rated: t.rated,
     expiresAt: new Date(d.clock.now() + d.config.challengeTtlMs),
     rematchOf: t.rematchOf,
@@ -138,10 +153,12 @@ export async function acceptGame(d: GamesDeps, userId: string, requestedId: stri
     await lockPlayers(tx, [whiteId, blackId]);
     const locked = await lockGame(tx, id);
     if (!locked || !isOpen(locked, d.clock.now())) throw new AppError('GAME_NOT_PENDING', 'The game is no longer pending');
-    await assertFree(tx, [
-      { id: userId, self: true },
-      { id: game.createdBy, self: false },
-    ]);
+    if (game.daysPerMove === null) {
+      await assertFree(tx, [
+        { id: userId, self: true },
+        { id: game.createdBy, self: false },
+      ]);
+    }
     const ratings = await findCategoryRatings(tx, [whiteId, blackId], game.timeControl);
     await activateGame(tx, id, {
       whiteId,
@@ -149,6 +166,7 @@ export async function acceptGame(d: GamesDeps, userId: string, requestedId: stri
       whiteRating: ratings.get(whiteId)!,
       blackRating: ratings.get(blackId)!,
       firstMoveDeadline: new Date(d.clock.now() + d.config.firstMoveMs),
+      now: new Date(d.clock.now()),
     });
     await emitGameStarted(tx, id, [whiteId, blackId]);
     return cancelOpenSeeksOf(tx, [whiteId, blackId]);
@@ -158,8 +176,11 @@ export async function acceptGame(d: GamesDeps, userId: string, requestedId: stri
     d.events.publish(channels.lobby, { ...removed, ts: d.clock.now() });
   }
   // The room runs the first-move deadline. Should it fail to start now, the game is active all
-  // the same: the next call (or the sweeper's look at lease-less games) opens it.
-  await openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'could not open the room of an accepted game'));
+  // the same: the next call (or the sweeper's look at lease-less games) opens it. A
+  // correspondence game needs no room until someone joins it, moves or its deadline nears.
+  if (game.daysPerMove === null) {
+    await openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'could not open the room of an accepted game'));
+  }
   challengesChanged(d, whiteId, blackId);
   gameStatusChanged(d, id, 'active');
   for (const player of [whiteId, blackId]) notify(d, player, { type: 'game_started', game_id: id });

@@ -17,6 +17,8 @@ export type ListGamesInput = {
   result?: GameResult;
   tournament_id?: string;
   search?: string;
+  /** 'true': the caller's active games where it is their turn; 'false': where it is not. */
+  my_turn?: 'true' | 'false';
   page: number;
   limit: number;
   /** `field` (ordered by `order`) or `-field` (descending whatever `order` says). */
@@ -80,6 +82,7 @@ export async function listGames(d: GamesDeps, userId: string, q: ListGamesInput)
       result: q.result,
       tournamentId: parseId(q.tournament_id),
       search: q.search || undefined,
+      myTurn: q.my_turn === undefined ? undefined : q.my_turn === 'true',
     },
     { field, direction: descending ? 'desc' : (q.order ?? 'desc') },
     { limit: q.limit, offset: (q.page - 1) * q.limit },

@@ -72,8 +72,9 @@ export const GameListItem = z.object({
   black_player: ListPlayerView.nullable(),
   status: z.enum(GAME_STATUSES),
   time_control: z.enum(TIME_CONTROLS),
-  initial_time: z.number().int(),
-  increment: z.number().int(),
+  initial_time: z.number().int().meta({ description: '0 for a correspondence game' }),
+  increment: z.number().int().meta({ description: '0 for a correspondence game' }),
+  days_per_move: z.number().int().nullable().meta({ description: 'correspondence games: the days each move may take; null otherwise' }),
   current_turn: z.enum(COLORS),
   move_count: z.number().int().meta({ description: 'half-moves played' }),
   fen: z.string(),
@@ -104,8 +105,9 @@ export const GameDetail = z.object({
   winner: z.enum(COLORS).nullable(),
   termination: z.enum(TERMINATIONS).nullable(),
   time_control: z.enum(TIME_CONTROLS),
-  initial_time: z.number().int(),
-  increment: z.number().int(),
+  initial_time: z.number().int().meta({ description: '0 for a correspondence game' }),
+  increment: z.number().int().meta({ description: '0 for a correspondence game' }),
+  days_per_move: z.number().int().nullable().meta({ description: 'correspondence games: the days each move may take; null otherwise' }),
   rated: z.boolean(),
   current_turn: z.enum(COLORS),
   move_count: z.number().int(),
@@ -304,6 +306,7 @@ export function formatGameListItem(
     time_control: g.timeControl,
     initial_time: g.initialTime,
     increment: g.increment,
+    days_per_move: g.daysPerMove,
     current_turn: sideToMove(g.fen),
     move_count: g.moveCount,
     fen: g.fen,
@@ -326,7 +329,7 @@ export function formatGameListItem(
 export type DetailGame = Pick<
   GameWithPlayers,
   | 'id' | 'white' | 'black' | 'whiteId' | 'blackId' | 'createdBy' | 'status' | 'result' | 'winner' | 'termination'
-  | 'abortReason' | 'timeControl' | 'initialTime' | 'increment' | 'rated' | 'fen' | 'pgn' | 'moveCount'
+  | 'abortReason' | 'timeControl' | 'initialTime' | 'increment' | 'daysPerMove' | 'rated' | 'fen' | 'pgn' | 'moveCount'
   | 'whiteTimeMs' | 'blackTimeMs' | 'clockRunning' | 'turnStartedAt' | 'whiteRating' | 'blackRating'
   | 'whiteRatingChange' | 'blackRatingChange' | 'eventSeq' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'startedAt'
   | 'lastMoveAt' | 'tournamentId' | 'rematchOf'
@@ -357,6 +360,7 @@ export function formatGameDetail({ game: g, moves, drawOffer, rematch, ratings }
     time_control: g.timeControl,
     initial_time: g.initialTime,
     increment: g.increment,
+    days_per_move: g.daysPerMove,
     rated: g.rated,
     current_turn: sideToMove(g.fen),
     move_count: g.moveCount,

@@ -10,7 +10,7 @@ import type { DetailInput } from './gameViews.ts';
 /** Row facts that do not change while the game is active. */
 type FixedFacts = Pick<
   GameRecord,
-  'createdBy' | 'timeControl' | 'initialTime' | 'increment' | 'rated' | 'whiteRating' | 'blackRating' | 'expiresAt'
+  'createdBy' | 'timeControl' | 'initialTime' | 'increment' | 'daysPerMove' | 'rated' | 'whiteRating' | 'blackRating' | 'expiresAt'
   | 'createdAt' | 'startedAt' | 'tournamentId' | 'rematchOf'
 >;
 
@@ -37,6 +37,7 @@ export class LiveGameFacts {
       timeControl: r.timeControl,
       initialTime: r.initialTime,
       increment: r.increment,
+      daysPerMove: r.daysPerMove,
       rated: r.rated,
       whiteRating: r.whiteRating,
       blackRating: r.blackRating,
@@ -97,6 +98,7 @@ export class LiveGameFacts {
         timeControl: f.timeControl,
         initialTime: f.initialTime,
         increment: f.increment,
+        daysPerMove: f.daysPerMove,
         rated: f.rated,
         fen: s.game.fen,
         pgn: s.game.movetext,

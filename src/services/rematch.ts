@@ -40,6 +40,7 @@ export async function requestRematch(d: GamesDeps, userId: string, requestedId: 
       timeControl: finished.timeControl,
       initialTime: finished.initialTime,
       increment: finished.increment,
+      daysPerMove: finished.daysPerMove,
       rated: finished.rated,
       rematchOf: finished.id,
     });

@@ -184,6 +184,7 @@ export class SeekPoolActor {
         initialTime: this.key.initialTime,
         increment: this.key.increment,
         rated: this.key.rated,
+        daysPerMove: null,
         expiresAt,
       });
       return game.id;
@@ -223,6 +224,7 @@ export class SeekPoolActor {
         whiteRating: ratings.get(white.userId)!,
         blackRating: ratings.get(black.userId)!,
         firstMoveDeadline: new Date(this.ctx.clock.now() + this.ctx.config.firstMoveMs),
+        now: new Date(this.ctx.clock.now()),
       });
       if (youngerRow) await seeks.mergeSeekInto(tx, youngerRow, gameId, younger.userId);
       await emitGameStarted(tx, gameId, [white.userId, black.userId]);

@@ -4,7 +4,7 @@ import { requiredString } from '../auth/rules.ts';
 import type { StandingRecord, TournamentRecord } from '../db/tournaments.ts';
 import { TOURNAMENT_STATUSES } from '../domain/statuses.ts';
 import { normalizeText, textProblems } from '../domain/text.ts';
-import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../domain/timeControl.ts';
+import { LIVE_TIME_CONTROLS, MAX_INCREMENT, MAX_INITIAL_TIME } from '../domain/timeControl.ts';
 
 /** The schemas of DESIGN 2.10 "Tournaments": the request body and the objects the API answers with. */
 
@@ -52,7 +52,7 @@ export function createTournamentBody(minMinutes: number) {
       .meta({
         description: `NFKC-normalised and trimmed, then ${TOURNAMENT_NAME_MIN}–${TOURNAMENT_NAME_MAX} characters, no offensive words, no control or format characters (direction overrides, zero-width), no word mixing Latin, Greek and Cyrillic letters`,
       }),
-    time_control: oneOf(TIME_CONTROLS).meta({
+    time_control: oneOf(LIVE_TIME_CONTROLS).meta({
       description: 'must be the category of initial_time + 40 × increment: bullet < 180 s ≤ blitz < 480 s ≤ rapid < 1500 s ≤ classical',
     }),
     initial_time: seconds(MAX_INITIAL_TIME),
@@ -104,7 +104,7 @@ const TournamentFields = {
   id: z.uuid(),
   name: z.string(),
   creator: Who,
-  time_control: z.enum(TIME_CONTROLS),
+  time_control: z.enum(LIVE_TIME_CONTROLS),
   initial_time: z.number().int(),
   increment: z.number().int(),
   rated: z.boolean(),

@@ -101,6 +101,9 @@ export function createTournaments(ctx: AppContext, deps: TournamentsDeps) {
         const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));
         throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
       }
+      // An arena is a few hours of clocked games: the body's schema admits no correspondence.
+      const timeControl = tc.value.time_control;
+      if (timeControl === 'correspondence') throw validationError('time_control', 'an arena is played with a clock, not by correspondence');
       const now = clock.now();
       const startsAt = new Date(body.starts_at);
       if (startsAt.getTime() < now - SCHEDULE_BEHIND_MS) throw validationError('starts_at', 'must not be in the past (5 s of leeway)');
@@ -108,7 +111,7 @@ export function createTournaments(ctx: AppContext, deps: TournamentsDeps) {
       const tournament = {
         name: body.name,
         creatorId: userId,
-        timeControl: tc.value.time_control,
+        timeControl,
         initialTime: tc.value.initial_time,
         increment: tc.value.increment,
         rated: body.rated,

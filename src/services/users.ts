@@ -19,7 +19,13 @@ export const DEFAULT_RATING = 1500;
 /** DESIGN 2.2: `rating` of a user is the blitz rating. */
 const HEADLINE_CATEGORY: RatingCategory = 'blitz';
 
-const Ratings = z.object({ bullet: z.number().int(), blitz: z.number().int(), rapid: z.number().int(), classical: z.number().int() });
+const Ratings = z.object({
+  bullet: z.number().int(),
+  blitz: z.number().int(),
+  rapid: z.number().int(),
+  classical: z.number().int(),
+  correspondence: z.number().int(),
+});
 export const PublicProfile = z.object({
   id: z.uuid(),
   username: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COLORS, LIST_STATUSES, RESULTS } from '../../domain/game.ts';
 import { CLAIM_RESULTS } from '../../domain/gameDecider.ts';
-import { MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
+import { DAYS_PER_MOVE, MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
 import {
   DrawAnswerResult,
   DrawOfferResult,
@@ -26,18 +26,28 @@ export const CreateGameBody = z.object({
   type: oneOf(['challenge', 'matchmaking']),
   opponent_id: z.uuid({ error: 'must be a user id (uuid)' }).optional().meta({ description: 'required when type is challenge' }),
   time_control: oneOf(TIME_CONTROLS).meta({
-    description: 'must be the category of initial_time + 40 × increment: bullet < 180 s ≤ blitz < 480 s ≤ rapid < 1500 s ≤ classical',
+    description:
+      'must be the category of initial_time + 40 × increment: bullet < 180 s ≤ blitz < 480 s ≤ rapid < 1500 s ≤ classical; ' +
+      'or correspondence, with days_per_move (challenges only)',
   }),
   initial_time: z
     .number({ error: 'must be an integer number of seconds' })
     .int('must be an integer number of seconds')
     .min(0, 'must be at least 0')
-    .max(MAX_INITIAL_TIME, `must be at most ${MAX_INITIAL_TIME}`),
+    .max(MAX_INITIAL_TIME, `must be at most ${MAX_INITIAL_TIME}`)
+    .optional()
+    .meta({ description: 'required unless time_control is correspondence (then ignored and reported 0)' }),
   increment: z
     .number({ error: 'must be an integer number of seconds' })
     .int('must be an integer number of seconds')
     .min(0, 'must be at least 0')
-    .max(MAX_INCREMENT, `must be at most ${MAX_INCREMENT}`),
+    .max(MAX_INCREMENT, `must be at most ${MAX_INCREMENT}`)
+    .optional()
+    .meta({ description: 'required unless time_control is correspondence (then ignored and reported 0)' }),
+  days_per_move: z
+    .number({ error: `must be one of ${DAYS_PER_MOVE.join(', ')}` })
+    .optional()
+    .meta({ description: `correspondence only, and required there: the days each move may take, one of ${DAYS_PER_MOVE.join(', ')}` }),
   rated: z.boolean({ error: 'must be a boolean' }).default(true),
   color: oneOf([...COLORS, 'random']).default('random'),
 });
@@ -69,6 +79,11 @@ export const ListGamesQuery = z.object({
   time_control: oneOf(TIME_CONTROLS).optional(),
   result: oneOf(RESULTS).optional(),
   tournament_id: z.uuid({ error: 'must be a tournament id (uuid)' }).optional().meta({ description: 'games of this arena only' }),
+  my_turn: oneOf(['true', 'false']).optional().meta({
+    description:
+      "true: only the caller's active games where it is the caller's turn (with time_control=correspondence: " +
+      'the correspondence games waiting for the caller); false: only those where it is not',
+  }),
   search: z.string({ error: 'must be a string' }).max(100, 'must be at most 100 characters').optional()
     .meta({ description: "substring of either player's username, case-insensitive" }),
   ...pageQuery,
