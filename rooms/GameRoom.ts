@@ -28,6 +28,12 @@ export type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; mes
 /** Close code telling clients the game moved to another node: join it again by id. */
 export const CLOSE_GAME_MOVED = 4503;
 const RECONNECT_SECONDS = 60;
+/**
+ * A correspondence game's room stays, with nobody in it, once its deadline is this close: the
+ * sweeper opens rooms a minute ahead of their deadlines (src/workers/sweeper.ts), and such a room
+ * must stay to let the flag fall.
+ */
+export const CORRESPONDENCE_DEADLINE_MARGIN_MS = 2 * 60_000;
 // Per-socket message budget for players (DESIGN 2.3): 100 messages per 20 s.
 const SOCKET_BUDGET = { messages: 100, windowMs: 20_000 };
 
@@ -106,6 +112,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     if (live === 'lease_held') throw roomRefusal(ROOM_REFUSED.LEASE_HELD);
     this.live = live;
     host.register(live);
+    this.restWhenIdle();
     this.state = this.initialState();
     this.shareEncodeBuffers();
 
@@ -171,6 +178,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     if (color) this.updateConnected(color);
     if (this.clients.length === 0) this.chat.stop();
     if (this.live.status !== 'active' && this.clients.length === 0) void this.disconnect();
+    else this.restWhenIdle();
   }
 
   override async onDispose(): Promise<void> {
@@ -404,6 +412,21 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     else this.broadcast('opponent_back', { color: news.color, v: news.v });
   }
 
+  /**
+   * A correspondence game needs no actor while nobody is connected (DESIGN 2.11): its room lets
+   * Colyseus dispose of it once no client is in it nor about to join (autoDispose), which releases
+   * the lease, unless its deadline is near. A REST command on it, a join or the sweeper (a
+   * deadline near) makes the room again from PostgreSQL. Looked at as the room opens, as a client
+   * leaves and after every event (a move moves the deadline on).
+   */
+  private restWhenIdle(): void {
+    const clock = this.live.chessClock;
+    if (!clock.perMove) return;
+    const flagAt = clock.flagAt();
+    const near = flagAt !== null && flagAt - GameRoom.deps.host.time.now() <= CORRESPONDENCE_DEADLINE_MARGIN_MS;
+    this.autoDispose = this.live.status === 'active' && !near;
+  }
+
   private onGameEvent(event: GameEvent & { v: number }): void {
     this.corkClients();
     if (event.type === 'move') this.state.moves.push(event.move.san);
@@ -416,6 +439,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
       const { takeback_id, plies, fen, move_count, current_turn, times, v } = event;
       this.broadcast('takeback', { takeback_id, plies, fen, move_count, current_turn, times, v });
     }
+    this.restWhenIdle();
     if (event.type === 'game_end') {
       this.broadcast('game_end', { ...event.result, status: event.status, abort_reason: event.abort_reason, v: event.v });
       // Clients have the final state; the room goes once they leave (or after a grace period).

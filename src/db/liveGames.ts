@@ -94,20 +94,22 @@ export async function endLeases(db: Queryable, leases: { gameId: string; epoch: 
   );
 }
 
-/** Gives the game up (graceful dispose): clocks booked up to now, lease free for any node. */
+/**
+ * Gives the game up (graceful dispose): clocks as of `turnStartedAt` (a clocked game's booked up
+ * to now, a correspondence game's as of its turn's start), lease free for any node.
+ */
 export async function releaseLease(
   db: Queryable,
   gameId: string,
   epoch: number,
-  clocks: { whiteMs: number; blackMs: number; hostedAt: Date; firstMoveDeadline: Date | null },
+  clocks: { whiteMs: number; blackMs: number; turnStartedAt: Date; hostedAt: Date; firstMoveDeadline: Date | null },
 ): Promise<void> {
-  // The running turn is booked up to the release, so the next owner restarts it from there.
   await db.query(
     `UPDATE games SET lease_expires_at = NULL, host = NULL, white_time_ms = $3, black_time_ms = $4,
-            turn_started_at = CASE WHEN clock_running THEN $5::timestamptz ELSE NULL END, hosted_at = $5,
+            turn_started_at = CASE WHEN clock_running THEN $7::timestamptz ELSE NULL END, hosted_at = $5,
             first_move_deadline = $6
       WHERE id = $1 AND host_epoch = $2 AND status = 'active'`,
-    [gameId, epoch, clocks.whiteMs, clocks.blackMs, clocks.hostedAt, clocks.firstMoveDeadline],
+    [gameId, epoch, clocks.whiteMs, clocks.blackMs, clocks.hostedAt, clocks.firstMoveDeadline, clocks.turnStartedAt],
   );
 }
 

@@ -23,11 +23,13 @@ type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (
  * most SNAPSHOT_EVERY − 1 small rows. Every 40th rather than every 10th: under the bench a
  * snapshot batch cost about as much PostgreSQL CPU as several appends, and with snapshots only
  * at plies 1–2 PostgreSQL's CPU per move fell 633 → 482 µs (one run, docs/benchmarks.md); a read folds at
- * most 39 rows of ~100 bytes, and a hosted game's detail is read from its actor anyway.
+ * most 39 rows of ~100 bytes, and a hosted game's detail is read from its actor anyway. Every move
+ * of a correspondence game writes it: the row holds the next deadline the sweeper looks for, and
+ * such moves are days apart.
  */
 export const SNAPSHOT_EVERY = 40;
-export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer' | 'lapsesTakeback'>) =>
-  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer || w.lapsesTakeback === true;
+export const writesSnapshot = (w: Pick<MoveWrite, 'ply' | 'lapsesOffer' | 'lapsesTakeback' | 'moveDeadline'>) =>
+  w.ply <= 2 || w.ply % SNAPSHOT_EVERY === 0 || w.lapsesOffer || w.lapsesTakeback === true || !!w.moveDeadline;
 
 type Column = readonly [name: string, type: string, value: (w: MoveWrite) => unknown];
 
@@ -53,6 +55,7 @@ const SNAPSHOT_COLUMNS: readonly Column[] = [
   ['first_deadline', 'timestamptz', (w) => w.firstMoveDeadline],
   ['room_state', 'jsonb', (w) => JSON.stringify(w.roomState)],
   ['mover_id', 'uuid', (w) => w.moverId],
+  ['move_deadline', 'timestamptz', (w) => w.moveDeadline ?? null],
 ];
 
 /**
@@ -113,7 +116,7 @@ WITH i AS MATERIALIZED (SELECT * FROM ${from}
          white_time_ms = i.white_ms, black_time_ms = i.black_ms, clock_running = i.running,
          turn_started_at = CASE WHEN i.running THEN i.played_at END, first_move_deadline = i.first_deadline,
          room_state = i.room_state, event_seq = i.event_seq, hosted_at = coalesce(i.played_at, g.hosted_at),
-         last_move_at = i.played_at
+         last_move_at = i.played_at, move_deadline = i.move_deadline
     FROM i JOIN locked ON locked.id = i.game_id
    WHERE g.id = i.game_id AND g.host_epoch = i.epoch AND g.move_count < i.ply AND g.status = 'active'
   RETURNING g.id

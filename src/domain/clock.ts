@@ -6,6 +6,11 @@ import type { Color } from './game.js';
 export interface ClockConfig {
   initialMs: number;
   incrementMs: number;
+  /**
+   * A correspondence clock (DESIGN 2.11): `initialMs` is the period of every move. It runs from
+   * the first move on, and each move gives the mover the whole period again.
+   */
+  perMove?: boolean;
 }
 
 /** Plain data, safe to store as JSON and to rebuild the clock from on another node. */
@@ -53,6 +58,7 @@ export class ChessClock {
   readonly incrementMs: number;
   readonly quotaGainMs: number;
   readonly quotaMaxMs: number;
+  readonly perMove: boolean;
   private readonly remainingMs: Record<Color, number>;
   private readonly quotaMs: Record<Color, number>;
   private plies = 0;
@@ -62,6 +68,7 @@ export class ChessClock {
   constructor(config: ClockConfig) {
     this.initialMs = config.initialMs;
     this.incrementMs = config.incrementMs;
+    this.perMove = config.perMove === true;
     this.quotaGainMs = lagQuotaGainMs(config);
     this.quotaMaxMs = this.quotaGainMs * 7;
     this.remainingMs = { white: config.initialMs, black: config.initialMs };
@@ -106,7 +113,7 @@ export class ChessClock {
   }
 
   get started(): boolean {
-    return this.plies >= FIRST_TIMED_PLY;
+    return this.perMove || this.plies >= FIRST_TIMED_PLY;
   }
 
   get running(): boolean {
@@ -166,7 +173,8 @@ export class ChessClock {
     this.quotaMs[color] = Math.min(this.quotaMaxMs, this.quotaMs[color] - compensatedMs + this.quotaGainMs);
 
     const usedMs = elapsed - compensatedMs;
-    this.remainingMs[color] += this.incrementMs - usedMs;
+    if (this.perMove) this.remainingMs[color] = this.initialMs;
+    else this.remainingMs[color] += this.incrementMs - usedMs;
     this.plies++;
     this.turnStartedAt = Math.round(nextTurnAt);
     return { ok: true, color, remainingMs: this.remainingMs[color], usedMs, compensatedMs };
@@ -192,6 +200,7 @@ export class ChessClock {
     return {
       initialMs: this.initialMs,
       incrementMs: this.incrementMs,
+      ...(this.perMove ? { perMove: true } : {}),
       whiteMs: at('white'),
       blackMs: at('black'),
       plies: this.plies,

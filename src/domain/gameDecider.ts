@@ -128,6 +128,8 @@ export type MoveRecord = {
   lapsesOffer: boolean;
   /** The move lapses the pending takeback proposal (its write closes it too). */
   lapsesTakeback?: boolean;
+  /** A correspondence game's next deadline (the opponent's period ends), stored for the sweeper; else null. */
+  moveDeadline?: Date | null;
 };
 
 /**
@@ -320,7 +322,8 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   // Cannot happen: overdueEnding looked at the same `at`.
   if (!timed.ok) throw new Error('clock flagged after the flag check');
   const ply = s.game.moveCount + 1;
-  const firstMoveDeadline = ply === 1 ? now + s.rules.firstMoveMs : null;
+  // A correspondence game is never aborted: its first move has the whole period too.
+  const firstMoveDeadline = ply === 1 && !clock.perMove ? now + s.rules.firstMoveMs : null;
   const moved: DomainEvent = {
     type: 'moved',
     at: now,
@@ -574,6 +577,7 @@ function moveRecord(
     eventSeq,
     moverId,
     lapsesOffer,
+    moveDeadline: clock.perMove ? new Date(clock.flagAt()!) : null,
   };
 }
 

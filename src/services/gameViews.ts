@@ -416,6 +416,9 @@ export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUr
     tags.WhiteRatingDiff = signed(g.whiteRatingChange);
     tags.BlackRatingDiff = signed(g.blackRatingChange);
   }
+  // PGN's "moves/seconds" form: one move in the period, for correspondence.
+  const perMove = g.daysPerMove !== null ? `1/${g.daysPerMove * 86_400}` : null;
+  if (perMove) tags.TimeControl = perMove;
   const seated = (color: Color) => (color === 'white' ? g.whiteId : g.blackId) !== null;
   return formatPgn({
     event: `${g.rated ? 'Rated' : 'Casual'} ${g.timeControl} game`,
@@ -426,8 +429,8 @@ export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUr
     result: g.result ?? '*',
     whiteElo: seated('white') ? ratingOf(g, 'white', ratings) : null,
     blackElo: seated('black') ? ratingOf(g, 'black', ratings) : null,
-    initialTime: g.initialTime,
-    increment: g.increment,
+    initialTime: perMove ? undefined : g.initialTime,
+    increment: perMove ? undefined : g.increment,
     termination: pgnTermination(g),
     tags,
     sanList: moves.map((m) => m.san),

@@ -2,6 +2,7 @@
 // open, a failover, a game handed back). The moves replayed on a fresh board, clocks resumed after
 // the time no node hosted the game, the draw offers and takeback proposals, and the answers to keyed moves.
 import { ChessClock } from '../domain/clock.ts';
+import { DAY_MS } from '../domain/timeControl.ts';
 import { ChessGame, COLORS, type Color, type Move, type PositionFlags } from '../domain/game.ts';
 import { moveReply, type LiveGameState } from '../domain/gameDecider.ts';
 import type { MoveAnswer, Seat } from '../domain/liveGameViews.ts';
@@ -58,9 +59,17 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
     }
   }
   const quotas = record.roomState as { whiteQuotaMs?: number; blackQuotaMs?: number };
-  const fresh = new ChessClock({ initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 });
+  const correspondence = record.daysPerMove !== null;
+  const fresh = correspondence
+    ? new ChessClock({ initialMs: record.daysPerMove! * DAY_MS, incrementMs: 0, perMove: true })
+    : new ChessClock({ initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 });
   // Time during which no node hosted the game is charged to nobody; time a node did host it is.
-  const resumed = resumeAfterOutage(
+  // Not so in correspondence: a game nobody hosts is the normal case, and its deadline stands
+  // (the row's turn start, which every move writes).
+  const turnStart = record.turnStartedAt?.getTime() ?? now;
+  const resumed = correspondence
+    ? { whiteMs: fresh.initialMs, blackMs: fresh.initialMs, firstMoveDeadline: null }
+    : resumeAfterOutage(
     {
       whiteMs: record.whiteTimeMs,
       blackMs: record.blackTimeMs,
@@ -81,13 +90,14 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
       plies: game.moveCount,
       whiteQuotaMs: quotas.whiteQuotaMs ?? fresh.quota('white'),
       blackQuotaMs: quotas.blackQuotaMs ?? fresh.quota('black'),
+      ...(correspondence ? { perMove: true } : {}),
     },
-    now,
+    correspondence ? turnStart : now,
   );
   const resumedOk = await store.saveResumedClocks(host.pool, leased.id, record.hostEpoch, {
     whiteMs: resumed.whiteMs,
     blackMs: resumed.blackMs,
-    turnStartedAt: clock.running ? new Date(now) : null,
+    turnStartedAt: clock.running ? new Date(clock.turnStart!) : null,
     firstMoveDeadline: resumed.firstMoveDeadline === null ? null : new Date(resumed.firstMoveDeadline),
     hostedAt: new Date(now),
   });

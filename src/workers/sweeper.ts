@@ -1,5 +1,5 @@
 import { foldGameListCounts } from '../db/gameLists.ts';
-import { expirePendingGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
+import { expirePendingGames, findDueCorrespondenceGames, findOrphanedGames, type GameRecord } from '../db/games.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.ts';
 import { findTournamentsToHost } from '../db/tournamentPlay.ts';
 import { Timers } from '../services/timers.ts';
@@ -33,12 +33,19 @@ export type Sweeper = {
 
 const ORPHAN_BATCH = 100;
 const MAX_BATCHES = 10;
+/**
+ * How far ahead of a correspondence deadline its game gets a room again (which stays, and flags
+ * the game as the deadline passes): with a sweep a second, a deadline is never missed by more
+ * than the time it takes to open the room, even right after a restart.
+ */
+export const CORRESPONDENCE_HORIZON_MS = 60_000;
 
 /**
  * Every node sweeps once a second (and once at start, and when kicked), so expiries take effect
  * within 1 s of their deadline (DESIGN 2.8): pending challenges and seeks past `expires_at` are abandoned, and active games
  * nobody hosts (their node died, or released them on shutdown) get a room again, which then
- * enforces their clocks and first-move deadlines. Tournaments whose `starts_at` has come get their
+ * enforces their clocks and first-move deadlines; correspondence games nobody hosts get one in
+ * the minute before their move deadline. Tournaments whose `starts_at` has come get their
  * actor, which starts them (so within 1 s), and running ones nobody hosts get it again; those
  * with fewer than two players get no actor and are started and finished here instead. SKIP
  * LOCKED and the leases keep nodes apart: whichever node's sweeper looks first, one actor wins.
@@ -59,6 +66,15 @@ export function startSweeper(d: SweeperDeps): Sweeper {
       if (orphans.length < ORPHAN_BATCH) break;
     }
   };
+  // Correspondence games have no room while nobody is connected: the ones whose deadline comes
+  // within the horizon get one, in one indexed query, however many games wait (migration 026).
+  const hostDueCorrespondence = async () => {
+    for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
+      const due = await findDueCorrespondenceGames(d.pool, new Date(d.clock.now() + CORRESPONDENCE_HORIZON_MS), ORPHAN_BATCH);
+      await Promise.all(due.map((id) => d.openGame(id).catch((err) => d.log.warn({ err, gameId: id }, 'could not host a correspondence game'))));
+      if (due.length < ORPHAN_BATCH) break;
+    }
+  };
   const hostTournaments = async () => {
     const open = d.openTournament;
     if (!open) return;
@@ -72,7 +88,7 @@ export function startSweeper(d: SweeperDeps): Sweeper {
     try {
       for (const game of await expirePendingGames(d.pool)) d.onExpired?.(game);
       // Side by side: many orphaned games after a crash must not hold a tournament's start back.
-      await Promise.all([hostOrphanedGames(), hostTournaments()]);
+      await Promise.all([hostOrphanedGames(), hostDueCorrespondence(), hostTournaments()]);
       await deleteExpiredIdempotencyKeys(d.pool, new Date(d.clock.now()));
       await foldGameListCounts(d.pool);
     } catch (err) {
