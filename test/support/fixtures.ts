@@ -32,6 +32,31 @@ export async function insertActiveGame(
   return rows[0].id;
 }
 
+/**
+ * Active correspondence games between `whiteId` and `blackId`, as an accepted challenge leaves
+ * them (DESIGN 2.11): White's period of `daysPerMove` days started at `turnStartedAt`, no room, no
+ * lease. One statement for any number of them (the load test seeds thousands). Returns their ids.
+ */
+export async function insertCorrespondenceGames(
+  pool: Pool,
+  whiteId: string,
+  blackId: string,
+  o: { count?: number; daysPerMove?: number; turnStartedAt?: Date; rated?: boolean } = {},
+): Promise<string[]> {
+  const days = o.daysPerMove ?? 3;
+  const started = o.turnStartedAt ?? new Date();
+  const { rows } = await pool.query(
+    `INSERT INTO games (kind, created_by, white_id, black_id, status, time_control, initial_time, increment, days_per_move,
+                        rated, white_time_ms, black_time_ms, white_rating, black_rating, clock_running, turn_started_at,
+                        move_deadline, started_at)
+     SELECT 'challenge', $1, $1, $2, 'active', 'correspondence', 0, 0, $3, $4, $3 * 86400000, $3 * 86400000, 1500, 1500,
+            true, $5, $5::timestamptz + make_interval(secs => $3 * 86400), $5
+       FROM generate_series(1, $6) RETURNING id`,
+    [whiteId, blackId, days, o.rated ?? true, started, o.count ?? 1],
+  );
+  return rows.map((r) => r.id as string);
+}
+
 /** Makes the game's lease lapse now, as if its node had died long enough ago. */
 export async function expireLease(pool: Pool, gameId: string): Promise<void> {
   await pool.query(`UPDATE games SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [gameId]);

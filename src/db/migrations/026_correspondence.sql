@@ -8,7 +8,7 @@ ALTER TABLE games DROP CONSTRAINT games_time_control_check;
 ALTER TABLE games ADD CONSTRAINT games_time_control_check
   CHECK (time_control IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence'));
 ALTER TABLE games ADD COLUMN days_per_move integer CHECK (days_per_move IN (1, 2, 3, 5, 7, 10, 14));
-ALTER TABLE games ADD CONSTRAINT games_days_per_move_check CHECK ((time_control = 'correspondence') = (days_per_move IS NOT NULL));
+ALTER TABLE games ADD CONSTRAINT games_correspondence_check CHECK ((time_control = 'correspondence') = (days_per_move IS NOT NULL));
 ALTER TABLE games ADD COLUMN move_deadline timestamptz;
 CREATE INDEX games_move_deadline_idx ON games (move_deadline) WHERE status = 'active' AND move_deadline IS NOT NULL;
 
