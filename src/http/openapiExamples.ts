@@ -31,7 +31,7 @@ const player = (u: { id: string; username: string }, rating: number, country: st
   avatar_url: `${BASE}/v1/users/${u.id}/avatar.svg`,
   country,
 });
-const ratings = { bullet: 1500, blitz: 1612, rapid: 1540, classical: 1500 };
+const ratings = { bullet: 1500, blitz: 1612, rapid: 1540, classical: 1500, correspondence: 1500 };
 const profile = (u: { id: string; username: string }, rating: number) => ({
   ...u,
   full_name: u.username === 'ada' ? 'Ada Lovelace' : null,
@@ -65,6 +65,7 @@ const listGame = {
   black_player: listPlayer(bob, 1587),
   status: 'active',
   ...TC,
+  days_per_move: null,
   current_turn: 'black',
   move_count: 3,
   fen: FEN,
@@ -225,6 +226,10 @@ export const EXAMPLES: Record<string, RouteExamples> = {
     request: {
       challenge: { summary: 'Challenge bob to a rated 5+3 blitz game, playing White', value: { type: 'challenge', opponent_id: BOB, ...TC, rated: true, color: 'white' } },
       matchmaking: { summary: 'Seek any opponent for a 10+0 rapid game', value: { type: 'matchmaking', time_control: 'rapid', initial_time: 600, increment: 0, rated: true } },
+      correspondence: {
+        summary: 'Challenge bob to a correspondence game, three days a move',
+        value: { type: 'challenge', opponent_id: BOB, time_control: 'correspondence', days_per_move: 3, rated: true, color: 'random' },
+      },
     },
     response: pendingGame,
   },

@@ -32,7 +32,7 @@ describe('timeControl', () => {
   describe('validateTimeControl', () => {
     it('accepts a time control that matches its category', () => {
       const result = validateTimeControl({ time_control: 'blitz', initial_time: 300, increment: 2 });
-      assert.deepEqual(result, { ok: true, value: { time_control: 'blitz', initial_time: 300, increment: 2 } });
+      assert.deepEqual(result, { ok: true, value: { time_control: 'blitz', initial_time: 300, increment: 2, days_per_move: null } });
     });
 
     it('refuses a category that does not match the clock and names the expected one', () => {

@@ -90,7 +90,7 @@ describe('API reference', () => {
     }
     assert.ok(checked > 100, `${checked} examples checked`);
     const create = doc.paths['/games'].post;
-    assert.deepEqual(Object.keys(create.requestBody.content['application/json'].examples), ['challenge', 'matchmaking']);
+    assert.deepEqual(Object.keys(create.requestBody.content['application/json'].examples), ['challenge', 'matchmaking', 'correspondence']);
     assert.equal(create.responses['201'].content['application/json'].example.data.status, 'pending');
     assert.equal(create.responses['409'].content['application/json'].examples.PLAYER_BUSY.value.error.code, 'PLAYER_BUSY');
   });

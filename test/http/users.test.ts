@@ -35,7 +35,7 @@ describe('GET /users/me', () => {
     assert.equal(p.country, null);
     assert.equal(p.avatar_url, `http://chess.test/v1/users/${user.id}/avatar.svg`);
     assert.equal(p.rating, 1500);
-    assert.deepEqual(p.ratings, { bullet: 1500, blitz: 1500, rapid: 1500, classical: 1500 });
+    assert.deepEqual(p.ratings, { bullet: 1500, blitz: 1500, rapid: 1500, classical: 1500, correspondence: 1500 });
     assert.equal(p.puzzle_rating, 1500);
     assert.deepEqual(p.stats, { games: 0, wins: 0, losses: 0, draws: 0 });
     assert.match(p.created_at, ISO_UTC);
@@ -55,7 +55,7 @@ describe('GET /users/me', () => {
     await client.end();
     const p = (await api('GET', '/v1/users/me', { token: user.accessToken })).body.data;
     assert.equal(p.rating, 1624);
-    assert.deepEqual(p.ratings, { bullet: 1402, blitz: 1624, rapid: 1500, classical: 1500 });
+    assert.deepEqual(p.ratings, { bullet: 1402, blitz: 1624, rapid: 1500, classical: 1500, correspondence: 1500 });
     assert.equal(p.puzzle_rating, 1734);
     const seen = (await api('GET', `/v1/users/${user.id}`, { token: user.accessToken })).body.data;
     assert.equal(seen.puzzle_rating, 1734);

@@ -50,7 +50,18 @@ export const CreateGameBody = z.object({
     .meta({ description: `correspondence only, and required there: the days each move may take, one of ${DAYS_PER_MOVE.join(', ')}` }),
   rated: z.boolean({ error: 'must be a boolean' }).default(true),
   color: oneOf([...COLORS, 'random']).default('random'),
-});
+}).check(
+  // A clock needs both numbers; named with the body's other faults (`when`: also when those exist).
+  z.superRefine(
+    (body, ctx) => {
+      if (body.time_control === 'correspondence') return;
+      for (const field of ['initial_time', 'increment'] as const) {
+        if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'required unless time_control is correspondence' });
+      }
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  ),
+);
 export type CreateGameBody = z.infer<typeof CreateGameBody>;
 
 const square = z.string({ error: 'must be a square such as e4' }).regex(/^[a-h][1-8]$/, 'must be a square such as e4');
