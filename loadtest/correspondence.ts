@@ -15,6 +15,8 @@
  *   cold move  a REST move on a game with no room (the room made again from PostgreSQL, the move
  *              made durable, answered), against the opponent's reply at once, while that room is
  *              still there (hot);
+ *   doubled    as many games again (rows), and the same figures: what grows with the number of
+ *              idle games, apart from what the setup's requests left behind;
  *   sweep      the sweeper's query for deadlines within the minute (EXPLAIN ANALYZE): it runs once
  *              a second on every node, whatever the number of games.
  *
@@ -212,6 +214,21 @@ async function main() {
     await sleep(SETTLE_S * 1000);
     const after = await figures(base, pid);
 
+    // As many games again, as rows: what scales with the number of idle games shows here, apart
+    // from what the setup's requests left behind (compiled code, buffers) in `idle`.
+    const more: string[] = [];
+    for (let p = 0; p < PLAYERS; p++) {
+      more.push(
+        ...(await insertCorrespondenceGames(pool, players[p].id, players[(p + 1) % PLAYERS].id, {
+          count: Math.ceil(GAMES / PLAYERS),
+          daysPerMove: 7,
+          turnStartedAt: new Date(Date.now() - 3_600_000),
+        })),
+      );
+    }
+    await sleep(SETTLE_S * 1000);
+    const doubled = await figures(base, pid);
+
     const plan = await pool.query(
       `EXPLAIN (ANALYZE, FORMAT JSON) SELECT id FROM games
         WHERE status = 'active' AND move_deadline IS NOT NULL AND move_deadline <= $1
@@ -223,12 +240,12 @@ async function main() {
     const indexOf = (node: any): string | undefined => node['Index Name'] ?? node.Plans?.map(indexOf).find(Boolean);
 
     const stats = (xs: number[]) => ({ p50_ms: round(percentile(xs, 50)), p90_ms: round(percentile(xs, 90)), max_ms: round(Math.max(...xs)), n: xs.length });
-    const delta = (a: Figures, b: Figures) => ({
+    const delta = (a: Figures, b: Figures, games: number) => ({
       rss_mb: round(b.rss_mb - a.rss_mb),
       heap_used_mb: round(b.heap_used_mb - a.heap_used_mb),
       active_handles: b.active_handles - a.active_handles,
       timeouts: (b.active_resources.Timeout ?? 0) - (a.active_resources.Timeout ?? 0),
-      heap_bytes_per_game: Math.round(((b.heap_used_mb - a.heap_used_mb) * 2 ** 20) / GAMES),
+      heap_bytes_per_game: Math.round(((b.heap_used_mb - a.heap_used_mb) * 2 ** 20) / games),
     });
     Object.assign(report, {
       active_correspondence_games: counted[0].n,
@@ -236,11 +253,14 @@ async function main() {
       rooms_rested_after_setup_ms: Math.round(restedMs),
       baseline,
       idle,
-      idle_minus_baseline: delta(baseline, idle),
+      idle_minus_baseline: delta(baseline, idle, GAMES),
       cold_move: stats(cold),
       hot_move: stats(hot),
       rooms_rested_after_cold_moves_ms: Math.round(coldRestedMs),
       after_cold_moves: after,
+      doubled_games: more.length + GAMES,
+      doubled,
+      doubled_minus_after_cold_moves: delta(after, doubled, more.length),
       sweep_query: { index: indexOf(top.Plan) ?? null, execution_ms: round(top['Execution Time'], 3), planning_ms: round(top['Planning Time'], 3) },
     });
   } finally {

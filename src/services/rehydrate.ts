@@ -67,20 +67,18 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
   // Not so in correspondence: a game nobody hosts is the normal case, and its deadline stands
   // (the row's turn start, which every move writes).
   const turnStart = record.turnStartedAt?.getTime() ?? now;
+  const stored = {
+    whiteMs: record.whiteTimeMs,
+    blackMs: record.blackTimeMs,
+    sideToMove: game.turn,
+    turnStartedAt: record.clockRunning ? (record.turnStartedAt?.getTime() ?? null) : null,
+    hostedAt: record.hostedAt?.getTime() ?? null,
+    firstMoveDeadline: record.firstMoveDeadline?.getTime() ?? null,
+    firstMoveMs: host.config.firstMoveMs,
+  };
   const resumed = correspondence
     ? { whiteMs: fresh.initialMs, blackMs: fresh.initialMs, firstMoveDeadline: null }
-    : resumeAfterOutage(
-    {
-      whiteMs: record.whiteTimeMs,
-      blackMs: record.blackTimeMs,
-      sideToMove: game.turn,
-      turnStartedAt: record.clockRunning ? (record.turnStartedAt?.getTime() ?? null) : null,
-      hostedAt: record.hostedAt?.getTime() ?? null,
-      firstMoveDeadline: record.firstMoveDeadline?.getTime() ?? null,
-      firstMoveMs: host.config.firstMoveMs,
-    },
-    now,
-  );
+    : resumeAfterOutage(stored, now);
   const clock = ChessClock.restore(
     {
       initialMs: fresh.initialMs,

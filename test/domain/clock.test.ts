@@ -194,3 +194,37 @@ describe('ChessClock', () => {
     });
   });
 });
+
+describe('ChessClock per move (correspondence)', () => {
+  const DAY = 86_400_000;
+  /** A correspondence clock whose first turn (White's) began at `start`, as rehydration rebuilds it. */
+  const correspondenceClock = (start: number) =>
+    ChessClock.restore({ initialMs: DAY, incrementMs: 0, perMove: true, whiteMs: DAY, blackMs: DAY, plies: 0, whiteQuotaMs: 0, blackQuotaMs: 0 }, start);
+
+  it('runs from the first move: White is charged for thinking before it', () => {
+    const clock = correspondenceClock(0);
+    assert.equal(clock.running, true);
+    assert.deepEqual(clock.times(3_600_000), { white: DAY - 3_600_000, black: DAY });
+    assert.equal(clock.flagAt(), DAY);
+  });
+
+  it("gives the mover the whole period again, and starts the opponent's at the move", () => {
+    const clock = correspondenceClock(0);
+    const moved = clock.move(20 * 3_600_000);
+    assert.ok(moved.ok);
+    assert.equal(moved.remainingMs, DAY);
+    assert.deepEqual(clock.times(21 * 3_600_000), { white: DAY, black: DAY - 3_600_000 });
+    assert.equal(clock.flagAt(), 20 * 3_600_000 + DAY);
+  });
+
+  it('flags a move after the deadline, first move included', () => {
+    assert.equal(correspondenceClock(0).move(DAY).ok, false);
+    assert.equal(correspondenceClock(0).flagged(DAY), 'white');
+  });
+
+  it('keeps its kind in its snapshot, so a rebuilt clock is one too', () => {
+    const rebuilt = ChessClock.fromState(correspondenceClock(5).state());
+    assert.equal(rebuilt.perMove, true);
+    assert.equal(rebuilt.flagAt(), 5 + DAY);
+  });
+});

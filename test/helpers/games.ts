@@ -10,6 +10,8 @@ export type ChallengeOptions = {
   initial_time?: number;
   increment?: number;
   rated?: boolean;
+  /** Correspondence games: the days each move may take. */
+  days_per_move?: number;
   /** The challenger's colour; white unless told, so tests know who moves first. */
   color?: 'white' | 'black' | 'random';
 };

@@ -33,7 +33,7 @@ describe('Correspondence games', function () {
   const correspondence = (days = 3) => ({ time_control: 'correspondence', days_per_move: days });
   /** A correspondence challenge from White to Black, accepted: the game's id. */
   const startGame = async (days = 1) => {
-    const created = await sendChallenge(white, black, correspondence(days) as never);
+    const created = await sendChallenge(white, black, correspondence(days));
     assert.equal(created.status, 201, created.text);
     const accepted = await api('POST', `/v1/games/${created.body.data.id}/accept`, as(black));
     assert.equal(accepted.status, 200, accepted.text);
@@ -68,7 +68,7 @@ describe('Correspondence games', function () {
   };
 
   it('starts from an accepted challenge with days_per_move, initial_time and increment reported 0, and no room', async () => {
-    const created = await sendChallenge(white, black, { ...correspondence(3), initial_time: 300, increment: 5 } as never);
+    const created = await sendChallenge(white, black, { ...correspondence(3), initial_time: 300, increment: 5 });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id;
     const accepted = await api('POST', `/v1/games/${id}/accept`, as(black));
