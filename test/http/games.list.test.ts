@@ -8,7 +8,7 @@ import { foldGameListCounts } from '../../src/db/gameLists.ts';
 
 // The interface's list view, plus result and winner (README, Decisions).
 const LIST_KEYS = [
-  'id', 'white_player', 'black_player', 'status', 'time_control', 'initial_time', 'increment', 'current_turn',
+  'id', 'white_player', 'black_player', 'status', 'time_control', 'initial_time', 'increment', 'days_per_move', 'current_turn',
   'move_count', 'fen', 'pgn', 'white_time_remaining', 'black_time_remaining', 'created_at', 'updated_at', 'result', 'winner',
   // DESIGN 2.10: the arena that paired the game, null for every other.
   'tournament_id',

@@ -118,7 +118,7 @@ describe('GET /games?status=pending (your own pending games)', () => {
     const res = await listPending(me);
     const outgoing = res.body.data.find((g: { id: string }) => g.id === ids.outgoing);
     assert.deepEqual(Object.keys(outgoing).sort(), [
-      'black_player', 'black_time_remaining', 'created_at', 'current_turn', 'direction', 'fen', 'id', 'increment',
+      'black_player', 'black_time_remaining', 'created_at', 'current_turn', 'days_per_move', 'direction', 'fen', 'id', 'increment',
       'initial_time', 'move_count', 'pgn', 'result', 'status', 'time_control', 'tournament_id', 'updated_at', 'white_player', 'white_time_remaining', 'winner',
     ]);
     // The challenger plays White (test helpers' default).

@@ -6,7 +6,7 @@ import { createUser, type TestUser } from '../helpers/users.ts';
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const DETAIL_KEYS = [
   'id', 'white_player', 'black_player', 'status', 'result', 'winner', 'termination', 'time_control', 'initial_time',
-  'increment', 'rated', 'current_turn', 'move_count', 'fen', 'pgn', 'white_time_remaining', 'black_time_remaining',
+  'increment', 'days_per_move', 'rated', 'current_turn', 'move_count', 'fen', 'pgn', 'white_time_remaining', 'black_time_remaining',
   'moves', 'last_move_at', 'created_at', 'updated_at',
   // Extras (DESIGN 2.4): why an abandoned game ended, rating changes, the pending draw offer, the challenge deadline.
   'abort_reason', 'rating_changes', 'draw_offer', 'expires_at',
