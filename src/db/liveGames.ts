@@ -385,7 +385,7 @@ export async function takeBack(pool: Pool, t: TakeBackInput): Promise<boolean> {
     await tx.query(
       `UPDATE games SET fen = $2, pgn = $3, move_count = $4, white_time_ms = $5, black_time_ms = $6, clock_running = true,
               turn_started_at = $7, first_move_deadline = NULL, room_state = $8, event_seq = $9, hosted_at = $10, updated_at = $10,
-              last_move_at = $10
+              last_move_at = $10, move_deadline = $7::timestamptz + make_interval(secs => days_per_move * 86400)
         WHERE id = $1`,
       [t.gameId, t.fen, t.pgn, t.toPly, t.whiteMs, t.blackMs, t.turnStartedAt, JSON.stringify(t.roomState), t.eventSeq, t.at],
     );

@@ -279,6 +279,9 @@ export function claimableSince(s: LiveGameState, color: Color): number | null {
  * left (the claim count starts), `opponent_back` when they return; null when nothing changed.
  */
 export function notePresence(s: LiveGameState, color: Color, present: boolean, now: number): PresenceEvent | null {
+  // A correspondence player leaves the room between moves as a matter of course: nothing counts,
+  // and their deadline, not their absence, decides the game.
+  if (s.clock.perMove) return null;
   s.presence ??= { white: { joined: false, goneSince: null }, black: { joined: false, goneSince: null } };
   const p = s.presence[color];
   if (present) {
@@ -453,8 +456,9 @@ function decideTakebackAnswer(s: LiveGameState, userId: string, takebackId: stri
   }
   const toPly = s.game.moveCount - takeback.plies;
   const game = new ChessGame({ moves: s.game.sanList.slice(0, toPly) });
-  const t = s.clock.times(at);
   const before = s.clock.snapshot();
+  // A correspondence game's turns each have the whole period: the side now to move gets it afresh.
+  const t = s.clock.perMove ? { white: before.initialMs, black: before.initialMs } : s.clock.times(at);
   const clock = ChessClock.restore({ ...before, whiteMs: t.white, blackMs: t.black, plies: toPly }, now);
   const snap = clock.snapshot();
   return {

@@ -27,7 +27,9 @@ describe('Correspondence games', function () {
     [white, black] = await Promise.all([createUser(), createUser()]);
   });
   afterEach(async () => {
-    await Promise.all(joined.splice(0).map((r) => r.leave().catch(() => {})));
+    // A room a test already left answers no second leave: a second is enough to tell.
+    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
+    await Promise.all(joined.splice(0).map(leave));
   });
 
   const correspondence = (days = 3) => ({ time_control: 'correspondence', days_per_move: days });
@@ -194,6 +196,47 @@ describe('Correspondence games', function () {
     assert.equal(s.turn, 'white');
     assert.equal(s.status, 'active');
     assert.equal(s.fen, (await getGame(id, white)).body.data.fen);
+  });
+
+  it('starts no claim count when a player leaves the room: leaving is how correspondence is played', async () => {
+    const id = await startGame(3);
+    const w = await join(id, white);
+    const b = await join(id, black);
+    await until('White to show as connected', () => (b.state as any).white.connected);
+    await w.leave();
+    await until('White to show as gone', () => !(b.state as any).white.connected);
+    assert.equal((b.state as any).white.claimableAt, 0, 'no claim count');
+    const claim = await api('POST', `/v1/games/${id}/claim`, as(black, { result: 'win' }));
+    assert.equal(claim.status, 409, claim.text);
+    assert.equal(claim.body.error.code, 'CLAIM_NOT_ALLOWED');
+  });
+
+  it('gives the side to move the whole period again after a takeback, and stores its deadline', async () => {
+    const id = await startGame(2);
+    await play(id, white, 'e2', 'e4');
+    await play(id, black, 'e7', 'e5');
+    await play(id, white, 'g1', 'f3');
+    const proposed = await api('POST', `/v1/games/${id}/takeback`, as(white));
+    assert.equal(proposed.status, 200, proposed.text);
+    const answered = await api('POST', `/v1/games/${id}/takeback/${proposed.body.data.takeback.id}`, as(black, { accept: true }));
+    assert.equal(answered.status, 200, answered.text);
+    assert.equal(answered.body.data.game.current_turn, 'white');
+    assert.equal(answered.body.data.game.white_time_remaining, 2 * DAY_S);
+    assert.equal(answered.body.data.game.black_time_remaining, 2 * DAY_S);
+    const stored = await row(id);
+    assert.ok(Math.abs(stored.move_deadline.getTime() - (Date.now() + 2 * DAY_S * 1000)) < 5000, 'the new turn\'s deadline is stored');
+  });
+
+  it('rematches with the same days per move', async () => {
+    const id = await startGame(7);
+    const resigned = await api('POST', `/v1/games/${id}/resign`, as(white));
+    assert.equal(resigned.status, 200, resigned.text);
+    const rematch = await api('POST', `/v1/games/${id}/rematch`, as(black));
+    assert.equal(rematch.status, 201, rematch.text);
+    const accepted = await api('POST', `/v1/games/${rematch.body.data.id}/accept`, as(white));
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body.data.time_control, 'correspondence');
+    assert.equal(accepted.body.data.days_per_move, 7);
   });
 
   it("lists a player's correspondence games where it is their turn", async () => {
