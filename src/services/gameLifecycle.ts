@@ -60,6 +60,8 @@ async function seek(
   if (result.status === 'active') return getGame(d, userId, result.gameId);
   const pending = await findGame(d.pool, result.seekId);
   if (!pending) throw notFound();
+  // Another seeker may have been paired with it since the pool answered: then it is a game.
+  if (pending.status !== 'pending') return getGame(d, userId, pending.id);
   return formatPendingGame(pending, d.config.publicUrl);
 }
 
