@@ -40,7 +40,16 @@ export type GameDetail = GameSummary & {
   rating_changes: RatingChanges | null;
   draw_offer: DrawOffer | null;
   expires_at: string | null;
+  /** The finished game this one is a rematch of. */
+  rematch_of?: string | null;
+  /** A finished game's rematch, once someone asked. */
+  rematch?: Rematch | null;
 };
+
+export type Rematch = { game_id: string; offered_by: string; status: 'pending' | 'accepted' | 'declined' | 'cancelled' | 'expired' };
+
+export type ChatRoom = 'player' | 'spectator';
+export type ChatMessage = { id: string; room: ChatRoom; user: { id: string; username: string }; text: string; created_at: string };
 
 export type PendingGame = { id: string; status: 'pending'; expires_at: string; invite_url: string };
 
