@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { requestJson } from '../support/process.ts';
-import { apiUser, assertNoProblems, clickMove, gameOverApi, listedMoves, logIn, waitForMoves, webAppSuite, type AppUser } from '../helpers/webApp.ts';
+import { apiUser, assertNoProblems, clickMove, gameOverApi, listedMoves, logIn, screenshot, waitForMoves, webAppSuite, type AppUser } from '../helpers/webApp.ts';
 
 /**
  * The game page's rematch, abort, claim, chat and takeback (DESIGN 2.11, "In the web app"), as two
@@ -121,6 +121,7 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
     await w.page.fill('.chat-form input', 'thanks for watching');
     await w.page.click('.chat-form button');
     await spectator.page.locator('.chat-lines li', { hasText: 'thanks for watching' }).waitFor();
+    await screenshot(w.page, 'game-chat');
     assert.equal(await spectator.page.locator('.chat-lines li', { hasText: 'good luck' }).count(), 0);
     assertNoProblems(w, b, spectator);
   });
