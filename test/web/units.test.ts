@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/play/clock.ts';
 import { describePly, plyForKey, replay as replayGame } from '../../src/web/play/history.ts';
+import { applyChannel, describeEnd, fromDetail, type GameModel } from '../../src/web/play/model.ts';
 import { legalIn } from '../../src/web/play/premove.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
@@ -217,5 +218,49 @@ describe('web app: stepping through a game, premoves', () => {
     // White's e4 pawn now blocks e7-e5-e4 lines: a premove to a square the move made taken is dropped.
     assert.equal(legalIn(afterE4, { from: 'e7', to: 'e4' }), false);
     assert.equal(legalIn(START, { from: 'e7', to: 'e5' }), false, 'not Black’s turn');
+  });
+});
+
+describe("web app: a game's takebacks, claims and rematch from the channel", () => {
+  const player = (id: string) => ({ id, username: id, rating: 1500, avatar_url: '' });
+  const game = (over: Partial<Parameters<typeof fromDetail>[0]> = {}): GameModel =>
+    fromDetail({
+      id: 'g', white_player: player('w'), black_player: player('b'), status: 'active', time_control: 'rapid', initial_time: 600, increment: 0,
+      current_turn: 'black', move_count: 3, fen: 'x', white_time_remaining: 500, black_time_remaining: 400, result: null, winner: null,
+      termination: null, rated: true, pgn: '', abort_reason: null, rating_changes: null, draw_offer: null, expires_at: null,
+      moves: [{ number: 1, white: 'e4', black: 'e5', white_time: 0, black_time: 0 }, { number: 2, white: 'Nf3', black: null, white_time: 0, black_time: null }],
+      ...over,
+    } as Parameters<typeof fromDetail>[0], 1000);
+
+  it('drops the moves a takeback undid, with the board, the turn, the last move and the clocks it names', () => {
+    const after = applyChannel(game(), {
+      type: 'takeback', takeback_id: 't', plies: 1, move_count: 2, current_turn: 'white', ts: 2000, times: { white: 490, black: 400 },
+      fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2',
+    });
+    assert.deepEqual(after.sans, ['e4', 'e5']);
+    assert.equal(after.turn, 'white');
+    assert.deepEqual(after.lastMove, { from: 'e7', to: 'e5' });
+    assert.deepEqual([after.clock.whiteMs, after.clock.since, after.clock.turn], [490_000, 2000, 'white']);
+    const moved = applyChannel(after, { type: 'move', move: { from: 'b1', to: 'c3', san: 'Nc3', ply: 3, fen: 'y', current_turn: 'black' } });
+    assert.deepEqual(moved.sans, ['e4', 'e5', 'Nc3'], 'the next move takes the freed ply');
+  });
+
+  it('keeps a pending takeback proposal and forgets it once declined', () => {
+    const offered = applyChannel(game(), { type: 'takeback_offer', takeback: { id: 't', offered_by: 'w', plies: 1, status: 'pending' } });
+    assert.deepEqual(offered.takebackOffer, { id: 't', offeredBy: 'w', plies: 1 });
+    assert.equal(applyChannel(offered, { type: 'takeback_offer', takeback: { id: 't', offered_by: 'w', plies: 1, status: 'declined' } }).takebackOffer, undefined);
+  });
+
+  it('counts a gone player until they are back, and shows a rematch asked for', () => {
+    const gone = applyChannel(game(), { type: 'opponent_gone', color: 'black', claimable_at: '2026-01-01T00:00:30.000Z' });
+    assert.deepEqual(gone.claimableAt, { white: 0, black: Date.parse('2026-01-01T00:00:30.000Z') });
+    assert.deepEqual(applyChannel(gone, { type: 'opponent_back', color: 'black' }).claimableAt, { white: 0, black: 0 });
+    const finished = game({ status: 'finished', rematch: null });
+    assert.deepEqual(applyChannel(finished, { type: 'rematch_offer', game_id: 'r', offered_by: 'b' }).rematch, { game_id: 'r', offered_by: 'b', status: 'pending' });
+  });
+
+  it("says a player's abort without a reason, and other aborts with theirs", () => {
+    assert.equal(describeEnd(game({ status: 'abandoned', abort_reason: 'aborted' })), 'Game aborted');
+    assert.equal(describeEnd(game({ status: 'abandoned', abort_reason: 'no_first_move' })), 'Game aborted: no first move');
   });
 });
