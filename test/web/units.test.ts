@@ -6,7 +6,7 @@ import { applyChannel, describeEnd, fromDetail, type GameModel } from '../../src
 import { legalIn } from '../../src/web/play/premove.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
-import { categoryOf, formatTimeControl } from '../../src/web/timeControl.ts';
+import { categoryOf, describeKind, formatTimeControl } from '../../src/web/timeControl.ts';
 import { arenaTiming, describeArena, formatCountdown, onFire, relativeTime } from '../../src/web/tournaments/format.ts';
 
 // The web app's pure parts (src/web), run here without a browser.
@@ -76,6 +76,12 @@ describe('web app: clocks', () => {
     assert.equal(speakClock(61_000), '1 minute 1 second');
     assert.equal(speakClock(9_100), '10 seconds');
   });
+
+  it("shows a correspondence move's days and hours, and says them", () => {
+    assert.deepEqual([3 * 86_400_000, 86_400_000 + 5 * 3_600_000 + 59_000, 86_399_000].map(formatClock), ['3d 00h', '1d 05h', '23:59:59']);
+    assert.equal(speakClock(2 * 86_400_000 + 3_600_000 + 60_000), '2 days 1 hour');
+    assert.equal(speakClock(3 * 3_600_000 + 5 * 60_000), '3 hours 5 minutes');
+  });
 });
 
 describe('web app: time controls', () => {
@@ -85,6 +91,13 @@ describe('web app: time controls', () => {
       ['bullet', 'bullet', 'bullet', 'blitz', 'blitz', 'blitz', 'rapid', 'rapid', 'rapid', 'rapid', 'classical', 'classical'],
     );
     assert.deepEqual([formatTimeControl(30, 0), formatTimeControl(300, 3), formatTimeControl(90, 1)], ['½+0', '5+3', '1.5+1']);
+  });
+
+  it('says a game\'s kind, correspondence by its days per move (or without them where a view leaves them out)', () => {
+    assert.equal(describeKind({ time_control: 'blitz', initial_time: 300, increment: 3, rated: true }), '5+3 rated blitz');
+    assert.equal(describeKind({ time_control: 'correspondence', initial_time: 0, increment: 0, days_per_move: 3, rated: false }), '3 days/move casual correspondence');
+    assert.equal(describeKind({ time_control: 'correspondence', initial_time: 0, increment: 0, days_per_move: 1 }), '1 day/move correspondence');
+    assert.equal(describeKind({ time_control: 'correspondence', initial_time: 0, increment: 0, rated: true }), 'rated correspondence');
   });
 });
 

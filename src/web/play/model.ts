@@ -25,7 +25,8 @@ export type GameModel = {
   termination?: string | null;
   abortReason?: string | null;
   ratingChanges?: RatingChanges | null;
-  timeControl: { initial: number; increment: number; category: TimeControl; rated: boolean };
+  /** `days`: a correspondence game's days per move (its initial and increment are 0). */
+  timeControl: { initial: number; increment: number; category: TimeControl; rated: boolean; days?: number | null };
   /** The arena that paired the game, if one did. */
   tournamentId?: string | null;
   /** A finished game's rematch, once someone asked. */
@@ -79,7 +80,7 @@ export function fromDetail(g: GameDetail, ts: number): GameModel {
     termination: g.termination,
     abortReason: g.abort_reason,
     ratingChanges: g.rating_changes,
-    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated },
+    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated, days: g.days_per_move ?? null },
     tournamentId: g.tournament_id ?? null,
     rematch: g.rematch ?? null,
     claimableAt: { white: 0, black: 0 },

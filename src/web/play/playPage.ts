@@ -15,7 +15,7 @@ import { subscribe, type Subscription } from '../realtime.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { playSound } from '../sound.ts';
-import { formatTimeControl } from '../timeControl.ts';
+import { describeKind } from '../timeControl.ts';
 import { userFeed } from '../userFeed.ts';
 import type { ChatMessage, ChatRoom, Color, GameDetail, GameSummary, PendingGame } from '../types/api.ts';
 import { Board, type BoardMove } from './board.ts';
@@ -266,7 +266,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
     setText(ui.title, g.white && g.black ? `${g.white.username} vs ${g.black.username}` : 'Game');
     const tc = g.timeControl;
-    setText(ui.info, `${formatTimeControl(tc.initial, tc.increment)} · ${tc.rated ? 'rated' : 'casual'} ${tc.category}`);
+    setText(ui.info, describeKind(kindOf(g)));
     const top = opposite(orientation);
     drawPlayer(ui.top, g, top);
     drawPlayer(ui.bottom, g, orientation);
@@ -288,7 +288,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     const playing = active && !!mine && !!room; // moves go through the room
     ui.controls.hidden = !playing;
     ui.typed.hidden = !playing;
-    ui.hint.hidden = !(active && g.sans.length < 2);
+    // Correspondence has no first-move deadline: the first move has the whole period.
+    ui.hint.hidden = !(active && g.sans.length < 2) || tc.category === 'correspondence';
     const offer = g.drawOffer;
     ui.offerDraw.disabled = !!offer;
     ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
@@ -489,7 +490,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       // shown below as waiting
     }
     const opponent = summary ? (summary.white_player?.id === me?.id ? summary.black_player : summary.white_player) : undefined;
-    const what = `${formatTimeControl(g.timeControl.initial, g.timeControl.increment)} ${g.timeControl.rated ? 'rated' : 'casual'} ${g.timeControl.category}`;
+    const what = describeKind(kindOf(g));
     const act = (path: string) => async () => {
       try {
         const detail = await post<GameDetail>(`/games/${g.id}/${path}`);
@@ -522,3 +523,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 }
 
 const sign = (n: number) => (n >= 0 ? `+${n}` : `−${-n}`);
+
+const kindOf = (g: GameModel) => {
+  const tc = g.timeControl;
+  return { time_control: tc.category, initial_time: tc.initial, increment: tc.increment, days_per_move: tc.days, rated: tc.rated };
+};

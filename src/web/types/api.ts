@@ -3,7 +3,7 @@
 
 export type Color = 'white' | 'black';
 export type GameStatus = 'pending' | 'active' | 'finished' | 'abandoned';
-export type TimeControl = 'bullet' | 'blitz' | 'rapid' | 'classical';
+export type TimeControl = 'bullet' | 'blitz' | 'rapid' | 'classical' | 'correspondence';
 export type RatingChanges = { white: number; black: number };
 
 export type Player = { id: string; username: string; rating: number; avatar_url: string; country?: string | null };
@@ -29,6 +29,8 @@ export type GameSummary = {
   winner: Color | null;
   tournament_id?: string | null;
   direction?: 'incoming' | 'outgoing';
+  /** Correspondence games: the days each move may take (null for a clocked game). */
+  days_per_move?: number | null;
 };
 
 export type GameDetail = GameSummary & {
