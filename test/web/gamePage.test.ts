@@ -187,3 +187,56 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
     assertNoProblems(w, b, spectator);
   });
 });
+
+describe('correspondence in the web app, in a real Chromium', function () {
+  this.timeout(90_000);
+  const app = webAppSuite();
+
+  it('challenges with days per move; each side finds the game in the lobby\'s "Your turn" list when it is theirs', async () => {
+    const [white, black] = [await apiUser(app.base()), await apiUser(app.base())];
+    const [w, b] = [await app.open(), await app.open()];
+    await logIn(w, white);
+    await logIn(b, black);
+
+    await w.page.fill('#challenge-username', black.username);
+    await w.page.selectOption('#challenge-kind', 'correspondence');
+    assert.equal(await w.page.locator('#challenge-minutes').isVisible(), false, 'no clock fields for correspondence');
+    await w.page.selectOption('#challenge-days', '2');
+    await w.page.selectOption('#challenge-color', 'white');
+    await w.page.click('form.time-form button:has-text("Challenge")');
+    await w.page.waitForURL(/\/play\/[0-9a-f-]{36}$/);
+    const id = new URL(w.page.url()).pathname.split('/').pop()!;
+    await w.page.locator('.pending', { hasText: '2 days/move rated correspondence' }).waitFor();
+
+    await b.page.goto('/');
+    const incoming = b.page.locator('li.challenge.incoming', { hasText: white.username });
+    await incoming.locator('button', { hasText: 'Accept' }).click();
+    await b.page.waitForURL(`**/play/${id}`);
+    await w.page.locator('.controls').waitFor();
+    await w.page.locator('.info', { hasText: '2 days/move rated correspondence' }).waitFor();
+    assert.match((await w.page.locator('.player.bottom .clock').textContent()) ?? '', /^(2d 00h|1d 23h)$/);
+    assert.equal(await w.page.locator('.hint').isVisible(), false, 'no first-move deadline to tell');
+
+    // White's turn: it is in White's list, not in Black's.
+    await w.page.goto('/');
+    await w.page.locator('.my-turn li a', { hasText: `${white.username} vs ${black.username}` }).waitFor();
+    await b.page.goto('/');
+    await b.page.locator('.current-games li a', { hasText: `${white.username} vs ${black.username}` }).waitFor();
+    assert.equal(await b.page.locator('.my-turn').isVisible(), false, 'no card without a game waiting');
+
+    await w.page.click('.my-turn li a');
+    await w.page.waitForURL(`**/play/${id}`);
+    await w.page.locator('.controls').waitFor();
+    await clickMove(w.page, 'e2', 'e4');
+    await waitForMoves(w.page, 1);
+
+    await b.page.reload();
+    const entry = b.page.locator('.my-turn li', { hasText: `${white.username} vs ${black.username}` });
+    await entry.waitFor();
+    assert.match((await entry.textContent()) ?? '', / · 2 days\/move correspondence · (1 day 23 h|2 days 0 h) left$/);
+    await w.page.goto('/');
+    await w.page.locator('.current-games li a', { hasText: `${white.username} vs ${black.username}` }).waitFor();
+    assert.equal(await w.page.locator('.my-turn').isVisible(), false);
+    assertNoProblems(w, b);
+  });
+});

@@ -104,8 +104,10 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
   }, challengeError.el, ctx.query.get('challenge') ?? '');
 
   const current = h('ul', { class: 'current-games' });
-  // Correspondence games waiting for this player's move (the others wait days, not seconds).
+  // Correspondence games waiting for this player's move (the others wait days, not seconds);
+  // shown only when there are some (no card appears, nothing moves, for those without).
   const myTurn = h('ul', { class: 'my-turn' });
+  const myTurnCard = h('section', { class: 'card', 'aria-labelledby': 'turn-h', hidden: true }, h('h2', { id: 'turn-h' }, 'Your turn: correspondence'), myTurn);
 
   fill(
     ctx.root,
@@ -115,7 +117,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     me ? h('section', { class: 'card', 'aria-labelledby': 'quick-h' }, h('h2', { id: 'quick-h' }, 'Quick pairing'), quick,
       h('label', { class: 'inline' }, rated, ' Rated'), seekError.el, seekingBox) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'ch-h' }, h('h2', { id: 'ch-h' }, 'Challenges'), challengesBox) : null,
-    me ? h('section', { class: 'card', 'aria-labelledby': 'turn-h' }, h('h2', { id: 'turn-h' }, 'Your turn: correspondence'), myTurn) : null,
+    me ? myTurnCard : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Your games in progress'), current) : null,
     h('section', { class: 'card', 'aria-labelledby': 'seeks-h' },
       h('h2', { id: 'seeks-h' }, 'Open seeks'),
@@ -179,8 +181,8 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     ]);
     if (!active.length) fill(current, h('li', { class: 'empty' }, 'None.'));
     else fill(current, active.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, versus(g)), ` · ${describeKind(g)}`)));
-    if (!waiting.length) fill(myTurn, h('li', { class: 'empty' }, 'No correspondence game is waiting for your move.'));
-    else fill(myTurn, waiting.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, versus(g)), ` · ${describeKind(g)} · `, movesLeft(g, me.id))));
+    myTurnCard.hidden = !waiting.length;
+    fill(myTurn, waiting.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, versus(g)), ` · ${describeKind(g)} · `, movesLeft(g, me.id))));
   }
 }
 
