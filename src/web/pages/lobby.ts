@@ -177,7 +177,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     const versus = (g: GameSummary) => `${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`;
     const [active, waiting] = await Promise.all([
       get<GameSummary[]>(`/games?status=active&player_id=${me.id}&limit=20`).catch(() => []),
-      get<GameSummary[]>('/games?my_turn=true&time_control=correspondence&sort=updated_at&limit=20').catch(() => []),
+      get<GameSummary[]>('/games?my_turn=true&time_control=correspondence&sort=updated_at&order=asc&limit=20').catch(() => []),
     ]);
     if (!active.length) fill(current, h('li', { class: 'empty' }, 'None.'));
     else fill(current, active.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, versus(g)), ` · ${describeKind(g)}`)));
