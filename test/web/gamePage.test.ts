@@ -147,11 +147,15 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
 
   it('counts down while the opponent is gone, then claims victory after their tab closed', async () => {
     const { id, white, w, b } = await seated();
+    const spectator = await app.open({ path: `/play/${id}` });
     await clickMove(w.page, 'e2', 'e4');
     await waitForMoves(b.page, 1);
     await clickMove(b.page, 'e7', 'e5');
-    await waitForMoves(w.page, 2);
+    await waitForMoves(spectator.page, 2);
+    assert.equal(await spectator.page.locator('.player .away').count(), 0);
     await b.context.close();
+    // The spectator follows the channel: its `opponent_gone` marks Black away.
+    await spectator.page.locator('.player.top .away').waitFor();
 
     await w.page.locator('.claim', { hasText: /You can claim victory in \d seconds?/ }).waitFor();
     await w.page.click('.claim button:has-text("Claim victory")');
@@ -159,7 +163,8 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
     const detail = await requestJson(app.base(), 'GET', `/v1/games/${id}`, undefined, white.token);
     assert.equal(detail.body.data.winner, 'white');
     assert.equal(detail.body.data.termination, 'timeout');
-    assertNoProblems(w);
+    await spectator.page.locator('.end .result', { hasText: 'White wins by time' }).waitFor();
+    assertNoProblems(w, spectator);
   });
 
   it('takes a move back: offered by one player, accepted by the other, seen on both boards and a spectator\'s', async () => {

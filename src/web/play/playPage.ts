@@ -456,7 +456,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       h('span', { class: 'name' }, p ? userLink(p.username) : 'waiting…'),
       p ? h('span', { class: 'rating' }, String(p.rating)) : null,
       change !== undefined ? h('span', { class: change >= 0 ? 'gain' : 'loss' }, change >= 0 ? `+${change}` : `−${-change}`) : null,
-      p?.connected === false && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
+      // A seat's `connected` comes with the room's state; a spectator learns it from `opponent_gone`.
+      (p?.connected === false || g.claimableAt[color] > 0) && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
     );
   };
 
