@@ -57,6 +57,20 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
     assertNoProblems(w, b);
   });
 
+  it('declines a rematch: the asker is told on the board, and the finished game says so after a reload', async () => {
+    const { id, white, w, b } = await seated();
+    await resign(w);
+    await w.page.click('.rematch button:has-text("Rematch")');
+    await b.page.click('.rematch button:has-text("Decline")');
+    await b.page.locator('.rematch', { hasText: 'The rematch was declined.' }).waitFor();
+    await w.page.locator('.rematch', { hasText: 'The rematch was declined.' }).waitFor();
+    await w.page.reload();
+    await w.page.locator('.rematch', { hasText: 'The rematch was declined.' }).waitFor();
+    const detail = await requestJson(app.base(), 'GET', `/v1/games/${id}`, undefined, white.token);
+    assert.equal(detail.body.data.rematch.status, 'declined');
+    assertNoProblems(w, b);
+  });
+
   it('aborts before both first moves (the button goes once both have moved)', async () => {
     const first = await seated();
     await clickMove(first.w.page, 'e2', 'e4');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/play/clock.ts';
 import { describePly, plyForKey, replay as replayGame } from '../../src/web/play/history.ts';
-import { applyChannel, describeEnd, fromDetail, type GameModel } from '../../src/web/play/model.ts';
+import { applyChannel, describeEnd, fromDetail, rematchNews, type GameModel } from '../../src/web/play/model.ts';
 import { legalIn } from '../../src/web/play/premove.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
@@ -270,6 +270,18 @@ describe("web app: a game's takebacks, claims and rematch from the channel", () 
     assert.deepEqual(applyChannel(gone, { type: 'opponent_back', color: 'black' }).claimableAt, { white: 0, black: 0 });
     const finished = game({ status: 'finished', rematch: null });
     assert.deepEqual(applyChannel(finished, { type: 'rematch_offer', game_id: 'r', offered_by: 'b' }).rematch, { game_id: 'r', offered_by: 'b', status: 'pending' });
+  });
+
+  it("reads the user's channel for this game's rematch: the opponent's ask, its start, its answer; others' news is not its", () => {
+    const asked = rematchNews({ type: 'rematch_offer', game_id: 'r', rematch_of: 'g', from: { id: 'b', username: 'b' } }, 'g', null);
+    assert.deepEqual(asked, { rematch: { game_id: 'r', offered_by: 'b', status: 'pending' } });
+    assert.equal(rematchNews({ type: 'rematch_offer', game_id: 'x', rematch_of: 'other', from: { id: 'b' } }, 'g', null), undefined);
+    const mine = { game_id: 'r', offered_by: 'w', status: 'pending' } as const;
+    assert.deepEqual(rematchNews({ type: 'game_started', game_id: 'r' }, 'g', mine), { start: 'r' });
+    assert.deepEqual(rematchNews({ type: 'challenge_declined', game_id: 'r', by: {} }, 'g', mine), { rematch: { ...mine, status: 'declined' } });
+    assert.deepEqual(rematchNews({ type: 'challenge_expired', game_id: 'r' }, 'g', mine), { rematch: { ...mine, status: 'expired' } });
+    assert.equal(rematchNews({ type: 'challenge_declined', game_id: 'another' }, 'g', mine), undefined);
+    assert.equal(rematchNews({ type: 'game_started', game_id: 'r' }, 'g', null), undefined, 'no rematch known: not ours');
   });
 
   it("says a player's abort without a reason, and other aborts with theirs", () => {

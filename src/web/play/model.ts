@@ -236,3 +236,17 @@ export function describeEnd(game: GameModel): string {
   if (game.winner) return `${game.winner === 'white' ? 'White' : 'Black'} wins${how}`;
   return `Draw${how}`;
 }
+
+/**
+ * What a message of the user's channel means for the rematch of game `gameId`: the rematch as it
+ * now stands, or the new game to go to (it started), or nothing.
+ */
+export function rematchNews(m: ChannelMessage, gameId: string, current: Rematch | null | undefined): { rematch: Rematch } | { start: string } | undefined {
+  if (m.type === 'rematch_offer' && m.rematch_of === gameId) {
+    return { rematch: { game_id: String(m.game_id), offered_by: (m.from as { id: string }).id, status: 'pending' } };
+  }
+  if (!current || m.game_id !== current.game_id) return undefined;
+  if (m.type === 'game_started') return { start: current.game_id };
+  const status = ({ challenge_declined: 'declined', challenge_cancelled: 'cancelled', challenge_expired: 'expired' } as const)[m.type as string];
+  return status ? { rematch: { ...current, status } } : undefined;
+}

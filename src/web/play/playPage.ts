@@ -11,13 +11,14 @@ import { ChatPanel } from './chat.ts';
 import { MoveHistory } from './history.ts';
 import { drawMoves, noGame, skeleton } from './layout.ts';
 import { Premove } from './premove.ts';
+import { RematchPanel } from './rematch.ts';
 import { subscribe, type Subscription } from '../realtime.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { playSound } from '../sound.ts';
 import { describeKind } from '../timeControl.ts';
 import { userFeed } from '../userFeed.ts';
-import type { ChatMessage, ChatRoom, Color, GameDetail, GameSummary, PendingGame } from '../types/api.ts';
+import type { ChatMessage, ChatRoom, Color, GameDetail, GameSummary } from '../types/api.ts';
 import { Board, type BoardMove } from './board.ts';
 import { formatClock, remainingMs, ServerTime, speakClock } from './clock.ts';
 import { applyChannel, colorOf, describeEnd, endGame, fromDetail, fromRoom, type GameModel, type RoomState } from './model.ts';
@@ -318,7 +319,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.pending.hidden = g.status !== 'pending';
     ui.end.hidden = active || g.status === 'pending';
     if (!ui.end.hidden) drawEnd(g);
-    drawRematch(g, mine);
+    rematch.draw(g, mine);
   };
 
   /** A player sees the player room (and the spectators' once the game is over); anyone else signed in the spectators'. */
@@ -331,59 +332,21 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
   // ---- after the end: the rematch --------------------------------------------------------------
 
-  let rematchShown = '';
-  const drawRematch = (g: GameModel, mine: Color | undefined) => {
-    const shown = g.status === 'finished' && !!mine && !g.tournamentId;
-    ui.rematch.hidden = !shown;
-    if (!shown) return;
-    const r = g.rematch;
-    const opponent = g[opposite(mine!)]?.username ?? 'Your opponent';
-    const key = r ? `${r.game_id}:${r.status}:${r.offered_by}` : 'none';
-    if (key === rematchShown) return;
-    rematchShown = key;
-    const button = (label: string, action: () => Promise<void>, primary = false) =>
-      h('button', { type: 'button', class: primary ? 'primary' : null, onclick: () => void action().catch((e) => say(plainError(e), true)) }, label);
-    if (!r) fill(ui.rematch, button('Rematch', askRematch, true));
-    else if (r.status === 'pending' && r.offered_by === me?.id) {
-      fill(ui.rematch, h('p', null, `Rematch offered. Waiting for ${opponent}…`), button('Cancel the rematch', () => answerRematch(r.game_id, 'cancel')));
-    } else if (r.status === 'pending') {
-      fill(ui.rematch, h('p', null, `${opponent} wants a rematch.`), button('Accept rematch', () => answerRematch(r.game_id, 'accept'), true), ' ',
-        button('Decline', () => answerRematch(r.game_id, 'decline')));
-    } else if (r.status === 'accepted') fill(ui.rematch, h('a', { class: 'button primary', href: `/play/${r.game_id}` }, 'Go to the rematch'));
-    else fill(ui.rematch, h('p', null, { declined: 'The rematch was declined.', cancelled: 'The rematch was cancelled.', expired: 'The rematch offer lapsed.' }[r.status]));
-  };
-
-  const setRematch = (rematch: GameModel['rematch']) => {
-    if (!game) return;
-    game = { ...game, rematch };
-    update();
-  };
-  const goTo = (gameId: string) => {
-    if (!ctx.signal.aborted && location.pathname !== `/play/${gameId}`) ctx.go(`/play/${gameId}`);
-  };
-  /** Asks (201/200 pending: our challenge), or accepts the opponent's ask (200: the new game, active). */
-  const askRematch = async () => {
-    const answer = await post<PendingGame & { rematch_of: string } | GameDetail>(`/games/${id}/rematch`);
-    if (answer.status === 'active') return goTo(answer.id);
-    setRematch({ game_id: answer.id, offered_by: me!.id, status: 'pending' });
-  };
-  const answerRematch = async (rematchId: string, how: 'accept' | 'decline' | 'cancel') => {
-    const detail = await post<GameDetail>(`/games/${rematchId}/${how}`);
-    if (how === 'accept' && detail.status === 'active') return goTo(detail.id);
-    setRematch({ ...game!.rematch!, status: how === 'decline' ? 'declined' : 'cancelled' });
-  };
+  const rematch = new RematchPanel(ui.rematch, {
+    gameId: id,
+    me,
+    changed: (r) => {
+      if (!game) return;
+      game = { ...game, rematch: r };
+      update();
+    },
+    go: (gameId) => {
+      if (!ctx.signal.aborted && location.pathname !== `/play/${gameId}`) ctx.go(`/play/${gameId}`);
+    },
+    say,
+  });
   // The opponent's ask and their answer to ours come on the user's channel (the room may be gone).
-  ctx.cleanup(userFeed.onMessage((m) => {
-    const r = game?.rematch;
-    if (m.type === 'rematch_offer' && m.rematch_of === id) {
-      setRematch({ game_id: String(m.game_id), offered_by: (m.from as { id: string }).id, status: 'pending' });
-    } else if (r && m.game_id === r.game_id) {
-      if (m.type === 'game_started') goTo(r.game_id);
-      else if (m.type === 'challenge_declined') setRematch({ ...r, status: 'declined' });
-      else if (m.type === 'challenge_cancelled') setRematch({ ...r, status: 'cancelled' });
-      else if (m.type === 'challenge_expired') setRematch({ ...r, status: 'expired' });
-    }
-  }));
+  ctx.cleanup(userFeed.onMessage((m) => rematch.news(m, game?.rematch)));
 
   /** The player's own draw offer answered: accepted ends the game; declined is said here. */
   const drawOfferNews = (g: GameModel, active: boolean) => {
