@@ -35,7 +35,18 @@ const PLAIN: Record<string, string> = {
   FRIEND_LIMIT: 'You have reached the limit of friends and requests.',
   EMAIL_ALREADY_EXISTS: 'Another account uses this email address.',
   USERNAME_ALREADY_EXISTS: 'This username is taken.',
+  REMATCH_NOT_ALLOWED: 'A rematch of this game is no longer possible.',
+  GAME_NOT_FINISHED: 'A rematch can be asked for only once the game is over.',
+  GAME_NOT_ABORTABLE: 'Too late to abort: both sides have moved. You can resign or offer a draw.',
+  CLAIM_NOT_ALLOWED: 'You cannot claim the game yet: your opponent has not been away long enough.',
+  TAKEBACK_PENDING: 'A takeback is already waiting for an answer.',
+  TAKEBACK_LIMIT: 'You have used your three takebacks in this game.',
+  TAKEBACK_NOT_ALLOWED: 'No takeback here: it would undo a first move (or this is an arena game).',
+  TAKEBACK_NOT_PENDING: 'That takeback was already answered or has lapsed.',
 };
+
+/** A code and message the room sent (`error {code, message}`), in plain words. */
+export const plainCode = (code: string, message: string): string => PLAIN[code] ?? sentence(message);
 
 const FIELD_NAMES: Record<string, string> = { opponent_id: 'Opponent', initial_time: 'Minutes', current_password: 'Current password', new_password: 'New password' };
 

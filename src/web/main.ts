@@ -9,7 +9,7 @@ import { lobbyFeed } from './lobbyFeed.ts';
 import { appRoutes, type Go } from './routes.ts';
 import { Router } from './router.ts';
 import { session } from './session.ts';
-import { formatTimeControl } from './timeControl.ts';
+import { describeKind } from './timeControl.ts';
 import { userFeed } from './userFeed.ts';
 
 const app = document.getElementById('app')!;
@@ -77,7 +77,7 @@ function drawNotices(): void {
   const incoming = session.user() && location.pathname !== '/' ? lobbyFeed.challenges.filter((c) => c.direction === 'incoming') : [];
   fill(notices,
     incoming.map((c) =>
-      h('p', { class: 'notice' }, `${c.from.username} challenges you (${formatTimeControl(c.initial_time, c.increment)} ${c.rated ? 'rated' : 'casual'}). `,
+      h('p', { class: 'notice' }, `${c.from.username} challenges you (${describeKind(c)}). `,
         h('a', { href: `/play/${c.id}` }, 'See the challenge'))),
     news.map((n, i) =>
       h('p', { class: 'notice' }, n.text, ' ', n.link ? h('a', { href: n.link[1] }, n.link[0]) : null, ' ',

@@ -21,6 +21,24 @@ export function formatTimeControl(initialSeconds: number, incrementSeconds: numb
   return `${shown}+${incrementSeconds}`;
 }
 
+/** The days a correspondence move may take (the API's choices). */
+export const DAYS_PER_MOVE = [1, 2, 3, 5, 7, 10, 14] as const;
+
+type Kind = { time_control: TimeControl; initial_time: number; increment: number; days_per_move?: number | null; rated?: boolean };
+
+/**
+ * A game's kind as players say it: "5+3 rated blitz", "3 days/move rated correspondence" (a
+ * correspondence game's clock fields are 0; where a view leaves out its days, "rated
+ * correspondence"). Without `rated`, no mode.
+ */
+export function describeKind(g: Kind): string {
+  const clock = g.time_control !== 'correspondence'
+    ? formatTimeControl(g.initial_time, g.increment)
+    : g.days_per_move ? `${g.days_per_move} day${g.days_per_move === 1 ? '' : 's'}/move` : '';
+  const mode = g.rated === undefined ? '' : g.rated ? 'rated' : 'casual';
+  return [clock, mode, g.time_control].filter(Boolean).join(' ');
+}
+
 /** The quick-pairing buttons of the lobby (Lichess's set). */
 export const QUICK_PAIRINGS: [minutes: number, increment: number][] = [
   [1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10], [30, 0], [30, 20],

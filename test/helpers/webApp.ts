@@ -70,11 +70,11 @@ export function assertNoProblems(...users: AppUser[]): void {
  * comes from 127.0.0.1). Analysis runs at a shallow depth so a finished game is analysed at once;
  * arenas may be as short as the test environment's TOURNAMENT_MIN_MINUTES.
  */
-export async function startWebService(): Promise<{ service: ServiceProcess; stop: () => Promise<void> }> {
+export async function startWebService(env: Record<string, string> = {}): Promise<{ service: ServiceProcess; stop: () => Promise<void> }> {
   const { db } = await testService();
   const database = await createDatabase(db.serverUrl);
   const service = await startServiceProcess(database.url, {
-    env: { ANALYSIS_WORKERS: '1', ANALYSIS_DEPTH: '6', TOURNAMENT_MIN_MINUTES: TEST_ENV.TOURNAMENT_MIN_MINUTES },
+    env: { ANALYSIS_WORKERS: '1', ANALYSIS_DEPTH: '6', TOURNAMENT_MIN_MINUTES: TEST_ENV.TOURNAMENT_MIN_MINUTES, ...env },
   });
   return {
     service,
@@ -133,9 +133,10 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /**
  * The hooks of a describe() that drives the app: `npm start`'s process and a Chromium for the
  * whole block (skipped, with one loud line, where there is no Chromium), a browser context per
- * person, closed after each test.
+ * person, closed after each test. `env`: the service's own settings for the block (a short
+ * CLAIM_SECONDS, …).
  */
-export function webAppSuite(): { base: () => string; open: (o?: Parameters<typeof openApp>[2]) => Promise<AppUser> } {
+export function webAppSuite(env: Record<string, string> = {}): { base: () => string; open: (o?: Parameters<typeof openApp>[2]) => Promise<AppUser> } {
   let browser: Browser | undefined;
   let service: ServiceProcess | undefined;
   let stop: (() => Promise<void>) | undefined;
@@ -146,7 +147,7 @@ export function webAppSuite(): { base: () => string; open: (o?: Parameters<typeo
       this.skip();
     }
     this.timeout(60_000);
-    ({ service, stop } = await startWebService());
+    ({ service, stop } = await startWebService(env));
     browser = await launchChromium();
   });
   afterEach(async () => {

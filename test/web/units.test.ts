@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/play/clock.ts';
 import { describePly, plyForKey, replay as replayGame } from '../../src/web/play/history.ts';
+import { applyChannel, describeEnd, fromDetail, rematchNews, type GameModel } from '../../src/web/play/model.ts';
 import { legalIn } from '../../src/web/play/premove.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
-import { categoryOf, formatTimeControl } from '../../src/web/timeControl.ts';
+import { categoryOf, describeKind, formatTimeControl } from '../../src/web/timeControl.ts';
 import { arenaTiming, describeArena, formatCountdown, onFire, relativeTime } from '../../src/web/tournaments/format.ts';
 
 // The web app's pure parts (src/web), run here without a browser.
@@ -75,6 +76,12 @@ describe('web app: clocks', () => {
     assert.equal(speakClock(61_000), '1 minute 1 second');
     assert.equal(speakClock(9_100), '10 seconds');
   });
+
+  it("shows a correspondence move's days and hours, and says them", () => {
+    assert.deepEqual([3 * 86_400_000, 86_400_000 + 5 * 3_600_000 + 59_000, 86_399_000].map(formatClock), ['3d 00h', '1d 05h', '23:59:59']);
+    assert.equal(speakClock(2 * 86_400_000 + 3_600_000 + 60_000), '2 days 1 hour');
+    assert.equal(speakClock(3 * 3_600_000 + 5 * 60_000), '3 hours 5 minutes');
+  });
 });
 
 describe('web app: time controls', () => {
@@ -84,6 +91,13 @@ describe('web app: time controls', () => {
       ['bullet', 'bullet', 'bullet', 'blitz', 'blitz', 'blitz', 'rapid', 'rapid', 'rapid', 'rapid', 'classical', 'classical'],
     );
     assert.deepEqual([formatTimeControl(30, 0), formatTimeControl(300, 3), formatTimeControl(90, 1)], ['½+0', '5+3', '1.5+1']);
+  });
+
+  it('says a game\'s kind, correspondence by its days per move (or without them where a view leaves them out)', () => {
+    assert.equal(describeKind({ time_control: 'blitz', initial_time: 300, increment: 3, rated: true }), '5+3 rated blitz');
+    assert.equal(describeKind({ time_control: 'correspondence', initial_time: 0, increment: 0, days_per_move: 3, rated: false }), '3 days/move casual correspondence');
+    assert.equal(describeKind({ time_control: 'correspondence', initial_time: 0, increment: 0, days_per_move: 1 }), '1 day/move correspondence');
+    assert.equal(describeKind({ time_control: 'correspondence', initial_time: 0, increment: 0, rated: true }), 'rated correspondence');
   });
 });
 
@@ -217,5 +231,61 @@ describe('web app: stepping through a game, premoves', () => {
     // White's e4 pawn now blocks e7-e5-e4 lines: a premove to a square the move made taken is dropped.
     assert.equal(legalIn(afterE4, { from: 'e7', to: 'e4' }), false);
     assert.equal(legalIn(START, { from: 'e7', to: 'e5' }), false, 'not Black’s turn');
+  });
+});
+
+describe("web app: a game's takebacks, claims and rematch from the channel", () => {
+  const player = (id: string) => ({ id, username: id, rating: 1500, avatar_url: '' });
+  const game = (over: Partial<Parameters<typeof fromDetail>[0]> = {}): GameModel =>
+    fromDetail({
+      id: 'g', white_player: player('w'), black_player: player('b'), status: 'active', time_control: 'rapid', initial_time: 600, increment: 0,
+      current_turn: 'black', move_count: 3, fen: 'x', white_time_remaining: 500, black_time_remaining: 400, result: null, winner: null,
+      termination: null, rated: true, pgn: '', abort_reason: null, rating_changes: null, draw_offer: null, expires_at: null,
+      moves: [{ number: 1, white: 'e4', black: 'e5', white_time: 0, black_time: 0 }, { number: 2, white: 'Nf3', black: null, white_time: 0, black_time: null }],
+      ...over,
+    } as Parameters<typeof fromDetail>[0], 1000);
+
+  it('drops the moves a takeback undid, with the board, the turn, the last move and the clocks it names', () => {
+    const after = applyChannel(game(), {
+      type: 'takeback', takeback_id: 't', plies: 1, move_count: 2, current_turn: 'white', ts: 2000, times: { white: 490, black: 400 },
+      fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2',
+    });
+    assert.deepEqual(after.sans, ['e4', 'e5']);
+    assert.equal(after.turn, 'white');
+    assert.deepEqual(after.lastMove, { from: 'e7', to: 'e5' });
+    assert.deepEqual([after.clock.whiteMs, after.clock.since, after.clock.turn], [490_000, 2000, 'white']);
+    const moved = applyChannel(after, { type: 'move', move: { from: 'b1', to: 'c3', san: 'Nc3', ply: 3, fen: 'y', current_turn: 'black' } });
+    assert.deepEqual(moved.sans, ['e4', 'e5', 'Nc3'], 'the next move takes the freed ply');
+  });
+
+  it('keeps a pending takeback proposal and forgets it once declined', () => {
+    const offered = applyChannel(game(), { type: 'takeback_offer', takeback: { id: 't', offered_by: 'w', plies: 1, status: 'pending' } });
+    assert.deepEqual(offered.takebackOffer, { id: 't', offeredBy: 'w', plies: 1 });
+    assert.equal(applyChannel(offered, { type: 'takeback_offer', takeback: { id: 't', offered_by: 'w', plies: 1, status: 'declined' } }).takebackOffer, undefined);
+  });
+
+  it('counts a gone player until they are back, and shows a rematch asked for', () => {
+    const gone = applyChannel(game(), { type: 'opponent_gone', color: 'black', claimable_at: '2026-01-01T00:00:30.000Z' });
+    assert.deepEqual(gone.claimableAt, { white: 0, black: Date.parse('2026-01-01T00:00:30.000Z') });
+    assert.deepEqual(applyChannel(gone, { type: 'opponent_back', color: 'black' }).claimableAt, { white: 0, black: 0 });
+    const finished = game({ status: 'finished', rematch: null });
+    assert.deepEqual(applyChannel(finished, { type: 'rematch_offer', game_id: 'r', offered_by: 'b' }).rematch, { game_id: 'r', offered_by: 'b', status: 'pending' });
+  });
+
+  it("reads the user's channel for this game's rematch: the opponent's ask, its start, its answer; others' news is not its", () => {
+    const asked = rematchNews({ type: 'rematch_offer', game_id: 'r', rematch_of: 'g', from: { id: 'b', username: 'b' } }, 'g', null);
+    assert.deepEqual(asked, { rematch: { game_id: 'r', offered_by: 'b', status: 'pending' } });
+    assert.equal(rematchNews({ type: 'rematch_offer', game_id: 'x', rematch_of: 'other', from: { id: 'b' } }, 'g', null), undefined);
+    const mine = { game_id: 'r', offered_by: 'w', status: 'pending' } as const;
+    assert.deepEqual(rematchNews({ type: 'game_started', game_id: 'r' }, 'g', mine), { start: 'r' });
+    assert.deepEqual(rematchNews({ type: 'challenge_declined', game_id: 'r', by: {} }, 'g', mine), { rematch: { ...mine, status: 'declined' } });
+    assert.deepEqual(rematchNews({ type: 'challenge_expired', game_id: 'r' }, 'g', mine), { rematch: { ...mine, status: 'expired' } });
+    assert.equal(rematchNews({ type: 'challenge_declined', game_id: 'another' }, 'g', mine), undefined);
+    assert.equal(rematchNews({ type: 'game_started', game_id: 'r' }, 'g', null), undefined, 'no rematch known: not ours');
+  });
+
+  it("says a player's abort without a reason, and other aborts with theirs", () => {
+    assert.equal(describeEnd(game({ status: 'abandoned', abort_reason: 'aborted' })), 'Game aborted');
+    assert.equal(describeEnd(game({ status: 'abandoned', abort_reason: 'no_first_move' })), 'Game aborted: no first move');
   });
 });

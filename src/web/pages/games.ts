@@ -6,7 +6,7 @@ import { download, get, plainError, request } from '../api.ts';
 import { fill, formatDate, h, userLink } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
-import { formatTimeControl } from '../timeControl.ts';
+import { describeKind } from '../timeControl.ts';
 import type { GameSummary } from '../types/api.ts';
 
 export async function gamesPage(ctx: PageContext): Promise<void> {
@@ -29,7 +29,7 @@ export async function gamesPage(ctx: PageContext): Promise<void> {
       h('td', null, userLink(g.white_player?.username)),
       h('td', null, userLink(g.black_player?.username)),
       h('td', null, g.status === 'active' ? 'playing' : outcome(g)),
-      h('td', null, `${formatTimeControl(g.initial_time, g.increment)} ${g.time_control}`),
+      h('td', null, describeKind(g)),
       h('td', { class: 'actions' },
         h('a', { href: `/play/${g.id}` }, g.status === 'active' ? 'Resume' : 'View'),
         g.status === 'finished' ? [' · ', h('a', { href: `/analysis/${g.id}` }, 'Analysis'), ' · ',

@@ -9,12 +9,12 @@ import { fieldError, fill, h, userLink } from '../dom.ts';
 import { lobbyFeed } from '../lobbyFeed.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
-import { categoryOf, formatTimeControl, QUICK_PAIRINGS } from '../timeControl.ts';
+import { categoryOf, DAYS_PER_MOVE, describeKind, formatTimeControl, QUICK_PAIRINGS } from '../timeControl.ts';
 import { timeControlFields } from '../timeFields.ts';
 import type { Challenge, GameSummary, PendingGame, Seek } from '../types/api.ts';
 
 type Go = (path: string) => void;
-type SeekOptions = { initial: number; increment: number; rated: boolean; color: 'white' | 'black' | 'random' };
+type SeekOptions = { initial: number; increment: number; rated: boolean; color: 'white' | 'black' | 'random'; /** A correspondence challenge: the days per move. */ days?: number };
 
 export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
   const me = session.user();
@@ -93,15 +93,10 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
       if (username?.trim().toLowerCase() === me?.username.toLowerCase()) return challengeError.show('You cannot challenge yourself. Pick another player.');
       const opponent = await findUser(username ?? '');
       if (!opponent) return challengeError.show(`There is no player called “${username}”. Check the spelling.`);
-      const pending = await post<PendingGame>('/games', {
-        type: 'challenge',
-        opponent_id: opponent.id,
-        time_control: categoryOf(o.initial, o.increment),
-        initial_time: o.initial,
-        increment: o.increment,
-        rated: o.rated,
-        color: o.color,
-      });
+      const clock = o.days
+        ? { time_control: 'correspondence', days_per_move: o.days }
+        : { time_control: categoryOf(o.initial, o.increment), initial_time: o.initial, increment: o.increment };
+      const pending = await post<PendingGame>('/games', { type: 'challenge', opponent_id: opponent.id, ...clock, rated: o.rated, color: o.color });
       ctx.go(`/play/${pending.id}`);
     } catch (e) {
       challengeError.show(plainError(e));
@@ -109,6 +104,10 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
   }, challengeError.el, ctx.query.get('challenge') ?? '');
 
   const current = h('ul', { class: 'current-games' });
+  // Correspondence games waiting for this player's move (the others wait days, not seconds);
+  // shown only when there are some (no card appears, nothing moves, for those without).
+  const myTurn = h('ul', { class: 'my-turn' });
+  const myTurnCard = h('section', { class: 'card', 'aria-labelledby': 'turn-h', hidden: true }, h('h2', { id: 'turn-h' }, 'Your turn: correspondence'), myTurn);
 
   fill(
     ctx.root,
@@ -118,6 +117,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     me ? h('section', { class: 'card', 'aria-labelledby': 'quick-h' }, h('h2', { id: 'quick-h' }, 'Quick pairing'), quick,
       h('label', { class: 'inline' }, rated, ' Rated'), seekError.el, seekingBox) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'ch-h' }, h('h2', { id: 'ch-h' }, 'Challenges'), challengesBox) : null,
+    me ? myTurnCard : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Your games in progress'), current) : null,
     h('section', { class: 'card', 'aria-labelledby': 'seeks-h' },
       h('h2', { id: 'seeks-h' }, 'Open seeks'),
@@ -148,7 +148,7 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     const list = lobbyFeed.challenges;
     if (!list.length) return fill(challengesBox, h('p', { class: 'empty' }, 'No challenges.'));
     fill(challengesBox, h('ul', null, list.map((c: Challenge) => {
-      const what = `${formatTimeControl(c.initial_time, c.increment)} ${c.rated ? 'rated' : 'casual'} ${c.time_control}`;
+      const what = describeKind(c);
       const act = (path: string) => async () => {
         try {
           await post(`/games/${c.id}/${path}`);
@@ -174,16 +174,44 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
   draw();
 
   if (me) {
-    const active = await get<GameSummary[]>(`/games?status=active&player_id=${me.id}&limit=20`).catch(() => []);
+    const versus = (g: GameSummary) => `${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`;
+    const [active, waiting] = await Promise.all([
+      get<GameSummary[]>(`/games?status=active&player_id=${me.id}&limit=20`).catch(() => []),
+      get<GameSummary[]>('/games?my_turn=true&time_control=correspondence&sort=updated_at&order=asc&limit=20').catch(() => []),
+    ]);
     if (!active.length) fill(current, h('li', { class: 'empty' }, 'None.'));
-    else fill(current, active.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, `${g.white_player?.username ?? '?'} vs ${g.black_player?.username ?? '?'}`), ` · ${formatTimeControl(g.initial_time, g.increment)}`)));
+    else fill(current, active.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, versus(g)), ` · ${describeKind(g)}`)));
+    myTurnCard.hidden = !waiting.length;
+    fill(myTurn, waiting.map((g) => h('li', null, h('a', { href: `/play/${g.id}` }, versus(g)), ` · ${describeKind(g)} · `, movesLeft(g, me.id))));
   }
 }
 
-/** Minutes, increment, rated, colour (and a username for a challenge), with the category shown live. */
+/** "2 days 4 h left", "5 h left": the time the player has for this move. */
+function movesLeft(g: GameSummary, myId: string): string {
+  const seconds = g.white_player?.id === myId ? g.white_time_remaining : g.black_time_remaining;
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.floor((seconds % 86_400) / 3600);
+  return days ? `${days} day${days === 1 ? '' : 's'} ${hours} h left` : hours ? `${hours} h left` : `${Math.max(1, Math.floor(seconds / 60))} min left`;
+}
+
+/**
+ * Minutes, increment, rated, colour (and a username for a challenge), with the category shown
+ * live; a challenge may be correspondence instead (days per move, no clock fields).
+ */
 function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions, username?: string) => void, error: HTMLElement, username = ''): HTMLFormElement {
   const id = (name: string) => `${prefix}-${name}`;
   const time = timeControlFields(prefix);
+  const kind = prefix === 'challenge'
+    ? h('select', { id: id('kind'), name: 'kind' }, h('option', { value: 'clock' }, 'Clock'), h('option', { value: 'correspondence' }, 'Correspondence (days per move)'))
+    : null;
+  const days = h('select', { id: id('days'), name: 'days' }, DAYS_PER_MOVE.map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
+  const daysLine = h('p', { hidden: true }, h('label', { for: id('days') }, 'Days per move'), days);
+  kind?.addEventListener('change', () => {
+    const correspondence = kind.value === 'correspondence';
+    daysLine.hidden = !correspondence;
+    for (const node of time.nodes) node.hidden = correspondence;
+    for (const input of time.nodes.flatMap((n) => [...n.querySelectorAll('input')])) input.disabled = correspondence;
+  });
   const rated = h('input', { id: id('rated'), name: 'rated', type: 'checkbox', checked: true });
   const color = h('select', { id: id('color'), name: 'color' }, h('option', { value: 'random' }, 'Random'), h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'));
   const user = prefix === 'challenge' ? h('input', { id: id('username'), name: 'username', required: true, autocomplete: 'off', value: username, maxlength: 20 }) : null;
@@ -192,11 +220,14 @@ function timeForm(prefix: string, submitLabel: string, onSubmit: (o: SeekOptions
     onsubmit: (event: Event) => {
       event.preventDefault();
       const { initial, increment } = time.read();
-      onSubmit({ initial, increment, rated: rated.checked, color: color.value as SeekOptions['color'] }, user?.value);
+      const perMove = kind?.value === 'correspondence' ? Number(days.value) : undefined;
+      onSubmit({ initial, increment, rated: rated.checked, color: color.value as SeekOptions['color'], days: perMove }, user?.value);
     },
   },
   user ? h('p', null, h('label', { for: id('username') }, 'Username'), user) : null,
+  kind ? h('p', null, h('label', { for: id('kind') }, 'Time'), kind) : null,
   time.nodes,
+  daysLine,
   h('p', null, h('label', { for: id('color') }, 'Colour'), color),
   h('p', null, h('label', { class: 'inline' }, rated, ' Rated')),
   h('button', { type: 'submit', class: 'primary' }, submitLabel),

@@ -5,7 +5,7 @@ import { ApiError, del, get, plainError, post } from '../api.ts';
 import { fill, formatDate, h, userLink } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
-import { formatTimeControl } from '../timeControl.ts';
+import { describeKind } from '../timeControl.ts';
 import type { Friend, GameSummary, TimeControl } from '../types/api.ts';
 
 type PublicProfile = {
@@ -20,7 +20,7 @@ type PublicProfile = {
   created_at: string;
 };
 
-const CATEGORIES: TimeControl[] = ['bullet', 'blitz', 'rapid', 'classical'];
+const CATEGORIES: TimeControl[] = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 
 export async function profilePage(ctx: PageContext & { go: (path: string, o?: { replace?: boolean }) => void }): Promise<void> {
   const me = session.user()!;
@@ -71,7 +71,7 @@ export async function profilePage(ctx: PageContext & { go: (path: string, o?: { 
     actions,
     h('section', { class: 'card', 'aria-labelledby': 'ratings-h' }, h('h2', { id: 'ratings-h' }, 'Ratings'),
       h('ul', { class: 'ratings' },
-        CATEGORIES.map((c) => h('li', null, h('strong', null, String(p.ratings[c])), c)),
+        CATEGORIES.filter((c) => p.ratings[c] !== undefined).map((c) => h('li', null, h('strong', null, String(p.ratings[c])), c)),
         h('li', null, h('strong', null, String(p.puzzle_rating)), 'puzzles')),
       h('p', null, `${p.stats.games} rated game${p.stats.games === 1 ? '' : 's'}: ${p.stats.wins} won, ${p.stats.draws} drawn, ${p.stats.losses} lost.`)),
     h('section', { class: 'card', 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h' }, 'Recent games'),
@@ -92,7 +92,7 @@ export async function profilePage(ctx: PageContext & { go: (path: string, o?: { 
       h('td', null, userLink(g.white_player?.username)),
       h('td', null, userLink(g.black_player?.username)),
       h('td', null, g.status === 'active' ? 'playing' : (g.result ?? '')),
-      h('td', null, `${formatTimeControl(g.initial_time, g.increment)} ${g.time_control}`),
+      h('td', null, describeKind(g)),
       h('td', null, h('a', { href: `/play/${g.id}` }, g.status === 'active' ? 'Watch' : 'View'))))
     : h('tr', null, h('td', { colspan: 6, class: 'empty' }, 'No games yet.')));
 }

@@ -34,6 +34,8 @@ export function remainingMs(c: ClockState, color: 'white' | 'black', serverNow: 
  */
 export function formatClock(ms: number): string {
   const t = Math.max(0, ms);
+  // A correspondence move's days: days and hours (the minutes do not matter yet).
+  if (t >= 86_400_000) return `${Math.floor(t / 86_400_000)}d ${String(Math.floor((t % 86_400_000) / 3_600_000)).padStart(2, '0')}h`;
   if (t < 10_000) return `0:0${Math.floor(t / 1000)}.${Math.floor((t % 1000) / 100)}`;
   const total = Math.floor(t / 1000);
   const h = Math.floor(total / 3600);
@@ -45,6 +47,13 @@ export function formatClock(ms: number): string {
 /** The clock for a screen reader: "4 minutes 59 seconds". */
 export function speakClock(ms: number): string {
   const total = Math.ceil(Math.max(0, ms) / 1000);
+  if (total >= 3600) {
+    const d = Math.floor(total / 86_400);
+    const hours = Math.floor((total % 86_400) / 3600);
+    const m = Math.floor((total % 3600) / 60);
+    const plural = (n: number, unit: string) => (n ? `${n} ${unit}${n === 1 ? '' : 's'}` : '');
+    return [plural(d, 'day'), plural(hours, 'hour'), d ? '' : plural(m, 'minute')].filter(Boolean).join(' ');
+  }
   const m = Math.floor(total / 60);
   const s = total % 60;
   return [m ? `${m} minute${m === 1 ? '' : 's'}` : '', `${s} second${s === 1 ? '' : 's'}`].filter(Boolean).join(' ');

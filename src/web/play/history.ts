@@ -94,6 +94,8 @@ export class MoveHistory {
   /** The game's moves now (a new move keeps an earlier position in view). */
   setMoves(sans: readonly string[]): void {
     this.sans = sans;
+    // A takeback may leave the ply in view beyond the moves left: back to the game as it is.
+    if (this.ply !== undefined && this.ply >= sans.length) this.ply = undefined;
     if (this.positions.length !== sans.length + 1) this.positions = replay(sans);
   }
 

@@ -36,7 +36,8 @@ export function typedMoveForm() {
   return { form, input };
 }
 
-export function skeleton() {
+/** `chat`: the chat panel's element (src/web/play/chat.ts), last in the side column. */
+export function skeleton(chat: HTMLElement) {
   const clockOf = () => h('span', { class: 'clock', role: 'timer' }, '–:––');
   const playerBar = (cls: string) => h('div', { class: `player ${cls}` }, h('span', { class: 'who' }), clockOf());
   const top = playerBar('top');
@@ -55,7 +56,18 @@ export function skeleton() {
   const acceptDraw = h('button', { type: 'button', class: 'primary' }, 'Accept draw');
   const declineDraw = h('button', { type: 'button' }, 'Decline');
   const drawOffer = h('div', { class: 'draw-offer', hidden: true }, h('p', null, 'Your opponent offers a draw.'), acceptDraw, ' ', declineDraw);
-  const controls = h('div', { class: 'controls', hidden: true }, offerDraw, resign);
+  // Before both first moves a player may abort (no result, unrated); later take a move back.
+  const abort = h('button', { type: 'button', hidden: true }, 'Abort game');
+  const takeback = h('button', { type: 'button', hidden: true }, 'Takeback');
+  const controls = h('div', { class: 'controls', hidden: true }, abort, takeback, offerDraw, resign);
+  const acceptTakeback = h('button', { type: 'button', class: 'primary' }, 'Accept takeback');
+  const declineTakeback = h('button', { type: 'button' }, 'Decline');
+  const takebackText = h('p');
+  const takebackOffer = h('div', { class: 'takeback-offer', hidden: true }, takebackText, acceptTakeback, ' ', declineTakeback);
+  // The opponent left the room: a countdown, then the claim.
+  const claim = h('div', { class: 'claim', hidden: true });
+  // After the end: the rematch (asked, offered, answered).
+  const rematch = h('div', { class: 'rematch', hidden: true });
   const { form: typed, input: typedInput } = typedMoveForm();
   typed.hidden = true;
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -69,6 +81,9 @@ export function skeleton() {
   const page = h('div', { class: 'play' },
     h('div', { class: 'play-head' }, title, info),
     h('div', { class: 'play-board' }, top, board, bottom),
-    h('div', { class: 'play-side' }, pending, end, next, drawOffer, status, hint, premove, moves, stepper, viewing, controls, typed, flip));
-  return { page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next };
+    h('div', { class: 'play-side' }, pending, end, rematch, next, drawOffer, takebackOffer, claim, status, hint, premove, moves, stepper, viewing, controls, typed, flip, chat));
+  return {
+    page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next,
+    abort, takeback, takebackOffer, takebackText, acceptTakeback, declineTakeback, claim, rematch,
+  };
 }

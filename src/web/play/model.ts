@@ -4,7 +4,7 @@
 
 import { Chess } from 'chess.js';
 import type { ChannelMessage } from '../realtime.ts';
-import type { Color, GameDetail, GameStatus, RatingChanges, TimeControl } from '../types/api.ts';
+import type { Color, GameDetail, GameStatus, RatingChanges, Rematch, TimeControl } from '../types/api.ts';
 import type { ClockState } from './clock.ts';
 
 export type Side = { id: string; username: string; rating: number; connected?: boolean };
@@ -25,9 +25,16 @@ export type GameModel = {
   termination?: string | null;
   abortReason?: string | null;
   ratingChanges?: RatingChanges | null;
-  timeControl: { initial: number; increment: number; category: TimeControl; rated: boolean };
+  /** `days`: a correspondence game's days per move (its initial and increment are 0). */
+  timeControl: { initial: number; increment: number; category: TimeControl; rated: boolean; days?: number | null };
   /** The arena that paired the game, if one did. */
   tournamentId?: string | null;
+  /** A finished game's rematch, once someone asked. */
+  rematch?: Rematch | null;
+  /** The pending takeback proposal. */
+  takebackOffer?: { id: string; offeredBy: string; plies: number };
+  /** From when (server ms) each side's opponent may claim the game, that side having left; 0 while it is there. */
+  claimableAt: { white: number; black: number };
 };
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -73,8 +80,10 @@ export function fromDetail(g: GameDetail, ts: number): GameModel {
     termination: g.termination,
     abortReason: g.abort_reason,
     ratingChanges: g.rating_changes,
-    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated },
+    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated, days: g.days_per_move ?? null },
     tournamentId: g.tournament_id ?? null,
+    rematch: g.rematch ?? null,
+    claimableAt: { white: 0, black: 0 },
   };
 }
 
@@ -106,6 +115,18 @@ export function applyChannel(game: GameModel, m: ChannelMessage): GameModel {
       const offer = m.draw_offer as { id: string; offered_by: string; status: string };
       return { ...game, drawOffer: offer.status === 'pending' ? { id: offer.id, offeredBy: offer.offered_by } : undefined };
     }
+    case 'takeback_offer': {
+      const t = m.takeback as { id: string; offered_by: string; plies: number; status: string };
+      return { ...game, takebackOffer: t.status === 'pending' ? { id: t.id, offeredBy: t.offered_by, plies: t.plies } : undefined };
+    }
+    case 'takeback':
+      return withTimes(takeBack(game, m as unknown as TakebackEvent), m.times as Times | undefined);
+    case 'opponent_gone':
+      return { ...game, claimableAt: { ...game.claimableAt, [m.color as Color]: Date.parse(String(m.claimable_at)) } };
+    case 'opponent_back':
+      return { ...game, claimableAt: { ...game.claimableAt, [m.color as Color]: 0 } };
+    case 'rematch_offer':
+      return { ...game, rematch: { game_id: String(m.game_id), offered_by: String(m.offered_by), status: 'pending' } };
     case 'game_end': {
       const r = m.result as { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
       return endGame(game, { status: m.status as GameStatus, abort_reason: (m.abort_reason as string | null) ?? null, ...r });
@@ -113,6 +134,22 @@ export function applyChannel(game: GameModel, m: ChannelMessage): GameModel {
     default:
       return game; // unknown types are ignored (DESIGN 2.6)
   }
+}
+
+export type TakebackEvent = { plies: number; fen: string; move_count: number; current_turn: Color };
+
+/** An accepted takeback (the channel's `takeback`): the moves after `move_count` leave. */
+export function takeBack(game: GameModel, e: TakebackEvent): GameModel {
+  const sans = game.sans.slice(0, e.move_count);
+  return {
+    ...game,
+    fen: e.fen,
+    turn: e.current_turn,
+    sans,
+    lastMove: lastMoveOf(sans),
+    takebackOffer: undefined,
+    clock: { ...game.clock, turn: e.current_turn },
+  };
 }
 
 /** The end of the game (a room's or the channel's `game_end`). */
@@ -129,6 +166,8 @@ export function endGame(
     abortReason: e.abort_reason ?? null,
     ratingChanges: e.rating_changes ?? game.ratingChanges,
     drawOffer: undefined,
+    takebackOffer: undefined,
+    claimableAt: { white: 0, black: 0 },
     clock: { ...game.clock, running: false },
   };
 }
@@ -140,11 +179,12 @@ export type RoomState = {
   turn: string;
   moves: Iterable<string>;
   lastMove: { from: string; to: string; san: string };
-  white: { id: string; username: string; rating: number; connected: boolean; remainingMs: number };
-  black: { id: string; username: string; rating: number; connected: boolean; remainingMs: number };
+  white: { id: string; username: string; rating: number; connected: boolean; remainingMs: number; claimableAt: number };
+  black: { id: string; username: string; rating: number; connected: boolean; remainingMs: number; claimableAt: number };
   clockRunning: boolean;
   turnStartedAt: number;
   drawOffer: { id: string; offeredBy: string; expiresAt: number };
+  takebackOffer: { id: string; offeredBy: string; plies: number; expiresAt: number };
   result: string;
   winner: string;
   termination: string;
@@ -164,6 +204,8 @@ export function fromRoom(game: GameModel, s: RoomState): GameModel {
     black: seat(s.black),
     clock: { whiteMs: s.white.remainingMs, blackMs: s.black.remainingMs, running: s.clockRunning, turn: s.turn as Color, since: s.turnStartedAt },
     drawOffer: s.drawOffer?.id ? { id: s.drawOffer.id, offeredBy: s.drawOffer.offeredBy } : undefined,
+    takebackOffer: s.takebackOffer?.id ? { id: s.takebackOffer.id, offeredBy: s.takebackOffer.offeredBy, plies: s.takebackOffer.plies } : undefined,
+    claimableAt: { white: s.white.claimableAt ?? 0, black: s.black.claimableAt ?? 0 },
     ...(finished
       ? { result: s.result || null, winner: (s.winner || null) as Color | null, termination: s.termination === 'aborted' ? null : s.termination || null }
       : {}),
@@ -186,8 +228,25 @@ const TERMINATION_TEXT: Record<string, string> = {
 
 /** "White wins by checkmate", "Draw by agreement", "Game aborted: no first move". */
 export function describeEnd(game: GameModel): string {
-  if (game.status === 'abandoned') return `Game aborted${game.abortReason ? `: ${game.abortReason.replaceAll('_', ' ')}` : ''}`;
+  if (game.status === 'abandoned') {
+    // `aborted`: a player's abort before both first moves; else the reason (no first move, …).
+    return `Game aborted${game.abortReason && game.abortReason !== 'aborted' ? `: ${game.abortReason.replaceAll('_', ' ')}` : ''}`;
+  }
   const how = game.termination ? ` by ${TERMINATION_TEXT[game.termination] ?? game.termination.replaceAll('_', ' ')}` : '';
   if (game.winner) return `${game.winner === 'white' ? 'White' : 'Black'} wins${how}`;
   return `Draw${how}`;
+}
+
+/**
+ * What a message of the user's channel means for the rematch of game `gameId`: the rematch as it
+ * now stands, or the new game to go to (it started), or nothing.
+ */
+export function rematchNews(m: ChannelMessage, gameId: string, current: Rematch | null | undefined): { rematch: Rematch } | { start: string } | undefined {
+  if (m.type === 'rematch_offer' && m.rematch_of === gameId) {
+    return { rematch: { game_id: String(m.game_id), offered_by: (m.from as { id: string }).id, status: 'pending' } };
+  }
+  if (!current || m.game_id !== current.game_id) return undefined;
+  if (m.type === 'game_started') return { start: current.game_id };
+  const status = ({ challenge_declined: 'declined', challenge_cancelled: 'cancelled', challenge_expired: 'expired' } as const)[m.type as string];
+  return status ? { rematch: { ...current, status } } : undefined;
 }

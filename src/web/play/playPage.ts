@@ -4,19 +4,21 @@
 // following the channel. A reload or a dropped connection comes back the same way.
 
 import type { Room } from '@colyseus/sdk';
-import { download, get, plainError, post } from '../api.ts';
+import { download, get, plainCode, plainError, post } from '../api.ts';
 import { joinErrorCode, rooms } from '../colyseus.ts';
 import { fill, h, setText, userLink } from '../dom.ts';
+import { ChatPanel } from './chat.ts';
 import { MoveHistory } from './history.ts';
 import { drawMoves, noGame, skeleton } from './layout.ts';
 import { Premove } from './premove.ts';
+import { RematchPanel } from './rematch.ts';
 import { subscribe, type Subscription } from '../realtime.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { playSound } from '../sound.ts';
-import { formatTimeControl } from '../timeControl.ts';
+import { describeKind } from '../timeControl.ts';
 import { userFeed } from '../userFeed.ts';
-import type { Color, GameDetail, GameSummary } from '../types/api.ts';
+import type { ChatMessage, ChatRoom, Color, GameDetail, GameSummary } from '../types/api.ts';
 import { Board, type BoardMove } from './board.ts';
 import { formatClock, remainingMs, ServerTime, speakClock } from './clock.ts';
 import { applyChannel, colorOf, describeEnd, endGame, fromDetail, fromRoom, type GameModel, type RoomState } from './model.ts';
@@ -30,7 +32,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   if (!UUID.test(id)) return noGame(ctx.root);
   const me = session.user();
   const time = new ServerTime();
-  const ui = skeleton();
+  const chat = new ChatPanel(id);
+  const ui = skeleton(chat.el);
   ctx.root.append(ui.page);
 
   let game: GameModel | undefined;
@@ -55,12 +58,14 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
   // ---- sources -------------------------------------------------------------------------------
 
+  let channelDropped = false;
   const startChannel = () => {
     channel?.close();
     channel = subscribe(`game:${id}`, {
       token: session.accessToken,
       onMessage: (m) => {
         if (room) return; // the room has the game now
+        if (m.type === 'chat') return chat.receive(m.message as ChatMessage);
         if (typeof m.ts === 'number') time.observe(m.ts);
         if (m.type !== 'state' && !game) return;
         game = applyChannel(game!, m);
@@ -72,7 +77,12 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
         if (code === 'GAME_NOT_FOUND') return noGame(ctx.root);
         say(message, true);
       },
-      onStatus: (connected) => ui.page.classList.toggle('offline', !connected && !room),
+      onStatus: (connected) => {
+        ui.page.classList.toggle('offline', !connected && !room);
+        // Live chat is not replayed: what was said meanwhile is read again.
+        if (connected && channelDropped) chat.reload();
+        channelDropped = !connected;
+      },
     });
   };
 
@@ -102,7 +112,10 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
   const wireRoom = (r: Room) => {
     room = r;
-    if (rejoining) say('Reconnected.');
+    if (rejoining) {
+      say('Reconnected.');
+      chat.reload();
+    }
     rejoining = false;
     channel?.close();
     channel = undefined;
@@ -120,13 +133,33 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       update();
     });
     r.onMessage('error', (e: { code: string; message: string }) => {
-      say(e.message, true);
+      say(plainCode(e.code, e.message), true);
       board?.reset();
       update(true);
     });
-    for (const ok of ['move:ok', 'resign:ok', 'offer_draw:ok', 'answer_draw:ok']) r.onMessage(ok, () => {});
+    for (const ok of ['move:ok', 'resign:ok', 'offer_draw:ok', 'answer_draw:ok', 'abort:ok', 'claim:ok', 'takeback:ok', 'answer_takeback:ok', 'chat:ok']) r.onMessage(ok, () => {});
+    // The state carries the claim count (claimableAt); these say it to everyone in the room.
+    r.onMessage('opponent_gone', () => {});
+    r.onMessage('opponent_back', () => {});
+    r.onMessage('chat', (m: { message: ChatMessage }) => chat.receive(m.message));
+    r.onMessage('rematch_offer', (m: { game_id: string; offered_by: string }) => {
+      game = { ...game!, rematch: { game_id: m.game_id, offered_by: m.offered_by, status: 'pending' } };
+      update();
+    });
+    r.onMessage('takeback_offer', (m: { takeback: { offered_by: string; status: string } }) => {
+      if (m.takeback.offered_by !== me?.id) return;
+      if (m.takeback.status === 'declined') say('Your opponent declined the takeback.');
+      else if (m.takeback.status === 'expired') say('Your takeback proposal lapsed.');
+    });
+    r.onMessage('takeback', (m: { plies: number }) => {
+      premove.set(undefined);
+      say(m.plies === 1 ? 'Takeback: the last move was taken back.' : `Takeback: the last ${m.plies} moves were taken back.`);
+    });
     r.onDrop(() => say('Connection lost: reconnecting…', true));
-    r.onReconnect(() => say('Reconnected.'));
+    r.onReconnect(() => {
+      say('Reconnected.');
+      chat.reload();
+    });
     r.onLeave((code: number) => {
       room = undefined;
       if (ctx.signal.aborted) return;
@@ -187,6 +220,10 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     send('resign');
   });
   ui.offerDraw.addEventListener('click', () => send('offer_draw'));
+  ui.abort.addEventListener('click', () => send('abort'));
+  ui.takeback.addEventListener('click', () => send('takeback'));
+  ui.acceptTakeback.addEventListener('click', () => game?.takebackOffer && send('answer_takeback', { takeback_id: game.takebackOffer.id, accept: true }));
+  ui.declineTakeback.addEventListener('click', () => game?.takebackOffer && send('answer_takeback', { takeback_id: game.takebackOffer.id, accept: false }));
   ctx.cleanup(() => (document.title = baseTitle));
   ui.acceptDraw.addEventListener('click', () => game?.drawOffer && send('answer_draw', { offer_id: game.drawOffer.id, accept: true }));
   ui.declineDraw.addEventListener('click', () => game?.drawOffer && send('answer_draw', { offer_id: game.drawOffer.id, accept: false }));
@@ -230,7 +267,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
     setText(ui.title, g.white && g.black ? `${g.white.username} vs ${g.black.username}` : 'Game');
     const tc = g.timeControl;
-    setText(ui.info, `${formatTimeControl(tc.initial, tc.increment)} · ${tc.rated ? 'rated' : 'casual'} ${tc.category}`);
+    setText(ui.info, describeKind(kindOf(g)));
     const top = opposite(orientation);
     drawPlayer(ui.top, g, top);
     drawPlayer(ui.bottom, g, orientation);
@@ -252,11 +289,21 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     const playing = active && !!mine && !!room; // moves go through the room
     ui.controls.hidden = !playing;
     ui.typed.hidden = !playing;
-    ui.hint.hidden = !(active && g.sans.length < 2);
+    // Correspondence has no first-move deadline: the first move has the whole period.
+    ui.hint.hidden = !(active && g.sans.length < 2) || tc.category === 'correspondence';
     const offer = g.drawOffer;
     ui.offerDraw.disabled = !!offer;
     ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
     setText(ui.offerDraw, offer && offer.offeredBy === me?.id ? 'Draw offered' : 'Offer draw');
+    // Abort until both sides have moved; a takeback once it would leave both first moves.
+    ui.abort.hidden = g.sans.length >= 2;
+    ui.takeback.hidden = g.sans.length < 3 || !!g.tournamentId;
+    const takeback = g.takebackOffer;
+    ui.takeback.disabled = !!takeback;
+    setText(ui.takeback, takeback && takeback.offeredBy === me?.id ? 'Takeback proposed' : 'Takeback');
+    ui.takebackOffer.hidden = !(playing && takeback && takeback.offeredBy !== me?.id);
+    if (takeback) setText(ui.takebackText, takeback.plies === 1 ? 'Your opponent asks to take back their last move.' : 'Your opponent asks to take back their last move and your reply.');
+    drawChat(g, mine);
 
     // An arena's game that ends here keeps its final position on the board; the next pairing
     // (the arena pairs a free player within seconds) is announced here and taken a few seconds
@@ -272,7 +319,34 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.pending.hidden = g.status !== 'pending';
     ui.end.hidden = active || g.status === 'pending';
     if (!ui.end.hidden) drawEnd(g);
+    rematch.draw(g, mine);
   };
+
+  /** A player sees the player room (and the spectators' once the game is over); anyone else signed in the spectators'. */
+  const drawChat = (g: GameModel, mine: Color | undefined) => {
+    const over = g.status === 'finished' || g.status === 'abandoned';
+    const rooms: ChatRoom[] = !me ? [] : mine ? (over ? ['player', 'spectator'] : ['player']) : ['spectator'];
+    chat.setRooms(rooms, !!mine);
+    chat.setLive(!!room || !over || rooms.length === 0);
+  };
+
+  // ---- after the end: the rematch --------------------------------------------------------------
+
+  const rematch = new RematchPanel(ui.rematch, {
+    gameId: id,
+    me,
+    changed: (r) => {
+      if (!game) return;
+      game = { ...game, rematch: r };
+      update();
+    },
+    go: (gameId) => {
+      if (!ctx.signal.aborted && location.pathname !== `/play/${gameId}`) ctx.go(`/play/${gameId}`);
+    },
+    say,
+  });
+  // The opponent's ask and their answer to ours come on the user's channel (the room may be gone).
+  ctx.cleanup(userFeed.onMessage((m) => rematch.news(m, game?.rematch)));
 
   /** The player's own draw offer answered: accepted ends the game; declined is said here. */
   const drawOfferNews = (g: GameModel, active: boolean) => {
@@ -300,9 +374,29 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     }));
   };
 
+  let claimShown = '';
+  /** The opponent left the room: how long until a claim, then the claim buttons. */
+  const drawClaim = (now: number) => {
+    const g = game!;
+    const mine = colorOf(g, me?.id);
+    const from = mine && room && g.status === 'active' ? g.claimableAt[opposite(mine)] : 0;
+    const phase = !from ? 'none' : now >= from ? 'ready' : 'counting';
+    ui.claim.hidden = phase === 'none';
+    if (phase === 'counting') {
+      const s = Math.ceil((from - now) / 1000);
+      setText(ui.claim, `Your opponent left the game. You can claim victory in ${s} second${s === 1 ? '' : 's'} if they do not come back.`);
+    } else if (phase === 'ready' && claimShown !== 'ready') {
+      fill(ui.claim, h('p', null, 'Your opponent left the game.'),
+        h('button', { type: 'button', class: 'primary', onclick: () => send('claim', { result: 'win' }) }, 'Claim victory'), ' ',
+        h('button', { type: 'button', onclick: () => send('claim', { result: 'draw' }) }, 'Claim draw'));
+    }
+    claimShown = phase;
+  };
+
   const tick = () => {
     if (!game) return;
     const now = time.now();
+    drawClaim(now);
     for (const [el, color] of [[ui.top, opposite(orientation)], [ui.bottom, orientation]] as const) {
       const clock = el.querySelector('.clock')!;
       const ms = remainingMs(game.clock, color, now);
@@ -325,7 +419,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       h('span', { class: 'name' }, p ? userLink(p.username) : 'waiting…'),
       p ? h('span', { class: 'rating' }, String(p.rating)) : null,
       change !== undefined ? h('span', { class: change >= 0 ? 'gain' : 'loss' }, change >= 0 ? `+${change}` : `−${-change}`) : null,
-      p?.connected === false && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
+      // A seat's `connected` comes with the room's state; a spectator learns it from `opponent_gone`.
+      (p?.connected === false || g.claimableAt[color] > 0) && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
     );
   };
 
@@ -359,7 +454,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       // shown below as waiting
     }
     const opponent = summary ? (summary.white_player?.id === me?.id ? summary.black_player : summary.white_player) : undefined;
-    const what = `${formatTimeControl(g.timeControl.initial, g.timeControl.increment)} ${g.timeControl.rated ? 'rated' : 'casual'} ${g.timeControl.category}`;
+    const what = describeKind(kindOf(g));
     const act = (path: string) => async () => {
       try {
         const detail = await post<GameDetail>(`/games/${g.id}/${path}`);
@@ -383,6 +478,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   };
 
   ctx.cleanup(() => {
+    chat.stop();
     channel?.close();
     void room?.leave();
     board?.destroy();
@@ -391,3 +487,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 }
 
 const sign = (n: number) => (n >= 0 ? `+${n}` : `−${-n}`);
+
+const kindOf = (g: GameModel) => {
+  const tc = g.timeControl;
+  return { time_control: tc.category, initial_time: tc.initial, increment: tc.increment, days_per_move: tc.days, rated: tc.rated };
+};

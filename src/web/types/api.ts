@@ -3,7 +3,7 @@
 
 export type Color = 'white' | 'black';
 export type GameStatus = 'pending' | 'active' | 'finished' | 'abandoned';
-export type TimeControl = 'bullet' | 'blitz' | 'rapid' | 'classical';
+export type TimeControl = 'bullet' | 'blitz' | 'rapid' | 'classical' | 'correspondence';
 export type RatingChanges = { white: number; black: number };
 
 export type Player = { id: string; username: string; rating: number; avatar_url: string; country?: string | null };
@@ -29,6 +29,8 @@ export type GameSummary = {
   winner: Color | null;
   tournament_id?: string | null;
   direction?: 'incoming' | 'outgoing';
+  /** Correspondence games: the days each move may take (null for a clocked game). */
+  days_per_move?: number | null;
 };
 
 export type GameDetail = GameSummary & {
@@ -40,7 +42,16 @@ export type GameDetail = GameSummary & {
   rating_changes: RatingChanges | null;
   draw_offer: DrawOffer | null;
   expires_at: string | null;
+  /** The finished game this one is a rematch of. */
+  rematch_of?: string | null;
+  /** A finished game's rematch, once someone asked. */
+  rematch?: Rematch | null;
 };
+
+export type Rematch = { game_id: string; offered_by: string; status: 'pending' | 'accepted' | 'declined' | 'cancelled' | 'expired' };
+
+export type ChatRoom = 'player' | 'spectator';
+export type ChatMessage = { id: string; room: ChatRoom; user: { id: string; username: string }; text: string; created_at: string };
 
 export type PendingGame = { id: string; status: 'pending'; expires_at: string; invite_url: string };
 
