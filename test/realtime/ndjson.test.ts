@@ -158,7 +158,7 @@ describe('HTTP event streams (NDJSON)', () => {
 
   describe('GET /v1/stream/events', () => {
     it('answers 401 without a token, or with a bad one', async () => {
-      for (const headers of [{}, { authorization: 'Bearer nope' }]) {
+      for (const headers of [{}, { authorization: 'Bearer nope' }] as Record<string, string>[]) {
         const s = await ndjson('/v1/stream/events', headers);
         assert.equal(s.status, 401);
         assert.equal(s.res.headers['www-authenticate'], 'Bearer');
