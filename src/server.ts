@@ -14,6 +14,7 @@ import { bootStorage, clusterParts, Teardown } from './server/boot.ts';
 import { drainOnStop } from './server/shutdown.ts';
 import { createSideApp } from './server/sideApp.ts';
 import { attachRealtime } from './server/realtime.ts';
+import type { Realtime } from './realtime/index.ts';
 import { startWorkers, watchNodes, type Workers } from './server/workers.ts';
 import { channels } from './services/channelEvents.ts';
 import { createGameEventLog } from './services/gameEvents.ts';
@@ -71,7 +72,9 @@ export async function startService(
     teardown.add(() => services.close());
 
     const metrics = createMetrics();
-    const app = createSideApp({ ctx, services, metrics });
+    // The HTTP forms of the stream and the user channel are the realtime side's, made with the server below.
+    let streams: Realtime | undefined;
+    const app = createSideApp({ ctx, services, metrics, streams: (req, res, next) => (streams ? streams.serveHttp(req, res, next) : next()) });
     const httpServer = http.createServer(app);
     const socketLog = log.child({ component: 'sockets' });
     const transport = new GuardedWebSocketTransport(
@@ -87,7 +90,7 @@ export async function startService(
         },
       },
     );
-    const realtime = attachRealtime({ ctx, services, gameEvents, app, httpServer, transport });
+    const realtime = (streams = attachRealtime({ ctx, services, gameEvents, app, httpServer, transport }));
 
     const gameServer = new Server({
       transport,

@@ -23,7 +23,7 @@ export type HttpAppOptions = {
   /** CORS_ORIGINS: `*` (the default) or a list. */
   corsOrigins?: '*' | string[];
   /** Mounted after the body parser, before the API: the Colyseus `/matchmake` route, the pages. */
-  routers?: express.Router[];
+  routers?: RequestHandler[];
   /** Runs for a request no route answered, before the JSON 404 (the web app's page for browsers). */
   notFoundPage?: RequestHandler;
   /** Stamps when each request was read (`res.locals.receivedAt`): a move is timed from then. */

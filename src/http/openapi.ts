@@ -147,6 +147,8 @@ under 1500 rapid, else classical (so 600+0 is rapid, 180+2 is blitz).
   \`draw_offer\`, \`takeback_offer\`, \`takeback\` and \`game_end\` in order; for spectators, bots and any client without an SDK;
 - the **realtime channel**, one WebSocket for many subscriptions (\`/v1/realtime\`): \`game:<id>\`, \`user:<your id>\`
   (challenges, pairings, friends, clubs) and \`lobby\`;
+- the same over **HTTP** for clients without WebSockets (NDJSON, one message per line): the game stream's URL with
+  \`Accept: application/x-ndjson\`, and \`GET /stream/events\` (your user channel);
 - the **rooms** (Colyseus) players play in: a game's room takes moves, draw offers, takebacks and resignations over the socket and
   keeps every player's state in sync; the \`lobby\` room lists open seeks live; a \`seek_pool\` room pairs seekers.
 
@@ -205,7 +207,40 @@ The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 g
 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
 (after \`error UNAUTHORIZED\`), 4404 unknown game (after \`error GAME_NOT_FOUND\`), 4429 the token's user holds
 REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after \`error RATE_LIMIT_EXCEEDED\`).
-${SOCKET_CAPS_DOC}`;
+${SOCKET_CAPS_DOC}
+
+**Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with \`Accept: application/x-ndjson\` and no
+upgrade answers 200 with the same messages, in the same order with the same \`v\`, one JSON object per line of a chunked
+body, and an empty line every 7 s as keep-alive; the same token and \`?since=\`. The body ends after \`game_end\`; a body that
+ends otherwise (after \`error SERVICE_UNAVAILABLE\` when the service restarts or the game could not be read, or cut off
+without its last chunk for a client reading too slowly) means: reconnect with \`?since=\`. Refusals come before the stream as
+HTTP errors: 400 \`VALIDATION_ERROR\` (since), 401 \`UNAUTHORIZED\`, 404 \`GAME_NOT_FOUND\`, 429 \`RATE_LIMIT_EXCEEDED\` (an HTTP
+stream counts as a socket in both caps). Without that Accept and without an upgrade the URL answers 404 \`NOT_FOUND\`.`;
+
+const EVENTS_DOC = `Your \`user:<your id>\` channel of the realtime WebSocket over HTTP (for clients that cannot hold a WebSocket):
+200 with its messages as the realtime socket sends them after \`subscribed\` (each with \`channel\`: \`challenge_received\`,
+\`challenge_declined\`, \`challenge_cancelled\`, \`challenge_expired\`, \`game_started\`, \`rematch_offer\`, \`tournament_started\`,
+\`tournament_pairing\`, friend and club news), one JSON object per line of a chunked body (\`application/x-ndjson\`, whatever the
+Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
+The channel keeps no replay buffer, so there is no \`?since=\`: what was missed while disconnected is read back through REST
+(\`GET /games?status=pending\` for challenges). When the session ends (logout) the last line is \`error UNAUTHORIZED\`; when the
+service restarts, \`error SERVICE_UNAVAILABLE\`; a client reading too slowly is cut off. The token: \`Authorization: Bearer\`
+(or \`?token=\`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
+REALTIME_SOCKETS_PER_USER: 429 \`RATE_LIMIT_EXCEEDED\` past them).`;
+
+const NDJSON_GAME_EXAMPLE = [
+  '{"type":"state","game":{"id":"…","status":"active","fen":"…"},"v":0,"ts":1767268800000}',
+  '{"type":"move","move":{"san":"e4","ply":1,"fen":"…","move_count":1,"current_turn":"black"},"times":{"white":300,"black":300},"v":1,"ts":1767268801000}',
+  '{"type":"time_update","times":{"white":300,"black":300},"v":1,"ts":1767268801000}',
+  '',
+  '{"type":"game_end","status":"finished","abort_reason":null,"result":{"result":"1-0","winner":"white","termination":"resignation","rating_changes":{"white":8,"black":-8}},"v":2,"ts":1767268809000}',
+].join('\n');
+
+const NDJSON_EVENTS_EXAMPLE = [
+  '{"channel":"user:…","type":"challenge_received","game_id":"…","from":{"id":"…","username":"magnus"},"ts":1767268800000}',
+  '',
+  '{"channel":"user:…","type":"game_started","game_id":"…","ts":1767268805000}',
+].join('\n');
 
 const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) carrying many channels. The client sends
 \`{"type":"subscribe","channel":…,"token"?:…,"id"?:…}\`, \`{"type":"unsubscribe","channel":…}\` and \`{"type":"ping"}\`; the answers are
@@ -242,7 +277,30 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
         since: z.number().int().min(0).optional().meta({ description: 'The last event number seen: resume after it' }),
       }),
     },
-    responses: { ...switching, 429: capped },
+    responses: {
+      ...switching,
+      200: { description: 'With `Accept: application/x-ndjson` and no upgrade: the messages, one JSON object per line', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_GAME_EXAMPLE } } },
+      400: { description: 'VALIDATION_ERROR: since is no event number (HTTP form)' },
+      401: { description: 'UNAUTHORIZED: an invalid token (HTTP form)' },
+      404: { description: 'GAME_NOT_FOUND (HTTP form); NOT_FOUND without the NDJSON Accept header and without an upgrade' },
+      429: capped,
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/stream/events',
+    summary: 'Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs',
+    description: EVENTS_DOC,
+    tags: ['Realtime'],
+    security: [{ bearer: [] }],
+    request: {
+      query: z.object({ token: z.string().optional().meta({ description: 'An access token, when the Authorization header cannot be set' }) }),
+    },
+    responses: {
+      200: { description: 'The events, one JSON object per line, until the client hangs up', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_EVENTS_EXAMPLE } } },
+      401: { description: 'UNAUTHORIZED: no token, or an invalid one' },
+      429: { description: 'RATE_LIMIT_EXCEEDED: this address holds REALTIME_SOCKETS_PER_ADDRESS sockets and streams already, or your user REALTIME_SOCKETS_PER_USER' },
+    },
   });
   registry.registerPath({
     method: 'post',

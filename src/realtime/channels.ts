@@ -68,10 +68,11 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
     switch (o.name.kind) {
       case 'game':
         return guard(await gameChannel(deps, o, o.name.id, user));
-      case 'user':
-        if (!user) return o.refused('UNAUTHORIZED', 'A user channel needs that user\u2019s access token');
-        if (user.id !== o.name.id) return o.refused('FORBIDDEN', 'Only your own user channel');
-        return guard(await userChannel(deps, o, user));
+      case 'user': {
+        const refusal = userChannelRefusal(user, o.name.id);
+        if (refusal) return o.refused(refusal.code, refusal.message);
+        return guard(await userChannel(deps, o, user!));
+      }
       case 'lobby':
         return guard(await lobbyChannel(deps, o));
       case 'tournament':
@@ -122,7 +123,18 @@ async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string,
   return watch;
 }
 
-async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser): Promise<Subscription> {
+/**
+ * Whether `user` (who presented a token, if anyone) may hear `user:<id>`: the one check of both
+ * forms of the user channel, the realtime socket's subscription and `GET /stream/events`.
+ */
+export function userChannelRefusal(user: AuthUser | undefined, id: string): { code: ErrorCode; message: string } | undefined {
+  if (!user) return { code: 'UNAUTHORIZED', message: 'A user channel needs that user\u2019s access token' };
+  if (user.id !== id) return { code: 'FORBIDDEN', message: 'Only your own user channel' };
+  return undefined;
+}
+
+/** `user:<id>` for its own user: their personal events, for as long as their session lives. */
+export async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser): Promise<Subscription> {
   let check: TimerHandle | undefined;
   let stop: (() => void) | undefined;
   // An open user channel is a live socket: its user is online for as long as it stays open.

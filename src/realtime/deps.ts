@@ -34,6 +34,8 @@ export type RealtimeDeps = {
   addressOf?: (req: IncomingMessage) => string | undefined;
   /** A socket that does not answer a ping within this long is dropped (default 30 s). */
   heartbeatMs?: number;
+  /** How often every HTTP stream gets its keep-alive newline (default 7 s, DESIGN 2.12). */
+  keepAliveMs?: number;
   /** How often a `user:` subscription checks its session is still live (default 5 min). */
   sessionCheckMs?: number;
 };

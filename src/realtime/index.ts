@@ -1,4 +1,4 @@
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { bearerToken } from '../auth/tokens.ts';
@@ -7,10 +7,11 @@ import { parseId } from '../domain/ids.ts';
 import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import type { TimerHandle } from '../time.ts';
 import { DEFAULT_SOCKET_CAPS, SocketCaps } from './caps.ts';
-import { openChannel, type ChannelDeps, type Subscription } from './channels.ts';
+import { openChannel, userChannel, userChannelRefusal, type ChannelDeps, type Subscription } from './channels.ts';
 import { GameTicks } from './gameTicks.ts';
-import { GameWatch } from './gameWatch.ts';
+import { GameWatch, type GameWatchOptions } from './gameWatch.ts';
 import { ChannelHub } from './hub.ts';
+import { acceptsNdjson, HttpPeer } from './httpPeer.ts';
 import { formatChannel, formatServerMessage, parseClientMessage, parseChannel, type ErrorMessage } from './messages.ts';
 import { CLOSE, DEFAULT_PEER_LIMITS, Peer } from './peer.ts';
 import type { RealtimeDeps } from './deps.ts';
@@ -23,14 +24,21 @@ export type Realtime = {
   /** Whether an upgrade request is for the stream or the realtime channel (else it is Colyseus's). */
   handles: (req: IncomingMessage) => boolean;
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  /** Closes every socket with 1012 (the service restarts: connect again). */
+  /**
+   * The HTTP forms (DESIGN 2.12): `GET /v1/games/{id}/stream` asked for `application/x-ndjson`,
+   * and `GET /v1/stream/events`. Any other request goes to `next()`; a refusal before the stream
+   * starts goes to `next(error)` (the error envelope).
+   */
+  serveHttp: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+  /** Closes every socket with 1012 and ends every HTTP stream (the service restarts: connect again). */
   close: () => Promise<void>;
-  /** Open sockets (not those closing) and the channels they listen to. */
+  /** Open sockets and HTTP streams (not those closing) and the channels they listen to. */
   stats: () => { sockets: number; channels: number };
 };
 
 const STREAM_PATH = /^\/(?:v1|api|api\/v1)\/games\/([^/]+)\/stream$/;
 const REALTIME_PATHS = new Set(['/realtime', '/v1/realtime', '/api/realtime', '/api/v1/realtime']);
+const EVENTS_PATH = /^\/(?:v1|api|api\/v1)\/stream\/events$/;
 /** Channels one realtime socket may listen to at once. */
 const MAX_CHANNELS = 100;
 
@@ -52,6 +60,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const hub = new ChannelHub(deps.events);
   const ticks = new GameTicks(deps.clock);
   const peers = new Set<Peer>();
+  const httpPeers = new Set<HttpPeer>();
   const log = deps.log.child({ component: 'realtime' });
   const now = () => deps.clock.now();
   let heartbeat: TimerHandle | undefined;
@@ -60,6 +69,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     heartbeat = deps.clock.setTimeout(beat, deps.heartbeatMs ?? 30_000);
   };
   beat();
+  // One keep-alive round for every HTTP stream of the node, not a timer per stream.
+  let keepAlive: TimerHandle | undefined;
+  const keepAlives = () => {
+    for (const p of httpPeers) p.keepAlive();
+    keepAlive = deps.clock.setTimeout(keepAlives, deps.keepAliveMs ?? 7000);
+  };
+  keepAlives();
 
   const errorMessage = (code: ErrorCode, message: string, extra: Pick<ErrorMessage, 'channel' | 'id' | 'details'> = {}): ErrorMessage => ({
     type: 'error',
@@ -90,6 +106,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     return true;
   }
   const overUserCap = () => `At most ${caps.limits.perUser} sockets per user; close one first`;
+  const overAddressCap = () => `At most ${caps.limits.perAddress} sockets per address; close one first`;
+  const nodeChannelDeps: ChannelDeps = { ...deps, hub, ticks, now, log, sessionCheckMs: deps.sessionCheckMs ?? 300_000 };
 
   function admit(ws: WebSocket): Peer {
     const peer = new Peer(ws, deps.clock, limits);
@@ -110,10 +128,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       if (parsed.ok && parsed.value.type === 'ping') return peer.send({ type: 'pong', ...(parsed.value.id !== undefined ? { id: parsed.value.id } : {}), ts: now() });
       peer.refuse(errorMessage('VALIDATION_ERROR', 'The stream answers only {"type":"ping"}'));
     });
-    const sinceText = url.searchParams.get('since');
-    const since = sinceText === null ? undefined : Number(sinceText);
-    if (since !== undefined && !(Number.isInteger(since) && since >= 0)) {
-      peer.send(errorMessage('VALIDATION_ERROR', 'since must be an event number (an integer ≥ 0)', { details: { since: ['must be an integer ≥ 0'] } }));
+    const since = parseSince(url);
+    if (since === null) {
+      peer.send(errorMessage('VALIDATION_ERROR', INVALID_SINCE.message, { details: INVALID_SINCE.details }));
       return peer.close(CLOSE.POLICY, 'invalid since');
     }
     const token = url.searchParams.get('token') ?? bearerToken(req.headers.authorization);
@@ -134,17 +151,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     // The game's events go out on `game:<its id>`, in lower case: another spelling would hear none.
     const gameId = parseId(requestedId);
     if (!gameId) return notFound(peer);
-    const watch = new GameWatch(
-      { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now },
-      {
-        gameId,
-        viewerId: viewer?.id,
-        since,
-        send: (m) => peer.send(m.json),
-        ended: () => peer.close(CLOSE.NORMAL, 'game over'),
-        failed: () => peer.close(1011, 'reconnect with ?since'),
-      },
-    );
+    const watch = watchGame(gameId, viewer, since, {
+      send: (m) => peer.send(m.json),
+      ended: () => peer.close(CLOSE.NORMAL, 'game over'),
+      failed: () => peer.close(1011, 'reconnect with ?since'),
+    });
     ws.on('close', () => watch.close());
     try {
       await watch.start();
@@ -154,6 +165,14 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       peer.send(errorMessage('SERVICE_UNAVAILABLE', 'The game could not be read; try again'));
       peer.close(1011, 'try again');
     }
+  }
+
+  /** One viewer's watch of a game, for the stream in either form. */
+  function watchGame(gameId: string, viewer: AuthUser | undefined, since: number | undefined, o: Pick<GameWatchOptions, 'send' | 'ended' | 'failed'>): GameWatch {
+    return new GameWatch(
+      { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now },
+      { gameId, viewerId: viewer?.id, since, ...o },
+    );
   }
 
   function notFound(peer: Peer): void {
@@ -166,18 +185,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     const peer = admit(ws);
     const subscriptions = new Map<string, Subscription>();
     const channelDeps: ChannelDeps = {
-      ...deps,
+      ...nodeChannelDeps,
       // A token makes this socket one of its user's, which the user may have only so many of.
       authenticate: async (token) => {
         const user = await deps.authenticate(token);
         if (!countAsUser(peer, user)) throw new AppError('RATE_LIMIT_EXCEEDED', overUserCap());
         return user;
       },
-      hub,
-      ticks,
-      now,
-      log,
-      sessionCheckMs: deps.sessionCheckMs ?? 300_000,
     };
     ws.on('close', () => {
       for (const s of subscriptions.values()) s.close();
@@ -222,7 +236,90 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     });
   }
 
+  // ---- the HTTP forms (DESIGN 2.12) ------------------------------------------------------------
+
+  /** Counts an HTTP stream as one of `user`'s sockets until it closes; RATE_LIMIT_EXCEEDED past the cap. */
+  function countHttpAsUser(peer: HttpPeer, user: AuthUser): void {
+    const release = caps.admitUser(user.id);
+    if (!release) throw new AppError('RATE_LIMIT_EXCEEDED', overUserCap());
+    peer.onClose(release);
+  }
+
+  /**
+   * The game stream over HTTP: the socket's messages, in its order, one per line; the same token,
+   * `since` and viewer (a player's token brings the player room's chat). The 200 goes out with
+   * the first message, so a refusal before it (400, 401, 404, 429) is an ordinary HTTP error.
+   */
+  async function streamOverHttp(peer: HttpPeer, req: IncomingMessage, url: URL, requestedId: string): Promise<void> {
+    const since = parseSince(url);
+    if (since === null) throw new AppError('VALIDATION_ERROR', INVALID_SINCE.message, INVALID_SINCE.details);
+    const token = url.searchParams.get('token') ?? bearerToken(req.headers.authorization);
+    const viewer = token ? await deps.authenticate(token) : undefined;
+    if (viewer) countHttpAsUser(peer, viewer);
+    const gameId = parseId(requestedId);
+    if (!gameId) throw new AppError('GAME_NOT_FOUND', 'Game not found');
+    if (!peer.open) return;
+    const watch = watchGame(gameId, viewer, since, {
+      send: (m) => peer.send(m.json),
+      ended: () => peer.end(),
+      failed: (err) => peer.refuse(err, now()),
+    });
+    peer.onClose(() => watch.close());
+    await watch.start();
+  }
+
+  /**
+   * The caller's user channel over HTTP: what a realtime socket subscribed to `user:<their id>`
+   * is sent (each message with its `channel`), one per line; the 200 is the `subscribed`.
+   */
+  async function eventsOverHttp(peer: HttpPeer, req: IncomingMessage, url: URL): Promise<void> {
+    const token = bearerToken(req.headers.authorization) ?? url.searchParams.get('token');
+    if (!token) throw new AppError('UNAUTHORIZED', 'Missing or invalid access token');
+    const user = await deps.authenticate(token);
+    // The user channel's own check, the one a subscription to `user:<id>` on a realtime socket passes.
+    const refusal = userChannelRefusal(user, user.id);
+    if (refusal) throw new AppError(refusal.code, refusal.message);
+    countHttpAsUser(peer, user);
+    if (!peer.open) return;
+    const name = { kind: 'user', id: user.id } as const;
+    const channel = formatChannel(name);
+    const subscription = await userChannel(
+      nodeChannelDeps,
+      {
+        channel,
+        name,
+        token,
+        send: (json) => peer.send(json),
+        subscribed: () => peer.begin(),
+        refused: (code, message) => peer.refuse(new AppError(code, message), now(), channel),
+        ended: () => peer.end(),
+      },
+      user,
+    );
+    peer.onClose(() => subscription.close());
+  }
+
   return {
+    serveHttp(req, res, next) {
+      if (req.method !== 'GET' || req.headers.upgrade) return next();
+      const url = pathOf(req);
+      const game = STREAM_PATH.exec(url.pathname);
+      const events = !game && EVENTS_PATH.test(url.pathname);
+      if (!events && !(game && acceptsNdjson(req.headers.accept))) return next();
+      // One place for each of the address's sockets and HTTP streams together.
+      const release = caps.admitAddress(deps.addressOf?.(req) ?? req.socket.remoteAddress ?? 'unknown');
+      if (!release) return next(new AppError('RATE_LIMIT_EXCEEDED', overAddressCap()));
+      const peer = new HttpPeer(res, limits.maxBufferedBytes, next);
+      httpPeers.add(peer);
+      peer.onClose(() => {
+        httpPeers.delete(peer);
+        release();
+      });
+      (game ? streamOverHttp(peer, req, url, game[1]) : eventsOverHttp(peer, req, url)).catch((error) => {
+        if (peer.live && !isAppError(error)) log.warn({ err: error }, 'HTTP stream failed');
+        peer.refuse(error, now());
+      });
+    },
     handles: (req) => {
       const path = pathOf(req).pathname;
       return REALTIME_PATHS.has(path) || STREAM_PATH.test(path);
@@ -230,7 +327,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     upgrade(req, socket, head) {
       // Counted before the handshake: a refused address costs no WebSocket.
       const release = caps.admitAddress(deps.addressOf?.(req) ?? req.socket.remoteAddress ?? 'unknown');
-      if (!release) return refuseUpgrade(socket, new AppError('RATE_LIMIT_EXCEEDED', `At most ${caps.limits.perAddress} sockets per address; close one first`));
+      if (!release) return refuseUpgrade(socket, new AppError('RATE_LIMIT_EXCEEDED', overAddressCap()));
       socket.once('close', release);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const stream = STREAM_PATH.exec(pathOf(req).pathname);
@@ -244,18 +341,34 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     },
     async close() {
       deps.clock.clearTimeout(heartbeat);
+      deps.clock.clearTimeout(keepAlive);
       const closed = [...peers].map((p) => new Promise<void>((resolve) => (p.ws.once('close', () => resolve()), p.close(CLOSE.RESTART, 'service restarting'))));
+      // An HTTP stream has no close code: its last line says the service restarts.
+      const restarting = new AppError('SERVICE_UNAVAILABLE', 'The service is restarting: connect again', undefined, { retryAfter: 1 });
+      for (const p of httpPeers) closed.push(new Promise<void>((resolve) => (p.onClose(resolve), p.refuse(restarting, now()))));
       // Node's timer, not the clock: a bound on a real shutdown, which must end however tests drive time.
       await Promise.race([Promise.all(closed), new Promise((r) => setTimeout(r, 2000))]);
       for (const p of peers) p.ws.terminate();
+      for (const p of httpPeers) p.res.destroy();
       wss.close();
     },
     stats: () => {
       let sockets = 0;
       for (const p of peers) if (p.open) sockets++;
+      for (const p of httpPeers) if (p.open) sockets++;
       return { sockets, channels: hub.size };
     },
   };
+}
+
+const INVALID_SINCE = { message: 'since must be an event number (an integer ≥ 0)', details: { since: ['must be an integer ≥ 0'] } };
+
+/** `?since=`: the event number, undefined when absent, null when it is none. */
+function parseSince(url: URL): number | undefined | null {
+  const text = url.searchParams.get('since');
+  if (text === null) return undefined;
+  const since = Number(text);
+  return Number.isInteger(since) && since >= 0 ? since : null;
 }
 
 /** Answers an upgrade with the error envelope instead of a socket (HTTP 429 for the caps). */

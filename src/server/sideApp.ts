@@ -1,7 +1,7 @@
 // The Express side app: the REST routes with their middleware, the ops endpoints (health,
 // metrics, OpenAPI), matchmaking, the account pages and the browser client.
 import { matchMaker } from '@colyseus/core';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { AppContext } from '../context.ts';
 import { createHttpApp } from '../http/app.ts';
 import { createIdempotency } from '../http/idempotency.ts';
@@ -19,9 +19,11 @@ export type SideAppOptions = {
   ctx: AppContext;
   services: Services;
   metrics: ReturnType<typeof createMetrics>;
+  /** The HTTP forms of the game stream and the user channel (DESIGN 2.12): the realtime side's. */
+  streams?: RequestHandler;
 };
 
-export function createSideApp({ ctx, services, metrics }: SideAppOptions): Express {
+export function createSideApp({ ctx, services, metrics, streams }: SideAppOptions): Express {
   const { config, log, pool, redis, limits, clock } = ctx;
   const routes = buildRoutes(services);
   let openapiDoc: object | undefined;
@@ -48,6 +50,7 @@ export function createSideApp({ ctx, services, metrics }: SideAppOptions): Expre
       nodeId: () => matchMaker.processId,
     }),
     routers: [
+      ...(streams ? [streams] : []),
       matchmakeRouter(),
       pagesRouter({ accounts: services.accounts, rateLimit, log }),
       web.router,

@@ -50,6 +50,17 @@ describe('API reference', () => {
     for (const word of ['subscribe', 'unsubscribe', 'ping', 'game:<id>', 'user:<your id>', 'lobby']) assert.ok(realtime.description.includes(word), word);
   });
 
+  it('documents the HTTP forms of the stream and the user channel as application/x-ndjson', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const stream = doc.paths['/games/{id}/stream'].get;
+    assert.ok(stream.responses['200'].content['application/x-ndjson']);
+    assert.match(stream.description, /Accept: application\/x-ndjson/);
+    const events = doc.paths['/stream/events'].get;
+    assert.ok(events.responses['200'].content['application/x-ndjson']);
+    assert.ok(events.responses['401']);
+    assert.deepEqual(events.security, [{ bearer: [] }]);
+    for (const word of ['keep-alive', 'since', 'UNAUTHORIZED']) assert.ok(events.description.includes(word), word);
+  });
 
   it('gives every route examples of its request body and its answer, which its own schemas accept', async () => {
     const { service } = await testService();

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { postData, startServiceProcess } from '../support/process.ts';
 import { createDatabase } from '../support/database.ts';
 import { testService } from '../helpers/service.ts';
+import { NdjsonClient } from '../helpers/ndjson.ts';
 import { WsClient } from '../helpers/ws.ts';
 
 /** `npm start`'s process, as an operator runs it, stopped with SIGTERM. */
@@ -28,10 +29,19 @@ describe('SIGTERM drain', function () {
       await post(`/games/${game.id}/moves`, { from: 'e2', to: 'e4' }, a.session.access_token);
       const spectator = await WsClient.open(`ws://127.0.0.1:${port}/v1/games/${game.id}/stream`);
       await spectator.next('state');
+      // The HTTP forms of the stream and the user channel (DESIGN 2.12) hold their connections open too.
+      const ndSpectator = await NdjsonClient.open(`${base}/games/${game.id}/stream`);
+      await ndSpectator.next('state');
+      const ndEvents = await NdjsonClient.open(`${base}/stream/events`, { authorization: `Bearer ${a.session.access_token}` });
+      assert.equal(ndEvents.status, 200);
 
       const started = Date.now();
       child.kill('SIGTERM');
       assert.equal((await spectator.closed).code, 1012, 'stream sockets are told the service restarts');
+      for (const s of [ndSpectator, ndEvents]) {
+        assert.equal((await s.next('error')).code, 'SERVICE_UNAVAILABLE', 'HTTP streams are told so in their last line');
+        assert.equal(await s.ended, 'complete');
+      }
       assert.equal(await exited, 0);
       assert.ok(Date.now() - started < 10_000);
 

@@ -1,0 +1,104 @@
+import type { ServerResponse } from 'node:http';
+import { AppError, isAppError } from '../errors.ts';
+import { formatServerMessage, type ServerMessage, type Wire } from './messages.ts';
+
+export const NDJSON = 'application/x-ndjson';
+
+/**
+ * Whether an Accept header asks for NDJSON by name (`*\/*` does not: a client that did not ask
+ * for the HTTP form of a stream keeps the answer it had before).
+ */
+export function acceptsNdjson(accept: string | undefined): boolean {
+  for (const part of (accept ?? '').split(',')) {
+    const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    if (type !== NDJSON) continue;
+    const q = params.find((p) => p.startsWith('q='));
+    if (!q || Number(q.slice(2)) > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * One client of an HTTP event stream (DESIGN 2.12): the stream's messages, one JSON object per
+ * line, over a chunked 200 that starts with the first of them. Until then a refusal is an
+ * ordinary HTTP error (`refuse`: the error envelope); after it, the stream can only end. Like a
+ * socket's Peer, it gives up on a slow reader instead of buffering without end.
+ */
+export class HttpPeer {
+  /** The 200 and its headers are sent: the stream is live. */
+  live = false;
+  private readonly closing: Array<() => void> = [];
+
+  constructor(
+    readonly res: ServerResponse,
+    private readonly maxBufferedBytes: number,
+    /** Answers with the error envelope (before the stream is live). */
+    private readonly refuseWith: (error: unknown) => void,
+  ) {
+    res.once('close', () => {
+      for (const f of this.closing.splice(0)) f();
+    });
+  }
+
+  get open(): boolean {
+    return !this.res.destroyed && !this.res.writableEnded;
+  }
+
+  /** Runs `f` once the connection closes (or at once, if it has): what the stream holds is given back there. */
+  onClose(f: () => void): void {
+    if (this.res.closed) f();
+    else this.closing.push(f);
+  }
+
+  /** Sends the 200: from here on the stream is live, and a refusal is a line. */
+  begin(): void {
+    if (this.live || !this.open) return;
+    this.live = true;
+    this.res.writeHead(200, {
+      'Content-Type': `${NDJSON}; charset=utf-8`,
+      'Cache-Control': 'no-store',
+      // A proxy that buffers answers (nginx) would hold the lines back.
+      'X-Accel-Buffering': 'no',
+    });
+    this.res.flushHeaders();
+  }
+
+  /** One message, one line. A reader that let `maxBufferedBytes` pile up is cut off instead. */
+  send(message: ServerMessage | Wire<ServerMessage>): void {
+    this.begin();
+    this.write(`${typeof message === 'string' ? message : formatServerMessage(message)}\n`);
+  }
+
+  /** The keep-alive: an empty line, once the stream is live. */
+  keepAlive(): void {
+    if (this.live) this.write('\n');
+  }
+
+  /**
+   * A refusal: the error envelope before the stream is live (any error: the HTTP side tells
+   * what it is); after, an `error` message as the last line (with `channel` on the user channel's
+   * stream, as the realtime socket sends it; SERVICE_UNAVAILABLE for an error that is no AppError).
+   */
+  refuse(error: unknown, ts: number, channel?: string): void {
+    if (!this.open) return;
+    if (!this.live) return this.refuseWith(error);
+    const e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream failed; connect again');
+    this.send({ type: 'error', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(channel ? { channel } : {}), ts });
+    this.end();
+  }
+
+  /** Ends the stream (its last chunk): the game ended, the service restarts, the session ended. */
+  end(): void {
+    if (!this.open) return;
+    this.begin();
+    this.res.end();
+  }
+
+  private write(text: string): void {
+    if (!this.open) return;
+    // Cut, not ended: a reader this far behind would never read an ending either. The chunked
+    // body stops without its last chunk, which tells the client the stream was broken off.
+    if (this.res.writableLength > this.maxBufferedBytes) return void this.res.destroy();
+    this.res.write(text);
+  }
+}
