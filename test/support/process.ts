@@ -94,14 +94,18 @@ export async function postData(base: string, path: string, body: unknown, token?
   return answer.body.data;
 }
 
-/** Two players signed up through the API and an accepted rapid 15+0 challenge between them (White to move). */
-export async function startGameOverApi(base: string, tag: string): Promise<{ id: string; white: any; black: any }> {
+/** Two players signed up through the API and an accepted challenge between them (rapid 15+0 unless told; White to move). */
+export async function startGameOverApi(
+  base: string,
+  tag: string,
+  timeControl: Record<string, unknown> = { time_control: 'rapid', initial_time: 900, increment: 0 },
+): Promise<{ id: string; white: any; black: any }> {
   const white = await postData(base, '/auth/signup', { email: `w${tag}@example.com`, password: 'process-test-1', username: `w${tag}` });
   const black = await postData(base, '/auth/signup', { email: `b${tag}@example.com`, password: 'process-test-1', username: `b${tag}` });
   const game = await postData(
     base,
     '/games',
-    { type: 'challenge', opponent_id: black.user.id, time_control: 'rapid', initial_time: 900, increment: 0, color: 'white' },
+    { type: 'challenge', opponent_id: black.user.id, ...timeControl, color: 'white' },
     white.session.access_token,
   );
   await postData(base, `/games/${game.id}/accept`, {}, black.session.access_token);
