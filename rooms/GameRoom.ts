@@ -1,6 +1,7 @@
 import { Protocol, Room, type Client } from '@colyseus/core';
 import { Encoder } from '@colyseus/schema';
 import { z } from 'zod';
+import { requireScope } from '../src/auth/scopes.ts';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
@@ -94,7 +95,10 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     const bearer = token || options?.token;
     // No token: a spectator. A bad token is refused, so a player never silently becomes one.
     if (!bearer) return {};
-    return { user: await GameRoom.deps.authenticate(bearer) };
+    const user = await GameRoom.deps.authenticate(bearer);
+    // DESIGN 2.12: a personal token plays (every command of the room) only with games:play.
+    requireScope(user, 'games:play');
+    return { user };
   }
 
   override async onCreate(options: { gameId?: string }): Promise<void> {

@@ -1,5 +1,6 @@
 import { Room, type AuthContext, type Client } from '@colyseus/core';
 import { z } from 'zod';
+import { requireScope } from '../src/auth/scopes.ts';
 import type { AppContext, AuthUser } from '../src/context.ts';
 import { poolId, type PoolKey } from '../src/domain/pairing.ts';
 import { validateTimeControl } from '../src/domain/timeControl.ts';
@@ -70,6 +71,7 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
     const bearer = token || options?.token;
     if (typeof bearer !== 'string' || !bearer) throw new AppError('UNAUTHORIZED', 'A seek needs an access token');
     const user = await authenticate(bearer);
+    requireScope(user, 'games:play');
     await ctx.limits.take('matchmaking', `u:${user.id}`);
     const key = parsePoolKey(options);
     await assertMaySeek(ctx.pool, user.id, key.timeControl);

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Scope } from './auth/scopes.ts';
 import type { Config } from './config.ts';
 import type { EventBus } from './events.ts';
 import type { Pool } from './db/pool.ts';
@@ -22,5 +23,9 @@ export type AppContext = {
   clock: Clock;
 };
 
-/** The caller of a request or socket, from a verified access token of a live session. */
-export type AuthUser = { id: string; email: string; sessionId: string };
+/**
+ * The caller of a request or socket: from a verified access token of a live session, or from a
+ * personal access token (DESIGN 2.12). `sessionId` is what a revocation names: the session, or
+ * the personal token's id. `scopes` is set only for a personal token (src/auth/scopes.ts).
+ */
+export type AuthUser = { id: string; email: string; sessionId: string; scopes?: readonly Scope[] };

@@ -1,11 +1,13 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { AuthUser } from '../context.ts';
+import { requireScope, requireSession } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 
 export type { AuthUser };
+import { scopeDecision } from './scopes.ts';
 import { objectBody, parseOrThrow } from './validate.ts';
 
 export type AuthMode = 'none' | 'optional' | 'required';
@@ -90,7 +92,8 @@ export { bearerToken };
 
 /**
  * Mounts routes on an Express router. The order per request is fixed: identify the caller
- * (a valid token keys the rate limit by user) → rate limit → require auth → idempotency key
+ * (a valid token keys the rate limit by user) → rate limit → require auth (and a personal
+ * token's scope) → idempotency key
  * (replays a stored answer) → validate → handle, so a 401 or 400 still carries the rate-limit
  * headers, and a replay is counted like any request.
  */
@@ -111,6 +114,7 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         await deps.rateLimit(req, res, r, user);
         if (authError) throw authError;
         if (r.auth === 'required' && !user) throw new AppError('UNAUTHORIZED', 'Missing or invalid access token');
+        if (user?.scopes) checkPersonalToken(r, user);
         const idempotency = await deps.idempotency?.(req, res, r, user);
         if (idempotency?.replayed) return;
         const body = r.body ? parseOrThrow(r.body, objectBody(req.body)) : undefined;
@@ -137,6 +141,14 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
       next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here`));
     });
   }
+}
+
+/** A personal access token may call the route only as src/http/scopes.ts decides (DESIGN 2.12). */
+function checkPersonalToken(r: Route, user: AuthUser): void {
+  const decision = scopeDecision(r);
+  if (decision === 'public') return;
+  if (decision === 'session') return requireSession(user);
+  requireScope(user, decision);
 }
 
 /** The route's params with its ids parsed, in the order the route declares them. */

@@ -1,5 +1,6 @@
+import { hasScope } from '../auth/scopes.ts';
 import type { AuthUser } from '../context.ts';
-import { isAppError, type ErrorCode } from '../errors.ts';
+import { isAppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { channels, type ChannelEvents } from '../services/channelEvents.ts';
 import { INTERNAL_USER_EVENTS } from '../services/userEvents.ts';
 import type { TimerHandle } from '../time.ts';
@@ -127,9 +128,13 @@ async function gameChannel(deps: ChannelDeps, o: ChannelOptions, gameId: string,
  * Whether `user` (who presented a token, if anyone) may hear `user:<id>`: the one check of both
  * forms of the user channel, the realtime socket's subscription and `GET /stream/events`.
  */
-export function userChannelRefusal(user: AuthUser | undefined, id: string): { code: ErrorCode; message: string } | undefined {
+export function userChannelRefusal(user: AuthUser | undefined, id: string): { code: ErrorCode; message: string; details?: ErrorDetails } | undefined {
   if (!user) return { code: 'UNAUTHORIZED', message: 'A user channel needs that user\u2019s access token' };
   if (user.id !== id) return { code: 'FORBIDDEN', message: 'Only your own user channel' };
+  // DESIGN 2.12: a personal token needs games:read for its user's personal events, in either form.
+  if (!hasScope(user, 'games:read')) {
+    return { code: 'MISSING_SCOPE', message: 'This personal access token lacks the scope games:read', details: { scope: ['games:read'] } };
+  }
   return undefined;
 }
 
@@ -165,7 +170,7 @@ export async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: Au
   const recheck = () => {
     check = deps.clock.setTimeout(async () => {
       if (!stop) return;
-      if (!(await deps.sessionLive(user.sessionId).catch(() => true))) return end('Your session has ended');
+      if (!(await deps.sessionLive(user).catch(() => true))) return end('Your session has ended');
       recheck();
     }, deps.sessionCheckMs);
   };

@@ -15,7 +15,7 @@ export type RealtimeDeps = {
   log: Logger;
   /** A verified access token of a live session, else throws UNAUTHORIZED. */
   authenticate: (token: string) => Promise<AuthUser>;
-  sessionLive: (sessionId: string) => Promise<boolean>;
+  sessionLive: (user: AuthUser) => Promise<boolean>;
   /** Counts the user as online while their user channel is open (friend lists' `online`). */
   hold?: (userId: string) => () => void;
   /** The game as `viewerId` (or anyone) may see it; throws GAME_NOT_FOUND. */

@@ -278,7 +278,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     const user = await deps.authenticate(token);
     // The user channel's own check, the one a subscription to `user:<id>` on a realtime socket passes.
     const refusal = userChannelRefusal(user, user.id);
-    if (refusal) throw new AppError(refusal.code, refusal.message);
+    if (refusal) throw new AppError(refusal.code, refusal.message, refusal.details);
     countHttpAsUser(peer, user);
     if (!peer.open) return;
     const name = { kind: 'user', id: user.id } as const;

@@ -5,9 +5,11 @@ import { createLoginThrottle } from '../auth/loginThrottle.ts';
 import type { Mail, Mailer } from '../auth/mailer.ts';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.ts';
 import { Email, FullName, normalizeEmail, Password, plainText, requiredString, Username } from '../auth/rules.ts';
+import { requireSession } from '../auth/scopes.ts';
 import type { Sessions, TokenPair } from '../auth/sessions.ts';
 import { isLiveUserToken, issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
+import { deleteUserPersonalTokens } from '../db/personalTokens.ts';
 import { withTransaction } from '../db/pool.ts';
 import { revokeOtherSessions, revokeUserSessions } from '../db/sessions.ts';
 import { revokeUserTokens, type UserTokenPurpose } from '../db/userTokens.ts';
@@ -186,8 +188,10 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
         await setPasswordHash(tx, userId, passwordHash);
         // The reset link reached the mailbox, which proves the address as well as a verification would.
         await markEmailVerified(tx, userId);
-        // Whoever knew the old password may hold sessions: all of them end (DESIGN 2.8).
+        // Whoever knew the old password may hold sessions, or have made personal tokens: all of
+        // them end (DESIGN 2.8, 2.12).
         await revokeUserSessions(tx, userId, 'password_change');
+        await deleteUserPersonalTokens(tx, userId);
         return userId;
       });
       if (!userId) throw invalidToken();
@@ -196,17 +200,23 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
 
     /**
      * A signed-in user's new password, given the current one: every other session of the account
-     * ends (whoever knew the old password may hold one); the session that asked goes on.
+     * ends (whoever knew the old password may hold one), and every personal access token; the
+     * session that asked goes on.
      */
     async changePassword(user: AuthUser, body: PasswordChangeBody): Promise<void> {
+      requireSession(user);
       const stored = await findUserById(pool, user.id);
       if (!stored || !(await passwords.verify(body.current_password, stored.passwordHash))) throw wrongPassword();
       const passwordHash = await passwords.hash(body.new_password);
       const ended = await withTransaction(pool, async (tx) => {
         await setPasswordHash(tx, user.id, passwordHash);
-        return revokeOtherSessions(tx, user.id, user.sessionId, 'password_change');
+        // The personal tokens end too, as at a reset: one may have been made by whoever knew the
+        // old password (docs/decisions.md).
+        const tokens = await deleteUserPersonalTokens(tx, user.id);
+        return [...(await revokeOtherSessions(tx, user.id, user.sessionId, 'password_change')), ...tokens];
       });
-      for (const sessionId of ended) await sessions.ended(user.id, sessionId);
+      // A session or a personal token: a revocation names either by its id.
+      for (const id of ended) await sessions.ended(user.id, id);
     },
 
     /**
@@ -214,6 +224,7 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
      * to it is opened (the old address is no longer used for anything).
      */
     async changeEmail(user: AuthUser, body: EmailChangeBody): Promise<{ email: string; email_verified: boolean }> {
+      requireSession(user);
       const stored = await findUserById(pool, user.id);
       if (!stored || !(await passwords.verify(body.password, stored.passwordHash))) throw wrongPassword();
       if (body.email === stored.email) return { email: stored.email, email_verified: stored.emailVerified };

@@ -1,5 +1,6 @@
 import { createDomainCheck } from '../auth/emailDomain.ts';
 import { createMailer } from '../auth/mailer.ts';
+import { createPersonalTokenAuth, createPersonalTokenCache, isPersonalToken } from '../auth/personalTokens.ts';
 import { createSessionCache } from '../auth/sessionCache.ts';
 import { createSessions } from '../auth/sessions.ts';
 import { createAccessTokens } from '../auth/tokens.ts';
@@ -13,6 +14,7 @@ import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
+import { createPersonalTokens, type PersonalTokens } from './personalTokens.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
 import { createTournaments, type Tournaments } from './tournaments.ts';
 import { userNotifier } from './userEvents.ts';
@@ -24,11 +26,16 @@ import { createUsers, type Users } from './users.ts';
 export type Services = {
   ctx: AppContext;
   auth: {
-    /** Verifies an access token and that its session is live; throws UNAUTHORIZED otherwise. */
+    /**
+     * Verifies an access token and that its session is live, or a personal access token (`cst_…`)
+     * and that it exists and has not expired; throws UNAUTHORIZED otherwise.
+     */
     authenticate: (token: string) => Promise<AuthUser>;
-    /** Whether a session is still live (a long-lived socket checks now and then). */
-    sessionLive: (sessionId: string) => Promise<boolean>;
+    /** Whether the caller's session or personal token is still live (a long-lived socket checks now and then). */
+    sessionLive: (user: AuthUser) => Promise<boolean>;
   };
+  /** DESIGN 2.12: personal access tokens. */
+  personalTokens: PersonalTokens;
   accounts: Accounts;
   users: Users;
   games: GamesService;
@@ -53,7 +60,18 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
   const domainCheck = createDomainCheck({ log: log.child({ component: 'email-domain' }) });
   // A token's session is checked on every request: from this cache while revocations reach it.
   const sessionCache = createSessionCache({ ttlMs: config.sessionCacheMs, now: () => ctx.clock.now() });
-  const revocations = createSessionRevocations(ctx, sessionCache);
+  // Personal tokens are cached alike, and told of revocations on the same channel (by token id).
+  const tokenCache = createPersonalTokenCache({ ttlMs: config.sessionCacheMs, now: () => ctx.clock.now() });
+  const revocations = createSessionRevocations(ctx, {
+    revoke: (userId, id) => {
+      sessionCache.revoke(userId, id);
+      tokenCache.revoke(userId, id);
+    },
+    setTrusted: (trusted) => {
+      sessionCache.setTrusted(trusted);
+      tokenCache.setTrusted(trusted);
+    },
+  });
   const sessions = createSessions({
     pool: ctx.pool,
     tokens: createAccessTokens({ secret: config.jwtSecret, issuer: config.publicUrl }),
@@ -61,22 +79,28 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     maxAgeMs: config.sessionMaxMs,
     cache: sessionCache,
     onRevoked: async (userId, sessionId) => {
+      tokenCache.revoke(userId, sessionId);
       notify(userId, { type: 'session_revoked', session_id: sessionId });
       await revocations.publish(userId, sessionId);
     },
   });
   const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
   const presence = createPresence(ctx);
+  const personalTokenAuth = createPersonalTokenAuth({ pool: ctx.pool, cache: tokenCache, now: () => ctx.clock.now(), log });
   // Every authenticated request and socket counts as a sign of life.
   const authenticate = async (token: string) => {
-    const user = await sessions.authenticate(token);
+    const user = await (isPersonalToken(token) ? personalTokenAuth.authenticate(token) : sessions.authenticate(token));
     presence.seen(user.id);
     return user;
   };
 
   return {
     ctx,
-    auth: { authenticate, sessionLive: sessions.isLive },
+    auth: {
+      authenticate,
+      sessionLive: (user) => (user.scopes ? personalTokenAuth.isLive(user.sessionId) : sessions.isLive(user.sessionId)),
+    },
+    personalTokens: createPersonalTokens(ctx, { ended: sessions.ended }),
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx, liveGames),

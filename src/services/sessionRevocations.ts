@@ -26,7 +26,8 @@ export type SessionRevocations = {
  */
 export function createSessionRevocations(
   ctx: Pick<AppContext, 'redis' | 'log'>,
-  cache: SessionCache,
+  /** The caches that must forget what a revocation names (sessions, personal tokens). */
+  cache: Pick<SessionCache, 'revoke' | 'setTrusted'>,
   /** The subscription's Redis client name (CLIENT LIST shows it). */
   connectionName = 'chess-session-revocations',
 ): SessionRevocations {

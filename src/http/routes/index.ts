@@ -1,5 +1,6 @@
 import type { Services } from '../../services/index.ts';
 import type { Route } from '../route.ts';
+import { accountRoutes } from './account.ts';
 import { analysisRoutes } from './analysis.ts';
 import { authRoutes } from './auth.ts';
 import { chatRoutes } from './chat.ts';
@@ -13,5 +14,5 @@ import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...gameRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...accountRoutes(services), ...gameRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
 }

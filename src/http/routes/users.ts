@@ -47,13 +47,14 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       envelope: 'message',
       summary: 'Change the password of the caller, given the current one; ends every other session of the account',
       description:
-        'The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close). ' +
+        'The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), ' +
+        'and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). ' +
         'A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.',
       tags,
       auth: 'required',
       limit: 'accountChange',
       body: PasswordChangeBody,
-      errors: ['FORBIDDEN'],
+      errors: ['FORBIDDEN', 'SESSION_REQUIRED'],
       handler: async ({ user, body }) => {
         await accounts.changePassword(user!, body);
         return new HttpAnswer(200, { success: true, message: 'Password changed. Your other sessions have ended.' });
@@ -66,13 +67,14 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       summary: 'Change the email address of the caller, given the password; the new address must be confirmed',
       description:
         'The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed ' +
-        'to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**.',
+        'to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. ' +
+        'A personal token cannot call this (**403** `SESSION_REQUIRED`).',
       tags,
       auth: 'required',
       limit: 'accountChange',
       body: EmailChangeBody,
       response: EmailChangeResult,
-      errors: ['FORBIDDEN', 'EMAIL_ALREADY_EXISTS'],
+      errors: ['FORBIDDEN', 'SESSION_REQUIRED', 'EMAIL_ALREADY_EXISTS'],
       handler: async ({ user, body }) => {
         const data = await accounts.changeEmail(user!, body);
         return new HttpAnswer(200, { success: true, data, message: 'Email changed. Check your inbox to confirm the new address.' });

@@ -1,0 +1,35 @@
+import type { AuthUser } from '../context.ts';
+import { AppError } from '../errors.ts';
+
+/**
+ * What a personal access token may be allowed to do (DESIGN 2.12). An access token of a session
+ * may do everything; a personal token only what its scopes name. Reads of public data need none.
+ */
+export const SCOPES = ['games:read', 'games:play', 'social:write', 'puzzles:write', 'tournaments:write', 'webhooks:write', 'account:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'games:read': 'read your games, their chats, and your user: channel (personal events)',
+  'games:play': 'challenges, seeks, moves, resign, draws, takebacks, rematches, abort, claim, chat (REST and rooms)',
+  'social:write': 'friends and clubs',
+  'puzzles:write': 'puzzle attempts',
+  'tournaments:write': 'create, join and withdraw from tournaments',
+  'webhooks:write': 'manage webhooks (and read them: they hold secrets)',
+  'account:read': 'your private profile and friend list',
+};
+
+/** Whether the caller may do what `scope` covers: always with a session's token. */
+export const hasScope = (user: AuthUser, scope: Scope): boolean => user.scopes === undefined || user.scopes.includes(scope);
+
+export const missingScope = (scope: Scope) =>
+  new AppError('MISSING_SCOPE', `This personal access token lacks the scope ${scope}`, { scope: [scope] });
+
+/** Throws 403 MISSING_SCOPE (`details.scope`) when a personal token lacks `scope`. */
+export function requireScope(user: AuthUser, scope: Scope): void {
+  if (!hasScope(user, scope)) throw missingScope(scope);
+}
+
+/** Throws 403 SESSION_REQUIRED for a personal token: what only a signed-in person may do. */
+export function requireSession(user: AuthUser): void {
+  if (user.scopes !== undefined) throw new AppError('SESSION_REQUIRED', 'A personal access token cannot do this: sign in');
+}
