@@ -112,6 +112,45 @@ describe('Session revocation across two nodes (REDIS_URL)', function () {
     expect401(await call(b, 'GET', '/users/me', undefined, second));
   });
 
+  /** A personal access token of `user`, made on node A and checked (so cached) by node B. */
+  async function personalTokenSeenByB(user: { access: string }): Promise<{ id: string; token: string }> {
+    const [a, b] = nodes;
+    const made = await call(a, 'POST', '/account/tokens', { description: 'bot', scopes: ['account:read'] }, user.access);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    for (const node of [b, b, a]) assert.equal((await call(node, 'GET', '/users/me', undefined, made.body.data.token)).status, 200);
+    return { id: made.body.data.id, token: made.body.data.token };
+  }
+
+  it('answers a checked personal token from its cache too', async () => {
+    const [, b] = nodes;
+    const pat = await personalTokenSeenByB(await userSeenByB());
+    await sql.query('DELETE FROM personal_tokens WHERE id = $1', [pat.id]);
+    assert.equal((await call(b, 'GET', '/users/me', undefined, pat.token)).status, 200);
+  });
+
+  it('refuses a personal token on node B as soon as node A has answered its deletion (DESIGN 2.12)', async () => {
+    const [a, b] = nodes;
+    const user = await userSeenByB();
+    const pat = await personalTokenSeenByB(user);
+    const kept = await personalTokenSeenByB(user);
+    assert.equal((await call(a, 'DELETE', `/account/tokens/${pat.id}`, undefined, user.access)).status, 204);
+    expect401(await call(b, 'GET', '/users/me', undefined, pat.token));
+    assert.equal((await call(b, 'GET', '/users/me', undefined, kept.token)).status, 200, 'the other token goes on');
+  });
+
+  it('refuses every personal token on node B once node A has reset the password', async () => {
+    const [a, b] = nodes;
+    const user = await userSeenByB();
+    const pat = await personalTokenSeenByB(user);
+    const token = randomToken();
+    await sql.query(
+      `INSERT INTO user_tokens (token_hash, user_id, purpose, expires_at) VALUES ($1, $2, 'reset', now() + interval '1 hour')`,
+      [hashToken(token), user.id],
+    );
+    assert.equal((await call(a, 'POST', '/auth/password/update', { token, password: 'brand-new-pass-2' })).status, 200);
+    expect401(await call(b, 'GET', '/users/me', undefined, pat.token));
+  });
+
   async function usernameOf(id: string): Promise<string> {
     return (await sql.query('SELECT username FROM users WHERE id = $1', [id])).rows[0].username;
   }
