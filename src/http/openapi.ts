@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.ts';
 import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
 import type { Route } from './route.ts';
+import { scopeDecision, type ScopeDecision } from './scopes.ts';
 
 extendZodWithOpenApi(z);
 
@@ -83,6 +84,14 @@ function errorExample(code: string): object {
 export function buildOpenApi(routes: Route[], serverUrl: string): object {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registry.registerComponent('securitySchemes', 'personalToken', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'cst_',
+    description:
+      'A personal access token (`POST /account/tokens`): `Authorization: Bearer cst_…`. An operation lists the scope it ' +
+      'needs (none: public data); a token without it gets 403 `MISSING_SCOPE` with `details.scope`.',
+  });
   for (const r of routes) {
     if (r.hidden) continue;
     const path = toOpenApiPath(r.path);
@@ -93,6 +102,9 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     if (status < 400) responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
     const codes = new Set([...(r.errors ?? []), ...Object.values(r.ids ?? {}), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
+    const scope = r.auth === 'none' ? undefined : scopeDecision(r);
+    if (scope === 'session') codes.add('SESSION_REQUIRED');
+    else if (scope && scope !== 'public') codes.add('MISSING_SCOPE');
     if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');
     codes.add('RATE_LIMIT_EXCEEDED');
     const errorExamples: Record<string, Record<string, { summary: string; value: object }>> = {};
@@ -111,7 +123,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: r.tags,
-      security: r.auth === 'none' ? [] : r.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
+      security: security(r.auth, scope),
       request: {
         params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, r.ids?.[p] ? IdParam : z.string()]))) : undefined,
         query: r.query instanceof z.ZodObject ? r.query : undefined,
@@ -132,6 +144,15 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     servers: [{ url: `${serverUrl}/v1` }],
   });
   return doc;
+}
+
+/** Who may call: a session's access token, and a personal token with the scope it lists (none: public data). */
+function security(auth: Route['auth'], scope: ScopeDecision | undefined): Record<string, string[]>[] {
+  if (auth === 'none') return [];
+  const session: Record<string, string[]> = { bearer: [] };
+  const personal: Record<string, string[]> = { personalToken: scope === 'public' || !scope ? [] : [scope] };
+  const tokens = scope === 'session' ? [session] : [session, personal];
+  return auth === 'optional' ? [{}, ...tokens] : tokens;
 }
 
 const API_DESCRIPTION = `REST API of the realtime chess service. Also served under \`/api\` and \`/api/v1\`.

@@ -20,6 +20,7 @@ const OFFER = '9d4e2b7a-1c3f-4a5b-8c6d-7e8f9a0b1c2d';
 const TAKEBACK = '2c7d9e1f-4b6a-4d8c-9e2f-5a7b3c1d0e9f';
 const CLUB = '5a6b7c8d-9e0f-4a1b-9c2d-3e4f5a6b7c8d';
 const WEBHOOK = 'e1d2c3b4-a596-4786-b9a0-c1d2e3f4a5b6';
+const PERSONAL_TOKEN = '8f3a2b1c-6d5e-4f70-8a9b-0c1d2e3f4a5b';
 const NOW = '2026-11-23T18:02:11.412Z';
 const EARLIER = '2026-11-23T17:58:40.103Z';
 
@@ -110,6 +111,14 @@ const club = {
   member_count: 14,
   created_at: '2026-11-02T12:00:00.000Z',
   role: 'owner',
+};
+const personalToken = {
+  id: PERSONAL_TOKEN,
+  description: 'my bot',
+  scopes: ['games:read', 'games:play'],
+  created_at: EARLIER,
+  expires_at: null,
+  last_used_at: '2026-11-23T18:02:00.000Z',
 };
 const webhook = {
   id: WEBHOOK,
@@ -330,6 +339,14 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   'GET /webhooks/:id/deliveries': { response: [delivery] },
   'POST /webhooks/:id/test': { response: { ...delivery, event: 'webhook.test', status: 'pending', attempts: 0, last_response_code: null, next_attempt_at: NOW, delivered_at: null } },
 
+  // ---- personal access tokens ----
+  'POST /account/tokens': {
+    request: one('A bot that plays and reads its games', { description: 'my bot', scopes: ['games:read', 'games:play'], expires_at: null }),
+    response: { ...personalToken, token: 'cst_4fJq0ZkR8wYbV2nLx7cT1uHs9mPdEa3gWi6oKyNr5Bt', created_at: NOW, last_used_at: null },
+  },
+  'GET /account/tokens': { response: [personalToken] },
+  'DELETE /account/tokens/:id': {},
+
   // ---- friends ----
   'GET /friends': { response: [{ user: { ...bob, avatar_url: `${BASE}/v1/users/${BOB}/avatar.svg`, rating: 1587 }, status: 'friends', since: EARLIER, online: true }] },
   'POST /friends/:user_id': { response: { user: bob, status: 'outgoing', since: NOW } },
@@ -388,4 +405,7 @@ export const ERROR_EXAMPLES: Partial<Record<string, { message: string; details?:
   PLAYER_BUSY: { message: 'A player is already in a game' },
   NOT_IMPLEMENTED: { message: 'Login with Google is coming soon' },
   IDEMPOTENCY_KEY_REUSED: { message: 'This Idempotency-Key was used for another request' },
+  MISSING_SCOPE: { message: 'This personal access token lacks the scope games:play', details: { scope: ['games:play'] } },
+  SESSION_REQUIRED: { message: 'A personal access token cannot do this: sign in' },
+  TOKEN_LIMIT: { message: 'At most 50 personal access tokens per user' },
 };

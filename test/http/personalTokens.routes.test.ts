@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { buildRoutes } from '../../src/http/routes/index.ts';
 import { ROUTE_SCOPES, routeKey } from '../../src/http/scopes.ts';
+import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 
 describe('personal token scopes of the routes', () => {
@@ -27,5 +28,15 @@ describe('personal token scopes of the routes', () => {
     for (const key of ['POST /users/me/password', 'POST /users/me/email', 'POST /account/tokens', 'GET /account/tokens', 'DELETE /account/tokens/:id']) {
       assert.equal(ROUTE_SCOPES[key], 'session', key);
     }
+  });
+
+  it('documents the cst_ bearer and each operation\u2019s scope in the OpenAPI document', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    assert.equal(doc.components.securitySchemes.personalToken.bearerFormat, 'cst_');
+    assert.deepEqual(doc.paths['/games/{id}/moves'].post.security, [{ bearer: [] }, { personalToken: ['games:play'] }]);
+    assert.deepEqual(doc.paths['/account/tokens'].post.security, [{ bearer: [] }]);
+    assert.ok(doc.paths['/games/{id}/moves'].post.responses['403'].content['application/json'].examples.MISSING_SCOPE);
+    assert.ok(doc.paths['/account/tokens'].post.responses['403'].content['application/json'].examples.SESSION_REQUIRED);
+    assert.ok(doc.paths['/account/tokens'].post.responses['409'].content['application/json'].examples.TOKEN_LIMIT);
   });
 });
