@@ -16,7 +16,7 @@ import type { Entry, WebBundle } from './webBundle.ts';
  */
 export const APP_PATHS = [
   '/', '/login', '/signup', '/games', '/play/:id', '/analysis/:id', '/friends', '/clubs', '/clubs/:id',
-  '/puzzles', '/puzzles/:id', '/tournaments', '/tournaments/:id', '/@/:username', '/settings', '/forgot-password',
+  '/puzzles', '/puzzles/:id', '/tournaments', '/tournaments/:id', '/@/:username', '/settings', '/settings/tokens', '/forgot-password',
   '/confirm-email',
 ] as const;
 

@@ -11,6 +11,7 @@ import { lobbyPage } from './pages/lobby.ts';
 import { profilePage } from './pages/profile.ts';
 import { puzzlePage, puzzlesPage } from './pages/puzzles.ts';
 import { settingsPage } from './pages/settings.ts';
+import { tokensPage } from './pages/tokens.ts';
 import { tournamentPage } from './pages/tournament.ts';
 import { tournamentsPage } from './pages/tournaments.ts';
 import { playPage } from './play/playPage.ts';
@@ -37,6 +38,7 @@ export function appRoutes(go: Go): PageDef[] {
     { path: '/tournaments/:id', title: 'Tournament', render: withGo(tournamentPage) },
     { path: '/@/:username', title: (p) => p.username, auth: true, render: withGo(profilePage) },
     { path: '/settings', title: 'Settings', auth: true, render: withGo(settingsPage) },
+    { path: '/settings/tokens', title: 'Personal access tokens', auth: true, render: withGo(tokensPage) },
     { path: '/forgot-password', title: 'Forgot your password?', render: withGo(forgotPasswordPage) },
     { path: '/confirm-email', title: 'Confirm your email', render: withGo(confirmEmailPage) },
   ];

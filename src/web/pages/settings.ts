@@ -51,6 +51,8 @@ export async function settingsPage(ctx: PageContext): Promise<void> {
 
   fill(ctx.root, h('div', { class: 'settings' },
     h('h1', null, 'Settings'),
+    h('section', { class: 'card' }, h('h2', null, 'API access'),
+      h('p', null, h('a', { href: '/settings/tokens' }, 'Personal access tokens'), ' let your scripts and bots use the API as you.')),
     h('section', { class: 'card' }, h('h2', null, 'Sound'),
       h('label', { class: 'inline', for: 'sound' }, sound, ' Move and capture sounds'),
       h('p', { class: 'muted' }, 'Kept on this device only.')),
