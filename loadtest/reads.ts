@@ -3,7 +3,7 @@
  * connections) drives, one endpoint at a time, each right after a run of `/healthz` whose rate is
  * its baseline, in `--rounds` rounds (the round with the median ratio is reported, with every
  * ratio): `GET /games/{id}` of an active game with 20 moves (authenticated, a player),
- * `GET /users/me`, and `GET /games` with filters, search and sort on a database of 1,000,000
+ * `GET /users/me` (with the session's JWT, and with a personal access token), and `GET /games` with filters, search and sort on a database of 1,000,000
  * finished games (loadtest/gamesDb.ts builds it once and keeps it). For each: requests/s,
  * latency p50/p99, the ratio to `/healthz`, the service's and PostgreSQL's CPU per request, and
  * the SQL statements the service sent per request. Then a list's latency alone (1 connection).
@@ -77,11 +77,14 @@ async function main() {
   let setup: { gameId: string; token: string };
   try {
     setup = await setupActiveGame(service.process.base);
+    // The same read with a personal access token (DESIGN 2.12) instead of the session's JWT.
+    const personalToken = (await postData(service.process.base, '/v1/account/tokens', { description: 'bench', scopes: ['account:read'] }, setup.token)).token as string;
     // 60 reads of a game a minute per user: 600 users carry 36,000 a minute without a 429.
     if (RATE_LIMITS) limitedUsers = await signupMany(service.process.base, 600);
     const targets: Target[] = [
       { name: 'game_detail', path: `/v1/games/${setup.gameId}`, token: setup.token },
       { name: 'users_me', path: '/v1/users/me', token: setup.token },
+      { name: 'users_me_personal_token', path: '/v1/users/me', token: personalToken },
       { name: 'list_default', path: '/v1/games', token: setup.token },
       { name: 'list_status_tc_sort_updated', path: '/v1/games?status=finished&time_control=blitz&sort=-updated_at', token: setup.token },
       { name: 'list_result_oldest_first', path: '/v1/games?result=1/2-1/2&sort=created_at&order=asc', token: setup.token },
