@@ -313,13 +313,14 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
     summary: 'Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs',
     description: EVENTS_DOC,
     tags: ['Realtime'],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { personalToken: ['games:read'] }],
     request: {
       query: z.object({ token: z.string().optional().meta({ description: 'An access token, when the Authorization header cannot be set' }) }),
     },
     responses: {
       200: { description: 'The events, one JSON object per line, until the client hangs up', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_EVENTS_EXAMPLE } } },
       401: { description: 'UNAUTHORIZED: no token, or an invalid one' },
+      403: { description: 'MISSING_SCOPE: a personal access token without games:read (`details.scope`)' },
       429: { description: 'RATE_LIMIT_EXCEEDED: this address holds REALTIME_SOCKETS_PER_ADDRESS sockets and streams already, or your user REALTIME_SOCKETS_PER_USER' },
     },
   });

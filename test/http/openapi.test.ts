@@ -58,7 +58,7 @@ describe('API reference', () => {
     const events = doc.paths['/stream/events'].get;
     assert.ok(events.responses['200'].content['application/x-ndjson']);
     assert.ok(events.responses['401']);
-    assert.deepEqual(events.security, [{ bearer: [] }]);
+    assert.deepEqual(events.security, [{ bearer: [] }, { personalToken: ['games:read'] }]);
     for (const word of ['keep-alive', 'since', 'UNAUTHORIZED']) assert.ok(events.description.includes(word), word);
   });
 

@@ -1,5 +1,5 @@
 // DESIGN 2.12: a personal access token works where an access token does — in a game room (with
-// games:play) and on the realtime user: channel (with games:read).
+// games:play) and on the user: channel, over a realtime socket or GET /stream/events (with games:read).
 import assert from 'node:assert/strict';
 import { Client, type Room } from '@colyseus/sdk';
 import { openGame } from '../../src/gateway/index.ts';
@@ -7,6 +7,7 @@ import { api } from '../helpers/http.ts';
 import { command } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { NdjsonClient } from '../helpers/ndjson.ts';
 import { WsClient } from '../helpers/ws.ts';
 import { insertActiveGame } from '../support/fixtures.ts';
 
@@ -85,5 +86,15 @@ describe('personal access tokens in rooms and on the realtime channel', () => {
     assert.equal((await api('DELETE', `/v1/account/tokens/${id}`, { token: white.accessToken, ip: white.ip })).status, 204);
     const ended = await socket.until('error');
     assert.equal(ended.code, 'UNAUTHORIZED');
+  });
+
+  it('streams GET /stream/events to a token with games:read, and refuses one without (403 MISSING_SCOPE, details.scope)', async () => {
+    const allowed = await NdjsonClient.open('/v1/stream/events', { authorization: `Bearer ${await tokenOf(white, ['games:read'])}` });
+    assert.equal(allowed.status, 200);
+    allowed.close();
+    const refused = await NdjsonClient.open('/v1/stream/events', { authorization: `Bearer ${await tokenOf(white, ['games:play'])}` });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'MISSING_SCOPE');
+    assert.deepEqual(refused.body.error.details, { scope: ['games:read'] });
   });
 });
