@@ -35,7 +35,8 @@ export function normalizeEmail(raw: string): string {
 export const Email = requiredString()
   .max(254, 'must be at most 254 characters')
   .transform(normalizeEmail)
-  .pipe(z.email({ error: 'must be a valid email address' }).max(254, 'must be at most 254 characters'));
+  .pipe(z.email({ error: 'must be a valid email address' }).max(254, 'must be at most 254 characters'))
+  .meta({ format: 'email', maxLength: 254, description: 'compared after NFKC normalisation, trimming and case folding' });
 
 export function passwordProblems(password: string): string[] {
   const problems: string[] = [];
@@ -45,7 +46,13 @@ export function passwordProblems(password: string): string[] {
   if (!/\p{Nd}/u.test(password)) problems.push('must contain at least one digit');
   return problems;
 }
-export const Password = requiredString().superRefine(rules(passwordProblems));
+export const Password = requiredString()
+  .superRefine(rules(passwordProblems))
+  .meta({
+    minLength: 8,
+    pattern: '^(?=[\\s\\S]*\\p{L})(?=[\\s\\S]*\\p{Nd})',
+    description: `at least 8 characters with a letter and a digit; at most ${MAX_PASSWORD_BYTES} bytes of UTF-8`,
+  });
 
 export function usernameProblems(username: string): string[] {
   const problems: string[] = [];
@@ -56,22 +63,29 @@ export function usernameProblems(username: string): string[] {
   else if (containsOffensiveWord(username)) problems.push('must not contain offensive words');
   return problems;
 }
-export const Username = requiredString().superRefine(rules(usernameProblems));
+export const Username = requiredString()
+  .superRefine(rules(usernameProblems))
+  .meta({ minLength: 3, maxLength: 20, pattern: '^[A-Za-z0-9_]+$', description: '3 to 20 letters, digits and underscores; no offensive words' });
 
 /** A full name: stored in its plain form (NFKC), trimmed, under the rule every name follows. */
 export const FullName = requiredString()
   .overwrite((s) => normalizeText(s).trim())
   .max(100, 'must be at most 100 characters')
-  .superRefine(rules(textProblems));
+  .superRefine(rules(textProblems))
+  .meta({ description: 'NFKC-normalised and trimmed, then at most 100 characters; no control or format characters' });
 
 export const Country = requiredString()
   .trim()
   .toUpperCase()
-  .refine((s) => /^[A-Z]{2}$/.test(s) && isCountryCode(s), 'must be a two-letter ISO 3166-1 country code');
+  .refine((s) => /^[A-Z]{2}$/.test(s) && isCountryCode(s), 'must be a two-letter ISO 3166-1 country code')
+  .meta({ pattern: '^\\s*[A-Za-z]{2}\\s*$', description: 'an ISO 3166-1 alpha-2 code (either case, stored upper-case)' });
 
 const isHttpUrl = (s: string) => {
   if (!URL.canParse(s) || /[\s\p{Cc}]/u.test(s)) return false;
   const url = new URL(s);
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 };
-export const AvatarUrl = requiredString().max(2048, 'must be at most 2048 characters').refine(isHttpUrl, 'must be an http(s) URL');
+export const AvatarUrl = requiredString()
+  .max(2048, 'must be at most 2048 characters')
+  .refine(isHttpUrl, 'must be an http(s) URL')
+  .meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', description: 'an http(s) URL' });

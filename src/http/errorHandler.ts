@@ -27,7 +27,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const retryAfter = error.extra?.retryAfter;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     if (res.headersSent) return res.end();
-    const sdk = req.path.startsWith('/matchmake/') ? { message: `${error.code}: ${error.message}` } : {};
+    const sdk = /^(\/v1)?\/matchmake\//.test(req.path) ? { message: `${error.code}: ${error.message}` } : {};
     res.status(error.status).json({ success: false, error: error.toJSON(), ...sdk });
   };
 }

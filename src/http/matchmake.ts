@@ -8,11 +8,14 @@ import { bearerToken } from './route.ts';
  * Colyseus's matchmaking route, served by the HTTP app like every other answer: the body parser's
  * limits, CORS, the security headers, the error envelope with the REST API's 4xx statuses (and a
  * top-level `message` for the SDK: errorHandler.ts), `req.ip` as TRUST_PROXY judges it for the
- * rooms' limits. Colyseus's own HTTP routes are not served (src/server.ts).
+ * rooms' limits. Colyseus's own HTTP routes are not served (src/server.ts). Served at the root,
+ * where the SDK calls it, and the same under /v1, where the OpenAPI document's server puts it.
  */
+const PATHS = ['/matchmake/:method/:room', '/v1/matchmake/:method/:room'];
+
 export function matchmakeRouter(): express.Router {
   const router = express.Router();
-  router.post('/matchmake/:method/:room', async (req, res) => {
+  router.post(PATHS, async (req: express.Request<{ method: string; room: string }>, res) => {
     const reservation = await matchmake(req.params.method, req.params.room, joinOptions(req), {
       token: bearerToken(req.get('authorization')),
       ip: req.ip ?? 'unknown',
@@ -23,7 +26,7 @@ export function matchmakeRouter(): express.Router {
     });
     res.json(reservation);
   });
-  router.all('/matchmake/:method/:room', (req, res) => {
+  router.all(PATHS, (req: express.Request<{ method: string; room: string }>, res) => {
     if (!matchmakeAllowed(req.params.method, req.params.room)) throw new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`);
     res.setHeader('Allow', 'POST');
     throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here`);

@@ -1,21 +1,26 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, getRefId } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.ts';
 import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
+import { COLORS, RESULTS, TERMINATIONS } from '../domain/game.ts';
+import { GameDetail, MoveView, RatingChanges } from '../services/gameViews.ts';
+import { nameComponents, operationIdOf } from './openapiNames.ts';
 import type { Route } from './route.ts';
 import { scopeDecision, type ScopeDecision } from './scopes.ts';
 
 extendZodWithOpenApi(z);
 
-const ErrorEnvelope = z.object({
-  success: z.literal(false),
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.array(z.string())).optional().meta({ description: 'by field: what is wrong with it' }),
-    retryAfter: z.number().int().optional().meta({ description: 'seconds to wait (429; also the Retry-After header)' }),
-  }),
-});
+const ErrorEnvelope = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.record(z.string(), z.array(z.string())).optional().meta({ description: 'by field: what is wrong with it' }),
+      retryAfter: z.number().int().optional().meta({ description: 'seconds to wait (429; also the Retry-After header)' }),
+    }),
+  })
+  .openapi('ErrorEnvelope', { description: 'Every failed answer: the code (stable, listed per operation), a message for people, and details by field' });
 
 /** DESIGN 2.1: the key is per user, so it applies to authenticated POSTs (anonymous ones ignore it). */
 const IdempotencyHeaders = z.object({
@@ -26,26 +31,49 @@ const IdempotencyHeaders = z.object({
   }),
 });
 const takesIdempotencyKey = (r: Route) => r.method === 'post' && r.auth !== 'none';
+/** Express's JSON parser reads the body of every request that has one: past 64 KB it is 413, whatever the route. */
+const takesBody = (r: Route) => r.method === 'post' || r.method === 'put' || r.method === 'patch';
 
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
-const Pagination = z.object({
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-  total_pages: z.number().int(),
-  totalPages: z.number().int(),
-  hasNext: z.boolean(),
-  hasPrev: z.boolean(),
-});
+const Pagination = z
+  .object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    total_pages: z.number().int(),
+    totalPages: z.number().int().meta({ description: 'the same as total_pages' }),
+    hasNext: z.boolean(),
+    hasPrev: z.boolean(),
+  })
+  .openapi('Pagination');
+
+/** The response headers the service sends, by name (components.headers). */
+const HEADERS: Record<string, { description: string; schema: object }> = {
+  'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer', minimum: 0 } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'WWW-Authenticate': { description: '`Bearer`: the access token is missing, malformed, expired or revoked', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: "Points of the operation's limit per window (absent when RATE_LIMIT_ENABLED=false)", schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Points left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window restarts', schema: { type: 'integer' } },
+};
+const headerName = (h: string) => h.replaceAll('-', '');
+const headerRef = (h: string) => [h, { $ref: `#/components/headers/${headerName(h)}` }] as const;
+/** Headers of a response: the rate-limit ones on every answer a route's limit saw, and `extra`. */
+function headersOf(r: Route, extra: string[] = []): Record<string, { $ref: string }> {
+  const names = [...(r.auth === 'none' && r.path.startsWith('/auth/oauth') ? [] : ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']), ...extra];
+  return Object.fromEntries(names.map((h) => headerRef(h)));
+}
 
 /** The route's examples (src/http/openapiExamples.ts), by "METHOD path". */
 export const examplesOf = (r: Route): RouteExamples | undefined => EXAMPLES[`${r.method.toUpperCase()} ${r.path}`];
 
-/** The success body as the route really sends it (see Route.envelope), with its example. */
-function successContent(r: Route): Record<string, { schema: z.ZodType; example?: unknown }> {
-  const data = r.response ?? z.unknown();
-  const example = examplesOf(r)?.response;
+/** The success body as the route really sends it (see Route.envelope); `data` is always there. */
+function successContent(r: Route, response = r.response, example = examplesOf(r)?.response): Record<string, { schema: z.ZodType; example?: unknown }> {
+  const data = response ?? z.json();
   const has = example !== undefined;
   switch (r.envelope ?? 'data') {
     case 'raw':
@@ -53,7 +81,7 @@ function successContent(r: Route): Record<string, { schema: z.ZodType; example?:
     case 'message':
       return {
         'application/json': {
-          schema: z.object({ success: z.literal(true), message: z.string(), ...(r.response ? { data: data.optional() } : {}) }),
+          schema: z.object({ success: z.literal(true), message: z.string(), ...(response ? { data } : {}) }),
           example: { success: true, ...(has ? { data: example } : {}), message: 'Done.' },
         },
       };
@@ -77,11 +105,36 @@ function errorExample(code: string): object {
   return { success: false, error: { code, message, ...(e?.details ? { details: e.details } : {}), ...(e?.retryAfter ? { retryAfter: e.retryAfter } : {}) } };
 }
 
+type ResponseObject = { description: string; headers?: Record<string, { $ref: string }>; content?: object };
+
+/** The error answers of `codes`, one response per status with an example per code; `headers` on all of them. */
+function errorResponses(codes: Iterable<string>, headers: (status: number) => Record<string, { $ref: string }>): Record<string, ResponseObject> {
+  const responses: Record<string, ResponseObject> = {};
+  const examples: Record<string, Record<string, { summary: string; value: object }>> = {};
+  for (const code of codes) {
+    const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400;
+    const s = String(status);
+    const prev = responses[s]?.description;
+    (examples[s] ??= {})[code] = { summary: code, value: errorExample(code) };
+    const extra = [...(status === 401 ? ['WWW-Authenticate'] : []), ...(status === 429 || status === 503 ? ['Retry-After'] : [])];
+    const h = { ...headers(status), ...Object.fromEntries(extra.map((name) => headerRef(name))) };
+    responses[s] = {
+      description: prev ? `${prev}, ${code}` : code,
+      ...(Object.keys(h).length ? { headers: h } : {}),
+      content: { 'application/json': { schema: ErrorEnvelope, examples: examples[s] } },
+    };
+  }
+  return responses;
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the very routes (and zod schemas) that serve and
- * validate requests, so the two cannot drift.
+ * validate requests, so the two cannot drift. Shared shapes are components (src/http/openapiNames.ts),
+ * every operation has an operationId, the WebSockets are under `x-websockets` (OpenAPI has no
+ * WebSocket operations) and in the description, and webhook payloads under `webhooks`.
  */
 export function buildOpenApi(routes: Route[], serverUrl: string): object {
+  nameComponents();
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registry.registerComponent('securitySchemes', 'personalToken', {
@@ -92,34 +145,42 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       'A personal access token (`POST /account/tokens`): `Authorization: Bearer cst_…`. An operation lists the scope it ' +
       'needs (none: public data); a token without it gets 403 `MISSING_SCOPE` with `details.scope`.',
   });
+  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', headerName(name), header);
+  const seen = new Set<string>();
   for (const r of routes) {
     if (r.hidden) continue;
+    const operationId = operationIdOf(r);
+    if (seen.has(operationId)) throw new Error(`operationId ${operationId} is used twice`);
+    seen.add(operationId);
     const path = toOpenApiPath(r.path);
     const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
-    const responses: Record<string, { description: string; content?: object }> = {};
+    const responses: Record<string, ResponseObject> = {};
     const status = r.status ?? 200;
+    const replayable = takesIdempotencyKey(r) ? ['Idempotent-Replayed'] : [];
     // A route that only ever fails (the announced OAuth login) documents no success.
-    if (status < 400) responses[String(status)] = status === 204 ? { description: 'No content' } : { description: 'Success', content: successContent(r) };
+    if (status < 400) {
+      responses[String(status)] =
+        status === 204
+          ? { description: 'No content', headers: headersOf(r, replayable) }
+          : { description: 'Success', headers: headersOf(r, replayable), content: successContent(r) };
+    }
+    for (const [s, also] of Object.entries(r.also ?? {})) {
+      responses[s] = { description: also.description, headers: headersOf(r, [...replayable, ...(also.headers ?? [])]), content: successContent(r, also.response, undefined) };
+    }
     const codes = new Set([...(r.errors ?? []), ...Object.values(r.ids ?? {}), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
     const scope = r.auth === 'none' ? undefined : scopeDecision(r);
     if (scope === 'session') codes.add('SESSION_REQUIRED');
     else if (scope && scope !== 'public') codes.add('MISSING_SCOPE');
     if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');
+    if (takesBody(r)) codes.add('PAYLOAD_TOO_LARGE');
     codes.add('RATE_LIMIT_EXCEEDED');
-    const errorExamples: Record<string, Record<string, { summary: string; value: object }>> = {};
-    for (const code of codes) {
-      const s = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400);
-      const prev = responses[s]?.description;
-      (errorExamples[s] ??= {})[code] = { summary: code, value: errorExample(code) };
-      responses[s] = {
-        description: prev ? `${prev}, ${code}` : code,
-        content: { 'application/json': { schema: ErrorEnvelope, examples: errorExamples[s] } },
-      };
-    }
+    // The body parser answers 413 before the route (and its limit) sees the request.
+    Object.assign(responses, errorResponses(codes, (s) => (s === 413 ? {} : headersOf(r))));
     registry.registerPath({
       method: r.method,
       path,
+      operationId,
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: r.tags,
@@ -128,21 +189,25 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
         params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, r.ids?.[p] ? IdParam : z.string()]))) : undefined,
         query: r.query instanceof z.ZodObject ? r.query : undefined,
         headers: takesIdempotencyKey(r) ? IdempotencyHeaders : undefined,
-        body: r.body ? { content: { 'application/json': { schema: r.body, examples: examplesOf(r)?.request } } } : undefined,
+        body: r.body ? { required: true, content: { 'application/json': { schema: r.body, examples: examplesOf(r)?.request } } } : undefined,
       },
       responses,
     });
   }
-  registerSockets(registry, serverUrl);
+  registerStreams(registry);
+  registerMatchmake(registry);
+  registerWebhooks(registry);
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Chess service',
       version: '1.0.0',
-      description: API_DESCRIPTION,
+      description: `${API_DESCRIPTION}\n\n## Game stream (WebSocket)\n\n${STREAM_DOC}\n\n## Realtime channel (WebSocket)\n\n${REALTIME_DOC}`,
     },
     servers: [{ url: `${serverUrl}/v1` }],
-  });
+  }) as unknown as OpenApiDocument;
+  for (const r of routes) if (!r.hidden && r.discriminator) addDiscriminator(doc, r);
+  doc['x-websockets'] = websockets(serverUrl);
   return doc;
 }
 
@@ -153,6 +218,27 @@ function security(auth: Route['auth'], scope: ScopeDecision | undefined): Record
   const personal: Record<string, string[]> = { personalToken: scope === 'public' || !scope ? [] : [scope] };
   const tokens = scope === 'session' ? [session] : [session, personal];
   return auth === 'optional' ? [{}, ...tokens] : tokens;
+}
+
+type OpenApiDocument = { paths: Record<string, Record<string, any>>; [key: string]: unknown };
+
+/**
+ * A union answer with a discriminator (POST /games 201: a pending game or the game, active):
+ * zod-to-openapi writes a union as `anyOf` without one, so the success schemas' `data` becomes
+ * `oneOf` with `discriminator.mapping` to the named shapes.
+ */
+function addDiscriminator(doc: OpenApiDocument, r: Route): void {
+  const { property, mapping } = r.discriminator!;
+  const refs = Object.fromEntries(Object.entries(mapping).map(([value, schema]) => [value, `#/components/schemas/${getRefId(schema)}`]));
+  const op = doc.paths[toOpenApiPath(r.path)][r.method];
+  for (const [status, response] of Object.entries<any>(op.responses)) {
+    if (!status.startsWith('2')) continue;
+    const data = response.content?.['application/json']?.schema?.properties?.data;
+    if (!data?.anyOf) continue;
+    data.oneOf = data.anyOf;
+    delete data.anyOf;
+    data.discriminator = { propertyName: property, mapping: refs };
+  }
 }
 
 const API_DESCRIPTION = `REST API of the realtime chess service. Also served under \`/api\` and \`/api/v1\`.
@@ -280,15 +366,18 @@ REALTIME_SOCKETS_PER_USER (20) sockets on this node: a socket counts for a user 
 closes, and the socket stays open for channels without a token). Close codes as for the stream.
 ${SOCKET_CAPS_DOC}`;
 
-/** The two WebSockets, documented where REST clients look (OpenAPI has no WebSocket operations). */
-function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
-  const switching = { 101: { description: 'Switching Protocols: the WebSocket opens (messages in the description)' } };
-  const capped = { description: 'RATE_LIMIT_EXCEEDED: this address holds REALTIME_SOCKETS_PER_ADDRESS sockets already; no WebSocket' };
+/**
+ * The HTTP forms of the two streams (NDJSON, src/realtime): real GETs a client may call, so they
+ * are operations; their WebSocket forms are in `x-websockets`. Refusals come before the stream as
+ * the error envelope (no rate-limit headers: the sockets' caps count them, not a route's limit).
+ */
+function registerStreams(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/games/{id}/stream',
-    summary: 'Game stream (WebSocket): state, then every event of the game in order',
-    description: STREAM_DOC,
+    operationId: 'streamGame',
+    summary: 'Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order',
+    description: `${STREAM_DOC}\n\nThe WebSocket form (the same URL, upgraded) is under \`x-websockets\` (gameStream).`,
     tags: ['Realtime'],
     security: [{}, { bearer: [] }],
     request: {
@@ -297,19 +386,17 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
         token: z.string().optional().meta({ description: 'An access token (or the Authorization header); optional' }),
         since: z.number().int().min(0).optional().meta({ description: 'The last event number seen: resume after it' }),
       }),
+      headers: z.object({ Accept: z.literal('application/x-ndjson').meta({ description: 'required: without it (and without an upgrade) the URL is 404 NOT_FOUND' }) }),
     },
     responses: {
-      ...switching,
-      200: { description: 'With `Accept: application/x-ndjson` and no upgrade: the messages, one JSON object per line', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_GAME_EXAMPLE } } },
-      400: { description: 'VALIDATION_ERROR: since is no event number (HTTP form)' },
-      401: { description: 'UNAUTHORIZED: an invalid token (HTTP form)' },
-      404: { description: 'GAME_NOT_FOUND (HTTP form); NOT_FOUND without the NDJSON Accept header and without an upgrade' },
-      429: capped,
+      200: { description: 'The messages, one JSON object per line, until game_end', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_GAME_EXAMPLE } } },
+      ...errorResponses(['VALIDATION_ERROR', 'UNAUTHORIZED', 'GAME_NOT_FOUND', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED'], () => ({})),
     },
   });
   registry.registerPath({
     method: 'get',
     path: '/stream/events',
+    operationId: 'streamEvents',
     summary: 'Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs',
     description: EVENTS_DOC,
     tags: ['Realtime'],
@@ -319,20 +406,38 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
     },
     responses: {
       200: { description: 'The events, one JSON object per line, until the client hangs up', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_EVENTS_EXAMPLE } } },
-      401: { description: 'UNAUTHORIZED: no token, or an invalid one' },
-      403: { description: 'MISSING_SCOPE: a personal access token without games:read (`details.scope`)' },
-      429: { description: 'RATE_LIMIT_EXCEEDED: this address holds REALTIME_SOCKETS_PER_ADDRESS sockets and streams already, or your user REALTIME_SOCKETS_PER_USER' },
+      ...errorResponses(['UNAUTHORIZED', 'MISSING_SCOPE', 'RATE_LIMIT_EXCEEDED'], () => ({})),
     },
   });
+}
+
+/** What /matchmake answers: a seat the Colyseus SDK opens the room's WebSocket with. */
+const SeatReservation = z
+  .object({
+    name: z.string().meta({ description: 'the room type: game, lobby or seek_pool' }),
+    sessionId: z.string(),
+    roomId: z.string().meta({ description: "a game's room id is the game's id" }),
+    processId: z.string().optional().meta({ description: 'the node that hosts the room' }),
+    publicAddress: z.string().optional(),
+    reconnectionToken: z.string().optional().meta({ description: 'reconnect only' }),
+    devMode: z.boolean().optional(),
+  })
+  .openapi('SeatReservation');
+
+/**
+ * The Colyseus matchmaking route: served at the root (where the SDK calls it) and, identically,
+ * under /v1, so the document's one server holds it too.
+ */
+function registerMatchmake(registry: OpenAPIRegistry): void {
+  const codes = ['VALIDATION_ERROR', 'UNAUTHORIZED', 'NOT_FOUND', 'PLAYER_BUSY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'];
   registry.registerPath({
     method: 'post',
     path: '/matchmake/{method}/{room}',
+    operationId: 'matchmake',
     summary: 'Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool',
-    description: ROOMS_DOC,
+    description: `${ROOMS_DOC}\n\nServed at \`/matchmake/…\` (where the SDK calls it) and, the same, at \`/v1/matchmake/…\`.`,
     tags: ['Rooms'],
-    // Served at the root, not under /v1.
-    servers: [{ url: serverUrl }],
-    security: [{}, { bearer: [] }],
+    security: [],
     request: {
       params: z.object({
         method: z.enum(['joinById', 'reconnect', 'joinOrCreate']),
@@ -341,7 +446,12 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
       body: {
         content: {
           'application/json': {
-            schema: z.object({ token: z.string().optional(), reconnectionToken: z.string().optional() }).catchall(z.unknown()),
+            schema: z
+              .object({
+                token: z.string().optional().meta({ description: 'an access token: a player (joinById), the seeker (seek_pool), your challenges (lobby)' }),
+                reconnectionToken: z.string().optional().meta({ description: 'reconnect only' }),
+              })
+              .catchall(z.unknown()),
             examples: {
               play: { summary: 'Join a game as its player', value: { token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…' } },
               watch: { summary: 'Watch it (no token)', value: {} },
@@ -352,21 +462,99 @@ function registerSockets(registry: OpenAPIRegistry, serverUrl: string): void {
       },
     },
     responses: {
-      200: { description: 'A seat reservation for the SDK: it opens the room’s WebSocket with it' },
-      401: { description: 'UNAUTHORIZED' },
-      404: { description: 'NOT_FOUND: no such room, or not one a client may reach' },
-      409: { description: 'PLAYER_BUSY (seek pool)' },
-      429: { description: 'RATE_LIMIT_EXCEEDED' },
-      503: { description: 'SERVICE_UNAVAILABLE: the game is between nodes; retry after Retry-After' },
+      200: {
+        description: 'A seat reservation for the SDK: it opens the room’s WebSocket with it',
+        content: {
+          'application/json': {
+            schema: SeatReservation,
+            example: { name: 'game', sessionId: 'kY3nB2xq', roomId: '5f0c6c1e-9f7e-4d3b-9d6a-0c1b2a3e4f50', processId: 'x1Yz2Q' },
+          },
+        },
+      },
+      ...errorResponses(codes, () => ({})),
     },
   });
-  registry.registerPath({
-    method: 'get',
-    path: '/realtime',
-    summary: 'Realtime channel (WebSocket): subscribe to games, your user channel, tournaments and the lobby',
-    description: REALTIME_DOC,
-    tags: ['Realtime'],
-    security: [],
-    responses: { ...switching, 429: capped },
-  });
+}
+
+// ---- webhooks -----------------------------------------------------------------------------
+
+const Who = z.object({ id: z.uuid(), username: z.string() });
+/** What each event's `data` carries (src/services/webhooks.ts and the areas that emit). */
+const WEBHOOK_PAYLOADS: Record<string, { summary: string; data: z.ZodType }> = {
+  'game.started': { summary: 'A game of yours started', data: z.object({ game: GameDetail }) },
+  'game.move': {
+    summary: 'A move in a game of yours, in order (after a takeback the freed plies come again)',
+    data: z.object({ game_id: z.uuid(), move: MoveView, move_count: z.number().int(), fen: z.string(), times: z.object({ white: z.number(), black: z.number() }) }),
+  },
+  'game.finished': {
+    summary: 'A game of yours ended',
+    data: z.object({
+      game_id: z.uuid(),
+      result: z.enum(RESULTS).nullable(),
+      winner: z.enum(COLORS).nullable(),
+      termination: z.enum(TERMINATIONS).nullable(),
+      rating_changes: RatingChanges,
+    }),
+  },
+  'friend.request': { summary: 'Someone asked you to be friends', data: z.object({ from: Who }) },
+  'friend.accepted': { summary: 'Someone accepted your friend request', data: z.object({ user: Who }) },
+  'club.invite': { summary: 'A club owner invited you', data: z.object({ club: z.object({ id: z.uuid(), name: z.string() }), invited_by: Who }) },
+  'tournament.started': { summary: 'An arena you joined started', data: z.object({ tournament: z.object({ id: z.uuid(), name: z.string(), starts_at: z.string() }) }) },
+  'webhook.test': { summary: 'POST /webhooks/{id}/test: sent whatever the endpoint subscribes to', data: z.object({ webhook_id: z.uuid(), message: z.string() }) },
+};
+
+const WebhookHeaders = z.object({
+  'webhook-id': z.string().meta({ description: '`msg_<uuid>`, the same on every attempt: dedupe on it' }),
+  'webhook-timestamp': z.string().meta({ description: 'Unix seconds of this attempt' }),
+  'webhook-signature': z.string().meta({ description: '`v1,<base64 HMAC-SHA256>` (Standard Webhooks)' }),
+});
+
+/** The payloads POSTed to a registered endpoint, under the document's `webhooks` (OpenAPI 3.1). */
+function registerWebhooks(registry: OpenAPIRegistry): void {
+  for (const [event, { summary, data }] of Object.entries(WEBHOOK_PAYLOADS)) {
+    const name = `Webhook${event.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
+    const payload = z
+      .object({ type: z.literal(event), timestamp: z.string().meta({ format: 'date-time' }), data })
+      .openapi(name);
+    registry.registerWebhook({
+      method: 'post',
+      path: event,
+      operationId: `on${name.slice('Webhook'.length)}`,
+      summary,
+      description: 'Signed by the Standard Webhooks scheme; a 2xx within WEBHOOK_TIMEOUT_SECONDS is delivered, else retried (see docs/api.md, Webhooks).',
+      tags: ['Webhooks'],
+      request: { headers: WebhookHeaders, body: { required: true, content: { 'application/json': { schema: payload } } } },
+      responses: { 200: { description: 'Any 2xx: delivered' }, 410: { description: 'Gone: the endpoint is disabled at once' } },
+    });
+  }
+}
+
+// ---- WebSockets ---------------------------------------------------------------------------
+
+/**
+ * The two WebSockets, out of `paths` (a generated client would make functions of them that
+ * answer 404): `x-websockets`, one entry per socket, and sections of the description for people.
+ */
+function websockets(serverUrl: string): object[] {
+  const ws = serverUrl.replace(/^http/, 'ws');
+  return [
+    {
+      name: 'gameStream',
+      url: `${ws}/v1/games/{id}/stream`,
+      summary: 'Game stream: state, then every event of the game in order',
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        { name: 'token', in: 'query', schema: { type: 'string' }, description: 'An access token (or the Authorization header); optional' },
+        { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The last event number seen: resume after it' },
+      ],
+      description: STREAM_DOC,
+    },
+    {
+      name: 'realtime',
+      url: `${ws}/v1/realtime`,
+      summary: 'Realtime channel: subscribe to games, your user channel, tournaments and the lobby',
+      parameters: [],
+      description: REALTIME_DOC,
+    },
+  ];
 }

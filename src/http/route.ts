@@ -61,6 +61,13 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   status?: number;
   /** Documented shape of `data` in the success envelope (OpenAPI only). */
   response?: z.ZodType;
+  /** Other success statuses the route answers (OpenAPI only), each with its `data` and the headers it sets. */
+  also?: Record<number, { description: string; response?: z.ZodType; headers?: string[] }>;
+  /**
+   * When `response` is a union: the property that tells its shapes apart and which value means
+   * which (OpenAPI only: the success schema's `discriminator`).
+   */
+  discriminator?: { property: string; mapping: Record<string, z.ZodType> };
   /**
    * How the success is documented (OpenAPI only): `data` (the default) `{success, data}`,
    * `message` `{success, message, data?}`, `list` `{success, data, pagination}`, or `raw` for a

@@ -31,7 +31,11 @@ export const ClubName = requiredString()
   .superRefine((name, ctx) => {
     for (const message of clubNameProblems(name)) ctx.addIssue({ code: 'custom', message });
   })
-  .meta({ description: `trimmed and runs of spaces collapsed, then ${CLUB_NAME_MIN}–${CLUB_NAME_MAX} ASCII letters, digits, spaces, _ and -; unique ignoring case` });
+  .meta({
+    minLength: CLUB_NAME_MIN,
+    pattern: '^[A-Za-z0-9 _-]+$',
+    description: `trimmed and runs of spaces collapsed, then ${CLUB_NAME_MIN}–${CLUB_NAME_MAX} ASCII letters, digits, spaces, _ and -; unique ignoring case`,
+  });
 
 export const CreateClubBody = z.object({
   name: ClubName,

@@ -50,6 +50,7 @@ export function createTournamentBody(minMinutes: number) {
         for (const message of tournamentNameProblems(name)) ctx.addIssue({ code: 'custom', message });
       })
       .meta({
+        minLength: TOURNAMENT_NAME_MIN,
         description: `NFKC-normalised and trimmed, then ${TOURNAMENT_NAME_MIN}–${TOURNAMENT_NAME_MAX} characters, no offensive words, no control or format characters (direction overrides, zero-width), no word mixing Latin, Greek and Cyrillic letters`,
       }),
     time_control: oneOf(LIVE_TIME_CONTROLS).meta({

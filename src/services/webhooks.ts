@@ -36,7 +36,14 @@ export function targetProblem(url: string, allowPrivate: boolean): string | unde
 }
 
 export const CreateWebhookBody = z.object({
-  url: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).max(2048, 'must be at most 2048 characters'),
+  url: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .max(2048, 'must be at most 2048 characters')
+    .meta({
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      description: 'https on a public address (http and private addresses only with WEBHOOKS_ALLOW_PRIVATE=true); no localhost',
+    }),
   events: z
     .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }), { error: 'must be an array of event names' })
     .min(1, 'must name at least one event')

@@ -41,13 +41,18 @@ describe('API reference', () => {
     assert.equal(doc.paths['/auth/logout'].post.responses['204'].content, undefined);
   });
 
-  it('documents both WebSockets with their messages and close codes', async () => {
+  it('documents both WebSockets outside paths (x-websockets) and in the description, with their messages and close codes', async () => {
     const { body: doc } = await api('GET', '/v1/openapi.json');
-    const stream = doc.paths['/games/{id}/stream'].get;
-    assert.ok(stream.responses['101']);
+    // The stream's URL is an HTTP operation too (NDJSON), but no 101 a generated client would call.
+    assert.deepEqual(Object.keys(doc.paths['/games/{id}/stream']), ['get']);
+    assert.equal(doc.paths['/games/{id}/stream'].get.responses['101'], undefined);
+    assert.equal(doc.paths['/realtime'], undefined);
+    const [stream, realtime] = doc['x-websockets'];
+    assert.deepEqual([stream.name, realtime.name], ['gameStream', 'realtime']);
+    assert.match(stream.url, /^ws:\/\/.*\/v1\/games\/\{id\}\/stream$/);
     for (const word of ['state', 'move', 'time_update', 'game_end', 'since', '4404', '1012']) assert.match(stream.description, new RegExp(word));
-    const realtime = doc.paths['/realtime'].get;
     for (const word of ['subscribe', 'unsubscribe', 'ping', 'game:<id>', 'user:<your id>', 'lobby']) assert.ok(realtime.description.includes(word), word);
+    assert.ok(doc.info.description.includes('## Game stream (WebSocket)') && doc.info.description.includes(stream.description), 'shown on /docs');
   });
 
   it('documents the HTTP forms of the stream and the user channel as application/x-ndjson', async () => {
@@ -121,7 +126,11 @@ describe('API reference', () => {
   it('describes the room protocol beside the REST operations: joining, game room messages and state, lobby, seek pools', async () => {
     const { body: doc } = await api('GET', '/v1/openapi.json');
     const rooms = doc.paths['/matchmake/{method}/{room}'].post;
-    assert.equal(rooms.servers[0].url.endsWith('/v1'), false, 'served at the root');
+    assert.equal(rooms.servers, undefined, 'under the document server (/v1), where it is served too');
+    assert.deepEqual(rooms.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/SeatReservation' });
+    const seat = await api('POST', '/v1/matchmake/joinOrCreate/lobby', { body: {} });
+    assert.equal(seat.status, 200, seat.text);
+    assert.equal(seat.body.name, 'lobby');
     for (const word of ['joinById', 'move {from, to', 'move:ok', 'answer_draw', 'turnStartedAt', 'game_end', 'Lobby room', 'seek_pool', 'paired', '4503']) {
       assert.ok(rooms.description.includes(word), word);
     }

@@ -25,6 +25,13 @@ export const GameAnalysisView = z.object({
   opening: z.object({ name: z.string(), eco: z.string(), moves: z.string() }).nullable(),
 });
 
+/** The 202 answer while the analysis is being made (with Retry-After). */
+export const AnalysisPendingView = z.object({
+  game_id: z.uuid(),
+  status: z.enum(['queued', 'running']),
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+});
+
 export function analysisRoutes({ analysis }: Services): Route[] {
   return [
     route({
@@ -37,6 +44,7 @@ export function analysisRoutes({ analysis }: Services): Route[] {
       auth: 'required',
       limit: 'getGame',
       response: GameAnalysisView,
+      also: { 202: { description: 'The analysis is queued or running: ask again after Retry-After seconds', response: AnalysisPendingView, headers: ['Retry-After'] } },
       errors: ['GAME_NOT_FOUND', 'GAME_NOT_FINISHED'],
       handler: async ({ user, params }) => {
         const answer = await analysis.getAnalysis(user!.id, params.id);

@@ -125,6 +125,7 @@ export function clubRoutes({ clubs }: Services): Route[] {
       body: InviteBody,
       status: 201,
       response: ClubInvitationView,
+      also: { 200: { description: 'Already invited: the pending invitation', response: ClubInvitationView } },
       errors: ['CLUB_NOT_FOUND', 'FORBIDDEN', 'USER_NOT_FOUND', 'ALREADY_MEMBER'],
       handler: async ({ user, params, body }) => {
         const { created, invitation } = await clubs.invite(user!.id, params.id, body);

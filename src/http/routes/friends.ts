@@ -43,6 +43,7 @@ export function friendRoutes({ friends }: Services): Route[] {
       limit: 'friendRequest',
       status: 201,
       response: FriendshipView,
+      also: { 200: { description: "Their request accepted (status friends), or the current state when already asked or friends", response: FriendshipView } },
       errors: ['USER_NOT_FOUND', 'FRIEND_LIMIT'],
       handler: async ({ user, params }) => {
         const { created, view } = await friends.request(user!.id, params.user_id);

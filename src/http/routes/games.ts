@@ -136,6 +136,7 @@ export function gameRoutes({ games }: Services): Route[] {
       status: 201,
       body: CreateGameBody,
       response: z.union([PendingGameView, GameDetail]),
+      discriminator: { property: 'status', mapping: { pending: PendingGameView, active: GameDetail } },
       errors: ['USER_NOT_FOUND', 'PLAYER_BUSY', 'SERVICE_UNAVAILABLE'],
       handler: ({ user, body }) => games.createGame(user!.id, body),
     }),
@@ -260,6 +261,13 @@ export function gameRoutes({ games }: Services): Route[] {
       limit: 'challenge',
       status: 201,
       response: z.union([PendingRematchView, GameDetail]),
+      discriminator: { property: 'status', mapping: { pending: PendingRematchView, active: GameDetail } },
+      also: {
+        200: {
+          description: "Asked again: the same pending challenge; or the opponent's rematch accepted: the new game, active",
+          response: z.union([PendingRematchView, GameDetail]),
+        },
+      },
       errors: ['GAME_NOT_FOUND', 'NOT_A_PLAYER', 'GAME_NOT_FINISHED', 'REMATCH_NOT_ALLOWED', 'PLAYER_BUSY'],
       handler: async ({ user, params }) => {
         const { status, data } = await games.requestRematch(user!.id, params.id);
