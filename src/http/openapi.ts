@@ -49,22 +49,27 @@ const Pagination = z
   .openapi('Pagination');
 
 /** The response headers the service sends, by name (components.headers). */
-const HEADERS: Record<string, { description: string; schema: object }> = {
-  'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer', minimum: 0 } },
+const HEADERS: Record<string, { description: string; schema: object; required?: true }> = {
+  'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer', minimum: 0 }, required: true },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
-  'WWW-Authenticate': { description: '`Bearer`: the access token is missing, malformed, expired or revoked', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: '`Bearer`: the access token is missing, malformed, expired or revoked', schema: { type: 'string' }, required: true },
   'X-RateLimit-Limit': { description: "Points of the operation's limit per window (absent when RATE_LIMIT_ENABLED=false)", schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Points left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Seconds until the window restarts', schema: { type: 'integer' } },
 };
 const headerName = (h: string) => h.replaceAll('-', '');
+type Header = { $ref: string } | { description: string; schema: object };
 const headerRef = (h: string) => [h, { $ref: `#/components/headers/${headerName(h)}` }] as const;
-/** Headers of a response: the rate-limit ones on every answer a route's limit saw, and `extra`. */
-function headersOf(r: Route, extra: string[] = []): Record<string, { $ref: string }> {
-  const names = [...(r.auth === 'none' && r.path.startsWith('/auth/oauth') ? [] : ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']), ...extra];
+/** A 401 that is UNAUTHORIZED or another code (INVALID_CREDENTIALS): the header comes with UNAUTHORIZED only. */
+const WITH_UNAUTHORIZED = { description: '`Bearer`, with UNAUTHORIZED (not with the other codes of this status)', schema: { type: 'string' } };
+/** A 503 says when to retry where it knows (a game between nodes does not). */
+const MAYBE_RETRY_AFTER = { description: 'Seconds to wait, when known', schema: { type: 'integer', minimum: 0 } };
+/** Headers of a response: the rate-limit ones (every answer a route's limit saw), and `extra`. */
+function headersOf(r: Route, extra: string[] = []): Record<string, Header> {
+  const names = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', ...extra];
   return Object.fromEntries(names.map((h) => headerRef(h)));
 }
 
@@ -105,23 +110,27 @@ function errorExample(code: string): object {
   return { success: false, error: { code, message, ...(e?.details ? { details: e.details } : {}), ...(e?.retryAfter ? { retryAfter: e.retryAfter } : {}) } };
 }
 
-type ResponseObject = { description: string; headers?: Record<string, { $ref: string }>; content?: object };
+type ResponseObject = { description: string; headers?: Record<string, Header>; content?: object };
 
 /** The error answers of `codes`, one response per status with an example per code; `headers` on all of them. */
-function errorResponses(codes: Iterable<string>, headers: (status: number) => Record<string, { $ref: string }>): Record<string, ResponseObject> {
-  const responses: Record<string, ResponseObject> = {};
-  const examples: Record<string, Record<string, { summary: string; value: object }>> = {};
+function errorResponses(codes: Iterable<string>, headers: (status: number) => Record<string, Header>): Record<string, ResponseObject> {
+  const byStatus = new Map<number, string[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400;
-    const s = String(status);
-    const prev = responses[s]?.description;
-    (examples[s] ??= {})[code] = { summary: code, value: errorExample(code) };
-    const extra = [...(status === 401 ? ['WWW-Authenticate'] : []), ...(status === 429 || status === 503 ? ['Retry-After'] : [])];
-    const h = { ...headers(status), ...Object.fromEntries(extra.map((name) => headerRef(name))) };
-    responses[s] = {
-      description: prev ? `${prev}, ${code}` : code,
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, ResponseObject> = {};
+  for (const [status, sharing] of byStatus) {
+    const h: Record<string, Header> = headers(status);
+    if (status === 429) h['Retry-After'] = headerRef('Retry-After')[1];
+    if (status === 503) h['Retry-After'] = MAYBE_RETRY_AFTER;
+    // Sent with UNAUTHORIZED (a token missing or refused), not with another 401 (a wrong password).
+    if (sharing.includes('UNAUTHORIZED')) h['WWW-Authenticate'] = sharing.length === 1 ? headerRef('WWW-Authenticate')[1] : WITH_UNAUTHORIZED;
+    const examples = Object.fromEntries(sharing.map((code) => [code, { summary: code, value: errorExample(code) }]));
+    responses[String(status)] = {
+      description: sharing.join(', '),
       ...(Object.keys(h).length ? { headers: h } : {}),
-      content: { 'application/json': { schema: ErrorEnvelope, examples: examples[s] } },
+      content: { 'application/json': { schema: ErrorEnvelope, examples } },
     };
   }
   return responses;

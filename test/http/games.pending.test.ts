@@ -142,7 +142,8 @@ describe('GET /games?status=pending (your own pending games)', () => {
     const { body: doc } = await api('GET', '/v1/openapi.json');
     const op = doc.paths['/games'].get;
     assert.ok(op.parameters.find((p: { name: string }) => p.name === 'status').schema.enum.includes('pending'));
-    const item = op.responses['200'].content['application/json'].schema.properties.data.items;
+    assert.deepEqual(op.responses['200'].content['application/json'].schema.properties.data.items, { $ref: '#/components/schemas/GameListItem' });
+    const item = doc.components.schemas.GameListItem;
     assert.deepEqual(item.properties.direction.enum, ['incoming', 'outgoing']);
     assert.ok(!item.required.includes('direction'), 'direction is absent outside status=pending');
   });

@@ -56,17 +56,19 @@ describe('puzzles: reading', () => {
   it('documents every puzzle route in the OpenAPI document, with its body, answers and errors', async () => {
     const { body: doc } = await get('/v1/openapi.json');
     const json = (op: any, status: string) => op.responses[status].content['application/json'].schema;
+    const named = (schema: any) => (schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+    const data = (op: any, status: string) => named(json(op, status).properties.data);
     const list = doc.paths['/puzzles'].get;
     assert.deepEqual(list.parameters.map((p: { name: string }) => p.name).sort(), ['limit', 'max_rating', 'min_rating', 'order', 'page', 'sort', 'theme']);
     assert.ok(json(list, '200').properties.pagination);
-    assert.deepEqual(Object.keys(json(doc.paths['/puzzles/{id}'].get, '200').properties.data.properties).sort(), PUZZLE_KEYS);
-    assert.deepEqual(Object.keys(json(doc.paths['/puzzles/daily'].get, '200').properties.data.properties).sort(), ['date', 'puzzle']);
+    assert.deepEqual(Object.keys(data(doc.paths['/puzzles/{id}'].get, '200').properties).sort(), PUZZLE_KEYS);
+    assert.deepEqual(Object.keys(data(doc.paths['/puzzles/daily'].get, '200').properties).sort(), ['date', 'puzzle']);
     assert.ok(doc.paths['/puzzles/next'].get.responses['401'] && doc.paths['/puzzles/next'].get.responses['404']);
     const post = doc.paths['/puzzles/{id}/attempt'].post;
     const body = post.requestBody.content['application/json'].schema;
     assert.deepEqual(Object.keys(body.properties).sort(), ['moves', 'time_ms']);
     assert.deepEqual(body.required, ['moves']);
-    assert.deepEqual(Object.keys(json(post, '200').properties.data.properties).sort(), ['correct', 'first_attempt', 'puzzle_rating', 'rating_change', 'solution', 'user_rating']);
+    assert.deepEqual(Object.keys(data(post, '200').properties).sort(), ['correct', 'first_attempt', 'puzzle_rating', 'rating_change', 'solution', 'user_rating']);
     assert.ok(post.responses['400'] && post.responses['404']);
   });
 
