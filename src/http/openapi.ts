@@ -4,7 +4,7 @@ import { ERROR_STATUS } from '../errors.ts';
 import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
 import { COLORS, RESULTS, TERMINATIONS } from '../domain/game.ts';
 import { GameDetail, MoveView, RatingChanges } from '../services/gameViews.ts';
-import { nameComponents, operationIdOf } from './openapiNames.ts';
+import { componentDefinitions, operationIdOf } from './openapiNames.ts';
 import type { Route } from './route.ts';
 import { scopeDecision, type ScopeDecision } from './scopes.ts';
 
@@ -143,7 +143,6 @@ function errorResponses(codes: Iterable<string>, headers: (status: number) => Re
  * WebSocket operations) and in the description, and webhook payloads under `webhooks`.
  */
 export function buildOpenApi(routes: Route[], serverUrl: string): object {
-  nameComponents();
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registry.registerComponent('securitySchemes', 'personalToken', {
@@ -206,7 +205,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
   registerStreams(registry);
   registerMatchmake(registry);
   registerWebhooks(registry);
-  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const doc = new OpenApiGeneratorV31([...componentDefinitions(), ...registry.definitions]).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Chess service',

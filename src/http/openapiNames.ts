@@ -122,10 +122,7 @@ export function operationIdOf(r: Route): string {
  * the routes use), so every use of one becomes a `$ref` and a generated client has a `Game` type.
  */
 const COMPONENTS: [z.ZodType, string][] = [
-  [GameDetail, 'Game'],
-  [GameListItem, 'GameListItem'],
-  [PendingGameView, 'PendingGame'],
-  [PendingRematchView, 'PendingRematch'],
+  // Parts first: a component is generated before the shapes that hold it.
   [PlayerView, 'Player'],
   [ListPlayerView, 'ListPlayer'],
   [MoveRowView, 'MoveRow'],
@@ -134,6 +131,10 @@ const COMPONENTS: [z.ZodType, string][] = [
   [TakebackView, 'Takeback'],
   [RatingChanges, 'RatingChanges'],
   [MoveView, 'Move'],
+  [GameDetail, 'Game'],
+  [GameListItem, 'GameListItem'],
+  [PendingGameView, 'PendingGame'],
+  [PendingRematchView, 'PendingRematch'],
   [MoveResult, 'MoveResult'],
   [GameEndResult, 'GameEndResult'],
   [DrawOfferResult, 'DrawOfferResult'],
@@ -178,6 +179,13 @@ export function nameSchema(schema: z.ZodType, id: string): void {
   zodToOpenAPIRegistry.add(schema, { ...meta, _internal: { ...meta?._internal, refId: id } });
 }
 
-export function nameComponents(): void {
-  for (const [schema, id] of COMPONENTS) nameSchema(schema, id);
+/**
+ * The shared schemas, named, as generator definitions to put before every other: a component is
+ * made from the schema itself, never from its first use (which may be `.nullable()`).
+ */
+export function componentDefinitions(): { type: 'schema'; schema: z.ZodType }[] {
+  return COMPONENTS.map(([schema, id]) => {
+    nameSchema(schema, id);
+    return { type: 'schema' as const, schema };
+  });
 }

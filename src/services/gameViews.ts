@@ -15,6 +15,12 @@ export const ABORT_REASONS = ['expired', 'declined', 'cancelled', 'no_first_move
 export const PENDING_DIRECTIONS = ['incoming', 'outgoing'] as const;
 export type PendingDirection = (typeof PENDING_DIRECTIONS)[number];
 
+/**
+ * `schema` or null. Not `.nullable()`: the OpenAPI document names these shapes (Player, DrawOffer…),
+ * and a union keeps the name for the shape and the null beside it (`anyOf: [$ref, null]`).
+ */
+const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
+
 const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 const clockSeconds = z.number().meta({ description: 'seconds, millisecond precision' });
 
@@ -68,8 +74,8 @@ export type RatingChanges = z.infer<typeof RatingChanges>;
 export const GameListItem = z.object({
   id: z.uuid(),
   // A seek waiting for an opponent (listed with status=pending) has one seat empty.
-  white_player: ListPlayerView.nullable(),
-  black_player: ListPlayerView.nullable(),
+  white_player: orNull(ListPlayerView),
+  black_player: orNull(ListPlayerView),
   status: z.enum(GAME_STATUSES),
   time_control: z.enum(TIME_CONTROLS),
   initial_time: z.number().int().meta({ description: '0 for a correspondence game' }),
@@ -98,8 +104,8 @@ export type GameListItem = z.infer<typeof GameListItem>;
 
 export const GameDetail = z.object({
   id: z.uuid(),
-  white_player: PlayerView.nullable(),
-  black_player: PlayerView.nullable(),
+  white_player: orNull(PlayerView),
+  black_player: orNull(PlayerView),
   status: z.enum(GAME_STATUSES),
   result: z.enum(RESULTS).nullable(),
   winner: z.enum(COLORS).nullable(),
@@ -120,12 +126,12 @@ export const GameDetail = z.object({
   created_at: isoTime,
   updated_at: isoTime,
   abort_reason: z.enum(ABORT_REASONS).nullable(),
-  rating_changes: RatingChanges.nullable().meta({ description: 'set once the game is finished (0/0 when unrated)' }),
-  draw_offer: DrawOfferView.nullable(),
+  rating_changes: orNull(RatingChanges).meta({ description: 'set once the game is finished (0/0 when unrated)' }),
+  draw_offer: orNull(DrawOfferView),
   expires_at: isoTime.nullable().meta({ description: 'when a pending game lapses; null otherwise' }),
   tournament_id: z.uuid().nullable().meta({ description: 'the arena that paired the game, else null' }),
   rematch_of: z.uuid().nullable().meta({ description: 'the finished game this one is a rematch of (DESIGN 2.11), else null' }),
-  rematch: RematchView.nullable().meta({ description: 'a finished game: the rematch asked for after it, else null' }),
+  rematch: orNull(RematchView).meta({ description: 'a finished game: the rematch asked for after it, else null' }),
 });
 export type GameDetail = z.infer<typeof GameDetail>;
 

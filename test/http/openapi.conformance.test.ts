@@ -152,6 +152,9 @@ describe('OpenAPI document against the service', function () {
     const [e, f] = [await signUp(), await signUp()];
     const seek = await c.call('createGame', as(e, { body: { type: 'matchmaking', ...pool }, expect: 201 }));
     assert.equal(seek.body.data.status, 'pending');
+    // A seek listed has an empty seat: null where the Player goes.
+    const listed = await c.call('listGames', as(e, { query: { status: 'pending' }, expect: 200 }));
+    assert.ok(listed.body.data.some((g: { white_player: unknown; black_player: unknown }) => g.white_player === null || g.black_player === null));
     const paired = await c.call('createGame', as(f, { body: { type: 'matchmaking', ...pool }, expect: 201 }));
     assert.equal(paired.body.data.status, 'active', 'the second seeker is paired at once');
     await c.call('abortGame', as(f, { params: { id: paired.body.data.id }, expect: 200 }));

@@ -67,6 +67,48 @@ describe('API reference', () => {
     for (const word of ['keep-alive', 'since', 'UNAUTHORIZED']) assert.ok(events.description.includes(word), word);
   });
 
+  it('names the shared shapes as components, referenced everywhere, each with an operationId per operation', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const schemas = doc.components.schemas;
+    for (const name of ['Game', 'GameListItem', 'PendingGame', 'Player', 'ErrorEnvelope', 'Pagination', 'User', 'PublicUser', 'Club', 'Tournament', 'Webhook', 'Puzzle', 'SeatReservation']) {
+      assert.ok(schemas[name], `components.schemas.${name}`);
+    }
+    // A component is its shape, never the null a nullable use adds; a nullable use is anyOf [$ref, null].
+    for (const [name, schema] of Object.entries<any>(schemas)) assert.ok(!JSON.stringify(schema.type ?? '').includes('null'), `${name} is nullable`);
+    assert.deepEqual(schemas.Game.properties.white_player, { anyOf: [{ $ref: '#/components/schemas/Player' }, { type: 'null' }] });
+    const text = JSON.stringify(doc);
+    assert.equal((text.match(/"code":\{"type":"string"\}/g) ?? []).length, 1, 'the error envelope is written once');
+    assert.equal((text.match(/"hasNext":\{/g) ?? []).length, 1, 'pagination is written once');
+    const ids = Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId));
+    assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)), 'camelCase');
+    assert.equal(new Set(ids).size, ids.length, 'unique');
+    for (const [path, method, id] of [['/games/{id}', 'get', 'getGame'], ['/games/{id}/moves', 'post', 'makeMove'], ['/games', 'post', 'createGame']]) {
+      assert.equal(doc.paths[path][method].operationId, id);
+    }
+    const created = doc.paths['/games'].post.responses['201'].content['application/json'].schema;
+    assert.deepEqual(created.required, ['success', 'data']);
+    assert.deepEqual(created.properties.data.discriminator, {
+      propertyName: 'status',
+      mapping: { pending: '#/components/schemas/PendingGame', active: '#/components/schemas/Game' },
+    });
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), ['club.invite', 'friend.accept', 'friend.request', 'game.finished', 'game.move', 'game.started', 'tournament.started', 'webhook.test'].map((k) => (k === 'friend.accept' ? 'friend.accepted' : k)).sort());
+  });
+
+  it('states the request rules in the schemas a client validates with', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const body = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema;
+    const signup = body('/auth/signup').properties;
+    assert.equal(signup.email.format, 'email');
+    assert.deepEqual([signup.password.minLength, signup.username.minLength, signup.username.maxLength, signup.username.pattern], [8, 3, 20, '^[A-Za-z0-9_]+$']);
+    assert.ok(new RegExp(signup.password.pattern, 'u').test('abcdefg1') && !new RegExp(signup.password.pattern, 'u').test('abcdefgh'));
+    const me = body('/users/me', 'patch').properties;
+    assert.ok(JSON.stringify(me.country).includes('[A-Za-z]{2}'));
+    assert.ok(JSON.stringify(me.avatar_url).includes('"format":"uri"'));
+    assert.equal(body('/webhooks').properties.url.format, 'uri');
+    assert.equal(body('/clubs').properties.name.pattern, '^[A-Za-z0-9 _-]+$');
+    assert.equal(body('/tournaments').properties.name.minLength, 3);
+  });
+
   it('gives every route examples of its request body and its answer, which its own schemas accept', async () => {
     const { service } = await testService();
     for (const r of buildRoutes(service.services).filter((r) => !r.hidden)) {
