@@ -68,7 +68,7 @@ const WITH_UNAUTHORIZED = { description: '`Bearer`, with UNAUTHORIZED (not with 
 /** A 503 says when to retry where it knows (a game between nodes does not). */
 const MAYBE_RETRY_AFTER = { description: 'Seconds to wait, when known', schema: { type: 'integer', minimum: 0 } };
 /** Headers of a response: the rate-limit ones (every answer a route's limit saw), and `extra`. */
-function headersOf(r: Route, extra: string[] = []): Record<string, Header> {
+function headersOf(extra: string[] = []): Record<string, Header> {
   const names = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', ...extra];
   return Object.fromEntries(names.map((h) => headerRef(h)));
 }
@@ -112,28 +112,49 @@ function errorExample(code: string): object {
 
 type ResponseObject = { description: string; headers?: Record<string, Header>; content?: object };
 
-/** The error answers of `codes`, one response per status with an example per code; `headers` on all of them. */
-function errorResponses(codes: Iterable<string>, headers: (status: number) => Record<string, Header>): Record<string, ResponseObject> {
+/**
+ * The refusals every operation may give, alone at their status: one response each under
+ * components.responses (by name), referenced, instead of a copy per operation.
+ */
+const SHARED_REFUSALS: Record<string, string> = {
+  VALIDATION_ERROR: 'ValidationError',
+  UNAUTHORIZED: 'Unauthorized',
+  RATE_LIMIT_EXCEEDED: 'RateLimited',
+  PAYLOAD_TOO_LARGE: 'PayloadTooLarge',
+};
+
+/**
+ * The error answers of `codes`, one response per status with an example per code. `limited`: the
+ * route's rate limit saw the request, so its headers come along (not at 413: the body parser
+ * answers that first, nor on /matchmake, which the rooms limit).
+ */
+function errorResponses(codes: Iterable<string>, limited: boolean): Record<string, ResponseObject | { $ref: string }> {
   const byStatus = new Map<number, string[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 400;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<string, ResponseObject> = {};
+  const responses: Record<string, ResponseObject | { $ref: string }> = {};
   for (const [status, sharing] of byStatus) {
-    const h: Record<string, Header> = headers(status);
-    if (status === 429) h['Retry-After'] = headerRef('Retry-After')[1];
-    if (status === 503) h['Retry-After'] = MAYBE_RETRY_AFTER;
-    // Sent with UNAUTHORIZED (a token missing or refused), not with another 401 (a wrong password).
-    if (sharing.includes('UNAUTHORIZED')) h['WWW-Authenticate'] = sharing.length === 1 ? headerRef('WWW-Authenticate')[1] : WITH_UNAUTHORIZED;
-    const examples = Object.fromEntries(sharing.map((code) => [code, { summary: code, value: errorExample(code) }]));
-    responses[String(status)] = {
-      description: sharing.join(', '),
-      ...(Object.keys(h).length ? { headers: h } : {}),
-      content: { 'application/json': { schema: ErrorEnvelope, examples } },
-    };
+    const shared = sharing.length === 1 && (limited || status === 413) ? SHARED_REFUSALS[sharing[0]] : undefined;
+    responses[String(status)] = shared ? { $ref: `#/components/responses/${shared}` } : errorResponse(status, sharing, limited, ErrorEnvelope);
   }
   return responses;
+}
+
+/** `schema`: the envelope as zod (in a path), or its `$ref` (in a raw component, which is not converted). */
+function errorResponse<S>(status: number, codes: string[], limited: boolean, schema: S) {
+  const h: Record<string, Header> = limited && status !== 413 ? headersOf() : {};
+  if (status === 429) h['Retry-After'] = headerRef('Retry-After')[1];
+  if (status === 503) h['Retry-After'] = MAYBE_RETRY_AFTER;
+  // Sent with UNAUTHORIZED (a token missing or refused), not with another 401 (a wrong password).
+  if (codes.includes('UNAUTHORIZED')) h['WWW-Authenticate'] = codes.length === 1 ? headerRef('WWW-Authenticate')[1] : WITH_UNAUTHORIZED;
+  const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
+  return {
+    description: codes.join(', '),
+    ...(Object.keys(h).length ? { headers: h } : {}),
+    content: { 'application/json': { schema, examples } },
+  };
 }
 
 /**
@@ -154,6 +175,10 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       'needs (none: public data); a token without it gets 403 `MISSING_SCOPE` with `details.scope`.',
   });
   for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', headerName(name), header);
+  for (const [code, name] of Object.entries(SHARED_REFUSALS)) {
+    const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+    registry.registerComponent('responses', name, errorResponse(status, [code], status !== 413, { $ref: '#/components/schemas/ErrorEnvelope' }));
+  }
   const seen = new Set<string>();
   for (const r of routes) {
     if (r.hidden) continue;
@@ -162,18 +187,18 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     seen.add(operationId);
     const path = toOpenApiPath(r.path);
     const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
-    const responses: Record<string, ResponseObject> = {};
+    const responses: Record<string, ResponseObject | { $ref: string }> = {};
     const status = r.status ?? 200;
     const replayable = takesIdempotencyKey(r) ? ['Idempotent-Replayed'] : [];
     // A route that only ever fails (the announced OAuth login) documents no success.
     if (status < 400) {
       responses[String(status)] =
         status === 204
-          ? { description: 'No content', headers: headersOf(r, replayable) }
-          : { description: 'Success', headers: headersOf(r, replayable), content: successContent(r) };
+          ? { description: 'No content', headers: headersOf(replayable) }
+          : { description: 'Success', headers: headersOf(replayable), content: successContent(r) };
     }
     for (const [s, also] of Object.entries(r.also ?? {})) {
-      responses[s] = { description: also.description, headers: headersOf(r, [...replayable, ...(also.headers ?? [])]), content: successContent(r, also.response, undefined) };
+      responses[s] = { description: also.description, headers: headersOf([...replayable, ...(also.headers ?? [])]), content: successContent(r, also.response, undefined) };
     }
     const codes = new Set([...(r.errors ?? []), ...Object.values(r.ids ?? {}), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
@@ -184,7 +209,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     if (takesBody(r)) codes.add('PAYLOAD_TOO_LARGE');
     codes.add('RATE_LIMIT_EXCEEDED');
     // The body parser answers 413 before the route (and its limit) sees the request.
-    Object.assign(responses, errorResponses(codes, (s) => (s === 413 ? {} : headersOf(r))));
+    Object.assign(responses, errorResponses(codes, true));
     registry.registerPath({
       method: r.method,
       path,
@@ -205,7 +230,8 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
   registerStreams(registry);
   registerMatchmake(registry);
   registerWebhooks(registry);
-  const doc = new OpenApiGeneratorV31([...componentDefinitions(), ...registry.definitions]).generateDocument({
+  const components = [...componentDefinitions(), { type: 'schema' as const, schema: ErrorEnvelope }, { type: 'schema' as const, schema: Pagination }];
+  const doc = new OpenApiGeneratorV31([...components, ...registry.definitions]).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Chess service',
@@ -479,7 +505,7 @@ function registerMatchmake(registry: OpenAPIRegistry): void {
           },
         },
       },
-      ...errorResponses(codes, () => ({})),
+      ...errorResponses(codes, false),
     },
   });
 }

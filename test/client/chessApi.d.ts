@@ -1244,7 +1244,49 @@ export interface components {
       devMode?: boolean;
     };
   };
-  responses: never;
+  responses: {
+    /** @description VALIDATION_ERROR */
+    ValidationError: {
+      headers: {
+        "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+        "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+        "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"];
+      };
+    };
+    /** @description UNAUTHORIZED */
+    Unauthorized: {
+      headers: {
+        "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+        "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+        "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"];
+      };
+    };
+    /** @description RATE_LIMIT_EXCEEDED */
+    RateLimited: {
+      headers: {
+        "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+        "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+        "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        "Retry-After": components["headers"]["RetryAfter"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"];
+      };
+    };
+    /** @description PAYLOAD_TOO_LARGE */
+    PayloadTooLarge: {
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"];
+      };
+    };
+  };
   parameters: {
   };
   requestBodies: never;
@@ -1307,17 +1349,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
       /** @description EMAIL_ALREADY_EXISTS, USERNAME_ALREADY_EXISTS */
       409: {
         headers: {
@@ -1329,24 +1361,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Log in with email and password */
@@ -1376,17 +1392,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
       /** @description INVALID_CREDENTIALS */
       401: {
         headers: {
@@ -1398,12 +1404,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
       /** @description TOO_MANY_ATTEMPTS, RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -1424,29 +1425,8 @@ export interface operations {
    */
   logInWithGoogle: {
     responses: {
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      429: components["responses"]["RateLimited"];
       /** @description NOT_IMPLEMENTED */
       501: {
         headers: {
@@ -1479,29 +1459,8 @@ export interface operations {
         };
         content: never;
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -1513,24 +1472,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Exchange a refresh token for a new token pair (single use) */
@@ -1558,47 +1501,10 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Mail a password reset link (same answer whether the account exists or not) */
@@ -1630,35 +1536,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Set a new password with a reset token; ends every session of the account */
@@ -1699,24 +1579,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Confirm an email address with the token from the verification email */
@@ -1756,24 +1620,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Mail a new verification link (same answer whether the account exists or not) */
@@ -1805,35 +1653,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** The private profile of the caller */
@@ -1854,41 +1676,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Change the profile of the caller (full_name, avatar_url, country, username) */
@@ -1926,29 +1716,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description USERNAME_ALREADY_EXISTS */
       409: {
         headers: {
@@ -1960,24 +1729,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /**
@@ -2017,29 +1770,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -2062,24 +1794,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /**
@@ -2123,29 +1839,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -2168,24 +1863,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** The public profile of the user with this username (case-insensitive) */
@@ -2211,29 +1890,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -2245,18 +1903,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Users whose username starts with q (case-insensitive), by username */
@@ -2285,41 +1932,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** The public profile of a user */
@@ -2346,29 +1961,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -2380,18 +1974,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** The generated default avatar of a user (SVG) */
@@ -2414,17 +1997,7 @@ export interface operations {
           "image/svg+xml": string;
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -2436,18 +2009,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** List games (pending ones only with status=pending: the caller's own, with direction) */
@@ -2490,41 +2052,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once */
@@ -2583,29 +2113,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -2628,24 +2137,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -2685,29 +2178,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description GAME_NOT_FOUND */
       404: {
         headers: {
@@ -2719,18 +2191,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Export a game as PGN (application/x-chess-pgn) */
@@ -2753,29 +2214,8 @@ export interface operations {
           "application/x-chess-pgn": string;
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description GAME_NOT_FOUND */
       404: {
         headers: {
@@ -2787,18 +2227,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Accept a challenge (the challenged player): the game starts */
@@ -2830,29 +2259,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -2886,24 +2294,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Decline a challenge (the challenged player) */
@@ -2935,29 +2327,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -2991,24 +2362,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Cancel a challenge (the challenger) */
@@ -3040,29 +2395,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -3096,24 +2430,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Make a move */
@@ -3169,18 +2487,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER, NOT_YOUR_TURN */
       403: {
         headers: {
@@ -3214,24 +2521,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -3276,29 +2567,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -3332,24 +2602,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -3394,29 +2648,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -3450,24 +2683,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -3521,29 +2738,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER, FORBIDDEN */
       403: {
         headers: {
@@ -3577,24 +2773,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -3655,29 +2835,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -3711,24 +2870,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Abort the game before both sides have made their first move (abandoned, unrated) */
@@ -3760,29 +2903,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -3816,24 +2938,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -3889,29 +2995,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -3945,24 +3030,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -4007,29 +3076,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -4063,24 +3111,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -4134,29 +3166,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER, FORBIDDEN */
       403: {
         headers: {
@@ -4190,24 +3201,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -4253,29 +3248,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -4298,18 +3272,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /**
@@ -4357,29 +3320,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER, FORBIDDEN */
       403: {
         headers: {
@@ -4413,24 +3355,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /**
@@ -4465,29 +3391,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -4521,24 +3426,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Unmute the opponent in this game's chat (a player) */
@@ -4565,29 +3454,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description NOT_A_PLAYER */
       403: {
         headers: {
@@ -4610,18 +3478,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made */
@@ -4664,29 +3521,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description GAME_NOT_FOUND */
       404: {
         headers: {
@@ -4709,18 +3545,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Your endpoints, newest first */
@@ -4748,41 +3573,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Register an endpoint for events (Standard Webhooks signatures with your secret, which is never shown again) */
@@ -4823,29 +3616,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description WEBHOOK_LIMIT, IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -4857,24 +3629,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** One of your endpoints */
@@ -4901,29 +3657,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -4935,18 +3670,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Remove an endpoint (its pending deliveries go with it) */
@@ -4967,29 +3691,8 @@ export interface operations {
         };
         content: never;
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -5001,18 +3704,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** An endpoint's deliveries, newest first: event, status, attempts, last response code, next attempt */
@@ -5044,29 +3736,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -5078,18 +3749,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Send a webhook.test delivery to the endpoint (at most 3 pending per endpoint, else 429) */
@@ -5121,29 +3781,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -5166,24 +3805,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Your friends (status=friends, the default), requests to you (incoming) or from you (outgoing), newest first */
@@ -5214,41 +3837,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /**
@@ -5299,29 +3890,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -5344,24 +3914,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Unfriend, withdraw your request, or decline theirs (204) */
@@ -5382,29 +3936,8 @@ export interface operations {
         };
         content: never;
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND, NOT_FOUND */
       404: {
         headers: {
@@ -5416,18 +3949,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** List clubs: by members (default, most first), created_at (newest first) or name (A to Z) */
@@ -5463,41 +3985,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Create a club; the caller owns it and is its first member */
@@ -5540,29 +4030,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description CLUB_NAME_TAKEN, CLUB_LIMIT, IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -5574,24 +4043,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Read a club, with the caller’s role (owner, member, invited or null) */
@@ -5618,29 +4071,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description CLUB_NOT_FOUND */
       404: {
         headers: {
@@ -5652,18 +4084,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Delete a club with its memberships and invitations (the owner only) */
@@ -5684,29 +4105,8 @@ export interface operations {
         };
         content: never;
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -5729,18 +4129,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** The members of a club, owner first, then by joining time (public, like every club read; never the invitees) */
@@ -5772,17 +4161,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
       /** @description CLUB_NOT_FOUND */
       404: {
         headers: {
@@ -5794,18 +4173,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Join an open club, or a closed one you are invited to (already a member: 200 as is) */
@@ -5837,29 +4205,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -5893,24 +4240,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Leave a club (its owner cannot: delete it instead) */
@@ -5936,29 +4267,8 @@ export interface operations {
         };
         content: never;
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description CLUB_NOT_FOUND, NOT_FOUND */
       404: {
         headers: {
@@ -5981,24 +4291,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Invite a user (the owner only): 201 and club.invite to them, or 200 when already invited; lapses after 30 days */
@@ -6054,29 +4348,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description FORBIDDEN */
       403: {
         headers: {
@@ -6110,24 +4383,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** List puzzles: by rating (default) or popularity, ascending unless asked otherwise; filter by theme and rating */
@@ -6165,41 +4422,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Today's puzzle (UTC day): the same for everyone, all day */
@@ -6220,29 +4445,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description PUZZLE_NOT_FOUND */
       404: {
         headers: {
@@ -6254,18 +4458,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** The puzzle the caller has not attempted whose rating is closest to the caller's puzzle rating */
@@ -6286,29 +4479,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description PUZZLE_NOT_FOUND */
       404: {
         headers: {
@@ -6320,18 +4492,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Read a puzzle: the position after the setup move, the solver to move (the solution is not shown) */
@@ -6357,29 +4518,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description PUZZLE_NOT_FOUND */
       404: {
         headers: {
@@ -6391,18 +4531,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Attempt a puzzle with the solver's moves; the first attempt is rated (Glicko-2, the user and the puzzle; while the user's rating is provisional, RD > 110, one attempt moves it no more than an even game would) */
@@ -6443,29 +4572,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description PUZZLE_NOT_FOUND */
       404: {
         headers: {
@@ -6488,24 +4596,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** List arenas by status: running (default) and upcoming by starts_at, finished by ends_at, newest first */
@@ -6539,41 +4631,9 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Create an arena; the creator is not joined (join like anyone) */
@@ -6630,29 +4690,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description TOURNAMENT_LIMIT, IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -6664,24 +4703,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Read an arena with the first 100 standings */
@@ -6708,29 +4731,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description TOURNAMENT_NOT_FOUND */
       404: {
         headers: {
@@ -6742,18 +4744,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Page through every standing of an arena, ranked */
@@ -6785,29 +4776,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description TOURNAMENT_NOT_FOUND */
       404: {
         headers: {
@@ -6819,18 +4789,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      429: components["responses"]["RateLimited"];
     };
   };
   /** Join an arena before or while it runs (again: 200 as is; a withdrawn player comes back with their points) */
@@ -6862,29 +4821,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description TOURNAMENT_NOT_FOUND */
       404: {
         headers: {
@@ -6907,24 +4845,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -6969,29 +4891,8 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description UNAUTHORIZED */
-      401: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       /** @description TOURNAMENT_NOT_FOUND */
       404: {
         headers: {
@@ -7014,24 +4915,8 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-          "Retry-After": components["headers"]["RetryAfter"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -7136,12 +5021,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
+      413: components["responses"]["PayloadTooLarge"];
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
