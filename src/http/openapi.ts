@@ -77,7 +77,7 @@ function headersOf(extra: string[] = []): Record<string, Header> {
 export const examplesOf = (r: Route): RouteExamples | undefined => EXAMPLES[`${r.method.toUpperCase()} ${r.path}`];
 
 /** The success body as the route really sends it (see Route.envelope); `data` is always there. */
-function successContent(r: Route, response = r.response, example = examplesOf(r)?.response): Record<string, { schema: z.ZodType; example?: unknown }> {
+function successContent(r: Route, response: z.ZodType | undefined, example: unknown): Record<string, { schema: z.ZodType; example?: unknown }> {
   const data = response ?? z.json();
   const has = example !== undefined;
   switch (r.envelope ?? 'data') {
@@ -195,7 +195,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       responses[String(status)] =
         status === 204
           ? { description: 'No content', headers: headersOf(replayable) }
-          : { description: 'Success', headers: headersOf(replayable), content: successContent(r) };
+          : { description: 'Success', headers: headersOf(replayable), content: successContent(r, r.response, examplesOf(r)?.response) };
     }
     for (const [s, also] of Object.entries(r.also ?? {})) {
       responses[s] = { description: also.description, headers: headersOf([...replayable, ...(also.headers ?? [])]), content: successContent(r, also.response, undefined) };
@@ -557,6 +557,8 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
       summary,
       description: 'Signed by the Standard Webhooks scheme; a 2xx within WEBHOOK_TIMEOUT_SECONDS is delivered, else retried (see docs/api.md, Webhooks).',
       tags: ['Webhooks'],
+      // The receiver checks the signature (webhook-signature), not a bearer token.
+      security: [],
       request: { headers: WebhookHeaders, body: { required: true, content: { 'application/json': { schema: payload } } } },
       responses: { 200: { description: 'Any 2xx: delivered' }, 410: { description: 'Gone: the endpoint is disabled at once' } },
     });

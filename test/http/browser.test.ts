@@ -147,6 +147,9 @@ describe('in a real Chromium', function () {
     await oauth.locator('.response[data-code="501"]').waitFor();
     assert.equal(await oauth.locator('.response[data-code="200"]').count(), 0);
     await page.locator('.opblock-tag', { hasText: 'Rooms' }).waitFor();
+    // The WebSockets are no operations (x-websockets), and people read them in the description.
+    await page.locator('.info h2', { hasText: 'Game stream (WebSocket)' }).waitFor();
+    await page.locator('.info h2', { hasText: 'Realtime channel (WebSocket)' }).waitFor();
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, [], 'nothing is fetched from elsewhere');
     await page.context().close();
