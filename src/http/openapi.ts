@@ -145,7 +145,8 @@ function errorResponses(codes: Iterable<string>, limited: boolean): Record<strin
 /** `schema`: the envelope as zod (in a path), or its `$ref` (in a raw component, which is not converted). */
 function errorResponse<S>(status: number, codes: string[], limited: boolean, schema: S) {
   const h: Record<string, Header> = limited && status !== 413 ? headersOf() : {};
-  if (status === 429) h['Retry-After'] = headerRef('Retry-After')[1];
+  // A route's limit always says when (429); the sockets' caps, the rooms and a 503 say it when they know.
+  if (status === 429) h['Retry-After'] = limited ? headerRef('Retry-After')[1] : MAYBE_RETRY_AFTER;
   if (status === 503) h['Retry-After'] = MAYBE_RETRY_AFTER;
   // Sent with UNAUTHORIZED (a token missing or refused), not with another 401 (a wrong password).
   if (codes.includes('UNAUTHORIZED')) h['WWW-Authenticate'] = codes.length === 1 ? headerRef('WWW-Authenticate')[1] : WITH_UNAUTHORIZED;
@@ -424,7 +425,7 @@ function registerStreams(registry: OpenAPIRegistry): void {
     },
     responses: {
       200: { description: 'The messages, one JSON object per line, until game_end', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_GAME_EXAMPLE } } },
-      ...errorResponses(['VALIDATION_ERROR', 'UNAUTHORIZED', 'GAME_NOT_FOUND', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED'], () => ({})),
+      ...errorResponses(['VALIDATION_ERROR', 'UNAUTHORIZED', 'GAME_NOT_FOUND', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED'], false),
     },
   });
   registry.registerPath({
@@ -440,7 +441,7 @@ function registerStreams(registry: OpenAPIRegistry): void {
     },
     responses: {
       200: { description: 'The events, one JSON object per line, until the client hangs up', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_EVENTS_EXAMPLE } } },
-      ...errorResponses(['UNAUTHORIZED', 'MISSING_SCOPE', 'RATE_LIMIT_EXCEEDED'], () => ({})),
+      ...errorResponses(['UNAUTHORIZED', 'MISSING_SCOPE', 'RATE_LIMIT_EXCEEDED'], false),
     },
   });
 }
@@ -463,7 +464,7 @@ const SeatReservation = z
  * under /v1, so the document's one server holds it too.
  */
 function registerMatchmake(registry: OpenAPIRegistry): void {
-  const codes = ['VALIDATION_ERROR', 'UNAUTHORIZED', 'NOT_FOUND', 'PLAYER_BUSY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'];
+  const codes = ['VALIDATION_ERROR', 'UNAUTHORIZED', 'MISSING_SCOPE', 'NOT_FOUND', 'PLAYER_BUSY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'];
   registry.registerPath({
     method: 'post',
     path: '/matchmake/{method}/{room}',

@@ -270,6 +270,58 @@ export interface paths {
     /** Stop being paired (points kept, a game in progress counts); before the start it removes you; not joined: 200 as is */
     post: operations["withdrawFromTournament"];
   };
+  "/games/{id}/stream": {
+    /**
+     * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
+     * @description A WebSocket (`ws://…/v1/games/{id}/stream`, also under /api and /api/v1). Watching is public; a token
+     * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players).
+     * Every message is JSON with `type`, `v` (the game's event number) and `ts` (Unix ms):
+     * - `state {game}`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
+     * - `move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}`, each followed by `time_update {times}` (seconds);
+     * - `time_update {times}` every 5 s while the clocks run (it carries the current v, it does not advance it);
+     * - `draw_offer {draw_offer}` when an offer opens or closes;
+     * - `opponent_gone {color, claimable_at}` / `opponent_back {color}` when a player who had joined the game's room leaves it / returns (not numbered);
+     * - `rematch_offer {game_id, offered_by}` when a player asks for a rematch after the end (not numbered);
+     * - `takeback_offer {takeback: {id, offered_by, plies, status, expires_at}}` when a takeback proposal opens or closes (declined, expired);
+     * - `takeback {takeback_id, plies, fen, move_count, current_turn, times}` when one is accepted: drop the last `plies` moves (keep `move_count`), the side to move's clock runs;
+     * - `game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}`, then the server closes with 1000;
+     * - `chat {room, message}`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
+     * `?since=v` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
+     * The client may send `{"type":"ping"}` (answered `pong`). Close codes: 1000 game over, 1008 too many refused messages,
+     * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
+     * (after `error UNAUTHORIZED`), 4404 unknown game (after `error GAME_NOT_FOUND`), 4429 the token's user holds
+     * REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after `error RATE_LIMIT_EXCEEDED`).
+     * Sockets of the stream and the realtime channel together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
+     * per client address on a node; past it the upgrade is answered 429 with the error envelope (`RATE_LIMIT_EXCEEDED`), no WebSocket.
+     *
+     * **Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with `Accept: application/x-ndjson` and no
+     * upgrade answers 200 with the same messages, in the same order with the same `v`, one JSON object per line of a chunked
+     * body, and an empty line every 7 s as keep-alive; the same token and `?since=`. The body ends after `game_end`; a body that
+     * ends otherwise (after `error SERVICE_UNAVAILABLE` when the service restarts or the game could not be read, or cut off
+     * without its last chunk for a client reading too slowly) means: reconnect with `?since=`. Refusals come before the stream as
+     * HTTP errors: 400 `VALIDATION_ERROR` (since), 401 `UNAUTHORIZED`, 404 `GAME_NOT_FOUND`, 429 `RATE_LIMIT_EXCEEDED` (an HTTP
+     * stream counts as a socket in both caps). Without that Accept and without an upgrade the URL answers 404 `NOT_FOUND`.
+     *
+     * The WebSocket form (the same URL, upgraded) is under `x-websockets` (gameStream).
+     */
+    get: operations["streamGame"];
+  };
+  "/stream/events": {
+    /**
+     * Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs
+     * @description Your `user:<your id>` channel of the realtime WebSocket over HTTP (for clients that cannot hold a WebSocket):
+     * 200 with its messages as the realtime socket sends them after `subscribed` (each with `channel`: `challenge_received`,
+     * `challenge_declined`, `challenge_cancelled`, `challenge_expired`, `game_started`, `rematch_offer`, `tournament_started`,
+     * `tournament_pairing`, friend and club news), one JSON object per line of a chunked body (`application/x-ndjson`, whatever the
+     * Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
+     * The channel keeps no replay buffer, so there is no `?since=`: what was missed while disconnected is read back through REST
+     * (`GET /games?status=pending` for challenges). When the session ends (logout) the last line is `error UNAUTHORIZED`; when the
+     * service restarts, `error SERVICE_UNAVAILABLE`; a client reading too slowly is cut off. The token: `Authorization: Bearer`
+     * (or `?token=`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
+     * REALTIME_SOCKETS_PER_USER: 429 `RATE_LIMIT_EXCEEDED` past them).
+     */
+    get: operations["streamEvents"];
+  };
   "/matchmake/{method}/{room}": {
     /**
      * Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool
@@ -4933,6 +4985,143 @@ export interface operations {
     };
   };
   /**
+   * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
+   * @description A WebSocket (`ws://…/v1/games/{id}/stream`, also under /api and /api/v1). Watching is public; a token
+   * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players).
+   * Every message is JSON with `type`, `v` (the game's event number) and `ts` (Unix ms):
+   * - `state {game}`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
+   * - `move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}`, each followed by `time_update {times}` (seconds);
+   * - `time_update {times}` every 5 s while the clocks run (it carries the current v, it does not advance it);
+   * - `draw_offer {draw_offer}` when an offer opens or closes;
+   * - `opponent_gone {color, claimable_at}` / `opponent_back {color}` when a player who had joined the game's room leaves it / returns (not numbered);
+   * - `rematch_offer {game_id, offered_by}` when a player asks for a rematch after the end (not numbered);
+   * - `takeback_offer {takeback: {id, offered_by, plies, status, expires_at}}` when a takeback proposal opens or closes (declined, expired);
+   * - `takeback {takeback_id, plies, fen, move_count, current_turn, times}` when one is accepted: drop the last `plies` moves (keep `move_count`), the side to move's clock runs;
+   * - `game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}`, then the server closes with 1000;
+   * - `chat {room, message}`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
+   * `?since=v` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
+   * The client may send `{"type":"ping"}` (answered `pong`). Close codes: 1000 game over, 1008 too many refused messages,
+   * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
+   * (after `error UNAUTHORIZED`), 4404 unknown game (after `error GAME_NOT_FOUND`), 4429 the token's user holds
+   * REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after `error RATE_LIMIT_EXCEEDED`).
+   * Sockets of the stream and the realtime channel together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
+   * per client address on a node; past it the upgrade is answered 429 with the error envelope (`RATE_LIMIT_EXCEEDED`), no WebSocket.
+   *
+   * **Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with `Accept: application/x-ndjson` and no
+   * upgrade answers 200 with the same messages, in the same order with the same `v`, one JSON object per line of a chunked
+   * body, and an empty line every 7 s as keep-alive; the same token and `?since=`. The body ends after `game_end`; a body that
+   * ends otherwise (after `error SERVICE_UNAVAILABLE` when the service restarts or the game could not be read, or cut off
+   * without its last chunk for a client reading too slowly) means: reconnect with `?since=`. Refusals come before the stream as
+   * HTTP errors: 400 `VALIDATION_ERROR` (since), 401 `UNAUTHORIZED`, 404 `GAME_NOT_FOUND`, 429 `RATE_LIMIT_EXCEEDED` (an HTTP
+   * stream counts as a socket in both caps). Without that Accept and without an upgrade the URL answers 404 `NOT_FOUND`.
+   *
+   * The WebSocket form (the same URL, upgraded) is under `x-websockets` (gameStream).
+   */
+  streamGame: {
+    parameters: {
+      query?: {
+        /** @description An access token (or the Authorization header); optional */
+        token?: string;
+        /** @description The last event number seen: resume after it */
+        since?: number;
+      };
+      header: {
+        /** @description required: without it (and without an upgrade) the URL is 404 NOT_FOUND */
+        Accept: "application/x-ndjson";
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The messages, one JSON object per line, until game_end */
+      200: {
+        content: {
+          "application/x-ndjson": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description GAME_NOT_FOUND, NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait, when known */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs
+   * @description Your `user:<your id>` channel of the realtime WebSocket over HTTP (for clients that cannot hold a WebSocket):
+   * 200 with its messages as the realtime socket sends them after `subscribed` (each with `channel`: `challenge_received`,
+   * `challenge_declined`, `challenge_cancelled`, `challenge_expired`, `game_started`, `rematch_offer`, `tournament_started`,
+   * `tournament_pairing`, friend and club news), one JSON object per line of a chunked body (`application/x-ndjson`, whatever the
+   * Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
+   * The channel keeps no replay buffer, so there is no `?since=`: what was missed while disconnected is read back through REST
+   * (`GET /games?status=pending` for challenges). When the session ends (logout) the last line is `error UNAUTHORIZED`; when the
+   * service restarts, `error SERVICE_UNAVAILABLE`; a client reading too slowly is cut off. The token: `Authorization: Bearer`
+   * (or `?token=`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
+   * REALTIME_SOCKETS_PER_USER: 429 `RATE_LIMIT_EXCEEDED` past them).
+   */
+  streamEvents: {
+    parameters: {
+      query?: {
+        /** @description An access token, when the Authorization header cannot be set */
+        token?: string;
+      };
+    };
+    responses: {
+      /** @description The events, one JSON object per line, until the client hangs up */
+      200: {
+        content: {
+          "application/x-ndjson": string;
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait, when known */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
    * Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool
    * @description Players use the Colyseus SDK (`@colyseus/sdk`, `new Client('ws://host:2567')`), which calls this route and then opens the
    * room's WebSocket with the seat it got. Put the access token in the join options (`{token}`), never in `client.auth.token`
@@ -5025,7 +5214,8 @@ export interface operations {
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
-          "Retry-After": components["headers"]["RetryAfter"];
+          /** @description Seconds to wait, when known */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"];

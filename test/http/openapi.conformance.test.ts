@@ -316,7 +316,21 @@ describe('OpenAPI document against the service', function () {
   };
   drive.withdrawFromTournament = async () => void (await c.call('withdrawFromTournament', as(b, { params: { id: tournamentId }, expect: 200 })));
 
-  // ---- rooms -----------------------------------------------------------------------------
+  // ---- streams over HTTP (NDJSON) and rooms ------------------------------------------------
+  const ndjson = { Accept: 'application/x-ndjson' };
+  drive.streamGame = async () => {
+    const res = await c.call('streamGame', { params: { id: finishedId }, headers: ndjson, stream: true, ip: newIp(), expect: 200 });
+    assert.equal(JSON.parse(res.text.split('\n')[0]).type, 'state');
+    await c.call('streamGame', { params: { id: finishedId }, query: { since: 'soon' }, headers: ndjson, ip: newIp(), expect: 400 });
+    await c.call('streamGame', { params: { id: finishedId }, token: 'not.a.token', headers: ndjson, ip: newIp(), expect: 401 });
+    await c.call('streamGame', { params: { id: randomUUID() }, headers: ndjson, ip: newIp(), expect: 404 });
+    await c.call('streamGame', { params: { id: finishedId }, ip: newIp(), expect: 404 });
+  };
+  drive.streamEvents = async () => {
+    await c.call('streamEvents', as(a, { stream: true, expect: 200 }));
+    await c.call('streamEvents', { ip: newIp(), expect: 401 });
+  };
+
   drive.matchmake = async () => {
     await c.call('matchmake', { params: { method: 'joinOrCreate', room: 'lobby' }, body: {}, ip: newIp(), expect: 200 });
     await c.call('matchmake', { params: { method: 'joinOrCreate', room: 'nowhere' }, body: {}, ip: newIp(), expect: 404 });

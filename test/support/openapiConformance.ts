@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { api, type ApiResponse } from '../helpers/http.ts';
+import { testService } from '../helpers/service.ts';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -22,6 +23,8 @@ export type CallOptions = {
   headers?: Record<string, string>;
   /** The status the caller means to drive (a mismatch is a broken fixture, said as such). */
   expect?: number;
+  /** An answer that may not end (an NDJSON stream): read its first line, then hang up. */
+  stream?: boolean;
 };
 
 /**
@@ -71,7 +74,7 @@ export class Conformance {
   /** Calls an operation and checks the answer against the document; returns it. */
   async call(id: string, o: CallOptions = {}): Promise<ApiResponse> {
     const { method } = this.operation(id);
-    const res = await api(method.toUpperCase(), this.url(id, o.params, o.query), {
+    const res = o.stream ? await firstLine(this.url(id, o.params, o.query), o) : await api(method.toUpperCase(), this.url(id, o.params, o.query), {
       body: o.body,
       rawBody: o.rawBody,
       token: o.token,
@@ -155,4 +158,30 @@ export class Conformance {
     const path = (o.$ref as string).replace(/^#\//, '').split('/');
     return this.resolve(path.reduce((at: any, key) => at?.[key], this.doc));
   }
+}
+
+/** A GET whose answer may stream for ever: its status, headers and text up to the first line break. */
+async function firstLine(path: string, o: CallOptions): Promise<ApiResponse> {
+  const { service } = await testService();
+  const abort = new AbortController();
+  const headers: Record<string, string> = { 'x-forwarded-for': o.ip ?? '10.255.0.1', ...o.headers };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  const res = await fetch(`${service.url}${path}`, { headers, signal: abort.signal });
+  let text = '';
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (text.includes('\n')) break;
+  }
+  abort.abort();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
 }
