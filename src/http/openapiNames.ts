@@ -4,6 +4,7 @@ import { EmailChangeResult, LoginResult, SignupResult, TokenPairResult, VerifyRe
 import { ChatMessageView, ChatMuteView } from '../services/chatViews.ts';
 import { ClubInvitationView, ClubMemberView, ClubView } from '../services/clubViews.ts';
 import { FriendListItem, FriendshipView } from '../services/friends.ts';
+import { CreatedPersonalToken, PersonalTokenView } from '../services/personalTokens.ts';
 import {
   DrawAnswerResult,
   DrawOfferResult,
@@ -50,6 +51,9 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /auth/password/update': 'resetPassword',
   'POST /auth/verify': 'verifyEmail',
   'POST /auth/verify/resend': 'resendVerification',
+  'POST /account/tokens': 'createPersonalToken',
+  'GET /account/tokens': 'listPersonalTokens',
+  'DELETE /account/tokens/:id': 'deletePersonalToken',
   'GET /users/me': 'getMe',
   'PATCH /users/me': 'updateMe',
   'POST /users/me/password': 'changePassword',
@@ -163,6 +167,8 @@ const COMPONENTS: [z.ZodType, string][] = [
   [TournamentView, 'Tournament'],
   [TournamentSummaryView, 'TournamentSummary'],
   [StandingView, 'Standing'],
+  [PersonalTokenView, 'PersonalToken'],
+  [CreatedPersonalToken, 'CreatedPersonalToken'],
   [WebhookView, 'Webhook'],
   [DeliveryView, 'WebhookDelivery'],
 ];

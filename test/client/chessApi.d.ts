@@ -53,14 +53,14 @@ export interface paths {
   "/users/me/password": {
     /**
      * Change the password of the caller, given the current one; ends every other session of the account
-     * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.
+     * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.
      */
     post: operations["changePassword"];
   };
   "/users/me/email": {
     /**
      * Change the email address of the caller, given the password; the new address must be confirmed
-     * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**.
+     * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`).
      */
     post: operations["changeEmail"];
   };
@@ -79,6 +79,25 @@ export interface paths {
   "/users/{id}/avatar.svg": {
     /** The generated default avatar of a user (SVG) */
     get: operations["getAvatar"];
+  };
+  "/account/tokens": {
+    /**
+     * Your personal access tokens, newest first (without the tokens themselves)
+     * @description Needs the access token of a signed-in session: a personal access token is refused with **403** `SESSION_REQUIRED`.
+     */
+    get: operations["listPersonalTokens"];
+    /**
+     * Make a personal access token (`cst_…`) with scopes; the token is shown only in this answer
+     * @description Needs the access token of a signed-in session: a personal access token is refused with **403** `SESSION_REQUIRED`. The token works wherever an access token does (`Authorization: Bearer cst_…`, the game stream, the realtime channel, rooms), limited to its `scopes`; a call outside them is **403** `MISSING_SCOPE` with `details.scope`. Only a hash is stored. At most 50 per user (**409** `TOKEN_LIMIT`). It ends when deleted, at `expires_at`, or when the password is changed or reset; logging out does not end it.
+     */
+    post: operations["createPersonalToken"];
+  };
+  "/account/tokens/{id}": {
+    /**
+     * Delete one of your personal access tokens: it stops working at once, on every node
+     * @description Needs the access token of a signed-in session: a personal access token is refused with **403** `SESSION_REQUIRED`. Another user's token, or an unknown id, is **404** `TOKEN_NOT_FOUND`.
+     */
+    delete: operations["deletePersonalToken"];
   };
   "/games": {
     /** List games (pending ones only with status=pending: the caller's own, with direction) */
@@ -1232,6 +1251,38 @@ export interface components {
       /** @description every player in the standings (withdrawn ones too) */
       standings_total: number;
     };
+    PersonalToken: {
+      /** Format: uuid */
+      id: string;
+      description: string;
+      scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read")[];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description the last use, to the minute
+       */
+      last_used_at: string | null;
+    };
+    CreatedPersonalToken: {
+      /** Format: uuid */
+      id: string;
+      description: string;
+      scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read")[];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description the last use, to the minute
+       */
+      last_used_at: string | null;
+      /** @description `cst_` + 43 base62 characters; shown only in this answer */
+      token: string;
+    };
     Webhook: {
       /** Format: uuid */
       id: string;
@@ -1513,6 +1564,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description SESSION_REQUIRED */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -1730,6 +1792,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       429: components["responses"]["RateLimited"];
     };
   };
@@ -1770,6 +1843,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description SESSION_REQUIRED */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description USERNAME_ALREADY_EXISTS */
       409: {
         headers: {
@@ -1787,7 +1871,7 @@ export interface operations {
   };
   /**
    * Change the password of the caller, given the current one; ends every other session of the account
-   * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.
+   * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.
    */
   changePassword: {
     parameters: {
@@ -1824,7 +1908,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, SESSION_REQUIRED */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1852,7 +1936,7 @@ export interface operations {
   };
   /**
    * Change the email address of the caller, given the password; the new address must be confirmed
-   * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**.
+   * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`).
    */
   changeEmail: {
     parameters: {
@@ -1893,7 +1977,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, SESSION_REQUIRED */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2064,6 +2148,168 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
+  /**
+   * Your personal access tokens, newest first (without the tokens themselves)
+   * @description Needs the access token of a signed-in session: a personal access token is refused with **403** `SESSION_REQUIRED`.
+   */
+  listPersonalTokens: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PersonalToken"][];
+            pagination: components["schemas"]["Pagination"];
+          };
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      /** @description SESSION_REQUIRED */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  /**
+   * Make a personal access token (`cst_…`) with scopes; the token is shown only in this answer
+   * @description Needs the access token of a signed-in session: a personal access token is refused with **403** `SESSION_REQUIRED`. The token works wherever an access token does (`Authorization: Bearer cst_…`, the game stream, the realtime channel, rooms), limited to its `scopes`; a call outside them is **403** `MISSING_SCOPE` with `details.scope`. Only a hash is stored. At most 50 per user (**409** `TOKEN_LIMIT`). It ends when deleted, at `expires_at`, or when the password is changed or reset; logging out does not end it.
+   */
+  createPersonalToken: {
+    parameters: {
+      header?: {
+        /** @description A retry with the same key by the same user within 24 h gets the first answer again (with `Idempotent-Replayed: true`) instead of acting twice; the same key with another request → 409 IDEMPOTENCY_KEY_REUSED. 5xx and 429 answers are not kept. */
+        "Idempotency-Key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description what the token is for, e.g. "my bot" */
+          description: string;
+          scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read")[];
+          /**
+           * Format: date-time
+           * @description when the token stops working (must be in the future); none: it works until deleted
+           */
+          expires_at?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CreatedPersonalToken"];
+          };
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      /** @description SESSION_REQUIRED */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description TOKEN_LIMIT, IDEMPOTENCY_KEY_REUSED */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  /**
+   * Delete one of your personal access tokens: it stops working at once, on every node
+   * @description Needs the access token of a signed-in session: a personal access token is refused with **403** `SESSION_REQUIRED`. Another user's token, or an unknown id, is **404** `TOKEN_NOT_FOUND`.
+   */
+  deletePersonalToken: {
+    parameters: {
+      path: {
+        /** @description a UUID, in either case; a malformed one is an unknown id (404) */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: never;
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      /** @description SESSION_REQUIRED */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description TOKEN_NOT_FOUND */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+    };
+  };
   /** List games (pending ones only with status=pending: the caller's own, with direction) */
   listGames: {
     parameters: {
@@ -2106,6 +2352,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       429: components["responses"]["RateLimited"];
     };
   };
@@ -2167,6 +2424,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -2313,7 +2581,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2381,7 +2649,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2449,7 +2717,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2540,7 +2808,7 @@ export interface operations {
         };
       };
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER, NOT_YOUR_TURN */
+      /** @description NOT_A_PLAYER, NOT_YOUR_TURN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2621,7 +2889,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2702,7 +2970,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2792,7 +3060,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER, FORBIDDEN */
+      /** @description NOT_A_PLAYER, FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2889,7 +3157,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -2957,7 +3225,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3049,7 +3317,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3130,7 +3398,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3220,7 +3488,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER, FORBIDDEN */
+      /** @description NOT_A_PLAYER, FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3302,7 +3570,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3374,7 +3642,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER, FORBIDDEN */
+      /** @description NOT_A_PLAYER, FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3445,7 +3713,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3508,7 +3776,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description NOT_A_PLAYER */
+      /** @description NOT_A_PLAYER, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -3627,6 +3895,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       429: components["responses"]["RateLimited"];
     };
   };
@@ -3670,6 +3949,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description WEBHOOK_LIMIT, IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -3711,6 +4001,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -3745,6 +4046,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -3790,6 +4102,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -3835,6 +4158,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -3891,6 +4225,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       429: components["responses"]["RateLimited"];
     };
   };
@@ -3944,6 +4289,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -3990,6 +4346,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description USER_NOT_FOUND, NOT_FOUND */
       404: {
         headers: {
@@ -4084,6 +4451,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description CLUB_NAME_TAKEN, CLUB_LIMIT, IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -4159,7 +4537,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -4259,7 +4637,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -4321,6 +4699,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description CLUB_NOT_FOUND, NOT_FOUND */
       404: {
         headers: {
@@ -4402,7 +4791,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description FORBIDDEN */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -4626,6 +5015,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description PUZZLE_NOT_FOUND */
       404: {
         headers: {
@@ -4744,6 +5144,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description TOURNAMENT_LIMIT, IDEMPOTENCY_KEY_REUSED */
       409: {
         headers: {
@@ -4875,6 +5286,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description TOURNAMENT_NOT_FOUND */
       404: {
         headers: {
@@ -4945,6 +5367,17 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description TOURNAMENT_NOT_FOUND */
       404: {
         headers: {
@@ -5109,6 +5542,12 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description MISSING_SCOPE */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -5194,6 +5633,12 @@ export interface operations {
         headers: {
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description MISSING_SCOPE */
+      403: {
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };

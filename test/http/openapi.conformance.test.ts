@@ -128,6 +128,26 @@ describe('OpenAPI document against the service', function () {
     await c.call('getAvatar', { params: { id: b.id }, ip: newIp(), expect: 200 });
   };
 
+  // ---- personal access tokens ----------------------------------------------------------
+  let personal = { id: '', token: '' };
+  drive.createPersonalToken = async () => {
+    const body = { description: 'my bot', scopes: ['games:read'] };
+    personal = (await c.call('createPersonalToken', as(a, { body, expect: 201 }))).body.data;
+    await c.call('createPersonalToken', as(a, { body: { description: '', scopes: ['root'] }, expect: 400 }));
+    // A personal token: the scope it has (200), one it lacks (MISSING_SCOPE), a session-only operation (SESSION_REQUIRED).
+    await c.call('getGame', { params: { id: randomUUID() }, token: personal.token, ip: newIp(), expect: 404 });
+    await c.call('createClub', { body: { name: 'Token club' }, token: personal.token, ip: newIp(), expect: 403 });
+    await c.call('createPersonalToken', { body, token: personal.token, ip: newIp(), expect: 403 });
+  };
+  drive.listPersonalTokens = async () => {
+    await c.call('listPersonalTokens', as(a, { expect: 200 }));
+    await c.call('listPersonalTokens', { token: personal.token, ip: newIp(), expect: 403 });
+  };
+  drive.deletePersonalToken = async () => {
+    await c.call('deletePersonalToken', as(a, { params: { id: personal.id }, expect: 204 }));
+    await c.call('deletePersonalToken', as(a, { params: { id: personal.id }, expect: 404 }));
+  };
+
   // ---- webhooks (first: an endpoint of A's then receives the game and social events) ----
   let webhookId = '';
   drive.createWebhook = async () => {
