@@ -1,9 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, getRefId } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ERROR_STATUS } from '../errors.ts';
-import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
 import { COLORS, RESULTS, TERMINATIONS } from '../domain/game.ts';
+import { ERROR_STATUS } from '../errors.ts';
 import { GameDetail, MoveView, RatingChanges } from '../services/gameViews.ts';
+import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
 import { componentDefinitions, operationIdOf } from './openapiNames.ts';
 import type { Route } from './route.ts';
 import { scopeDecision, type ScopeDecision } from './scopes.ts';
@@ -62,7 +62,7 @@ const HEADERS: Record<string, { description: string; schema: object; required?: 
 };
 const headerName = (h: string) => h.replaceAll('-', '');
 type Header = { $ref: string } | { description: string; schema: object };
-const headerRef = (h: string) => [h, { $ref: `#/components/headers/${headerName(h)}` }] as const;
+const headerRef = (h: string) => ({ $ref: `#/components/headers/${headerName(h)}` });
 /** A 401 that is UNAUTHORIZED or another code (INVALID_CREDENTIALS): the header comes with UNAUTHORIZED only. */
 const WITH_UNAUTHORIZED = { description: '`Bearer`, with UNAUTHORIZED (not with the other codes of this status)', schema: { type: 'string' } };
 /** A 503 says when to retry where it knows (a game between nodes does not). */
@@ -70,15 +70,18 @@ const MAYBE_RETRY_AFTER = { description: 'Seconds to wait, when known', schema: 
 /** Headers of a response: the rate-limit ones (every answer a route's limit saw), and `extra`. */
 function headersOf(extra: string[] = []): Record<string, Header> {
   const names = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', ...extra];
-  return Object.fromEntries(names.map((h) => headerRef(h)));
+  return Object.fromEntries(names.map((h) => [h, headerRef(h)]));
 }
 
 /** The route's examples (src/http/openapiExamples.ts), by "METHOD path". */
 export const examplesOf = (r: Route): RouteExamples | undefined => EXAMPLES[`${r.method.toUpperCase()} ${r.path}`];
 
+/** `data` of a route that does not describe it: anything, but there (z.json() recurses for ever in the generator). */
+const ANY_DATA = z.union([z.looseObject({}), z.array(z.unknown()), z.string(), z.number(), z.boolean(), z.null()]).meta({ description: 'not described' });
+
 /** The success body as the route really sends it (see Route.envelope); `data` is always there. */
 function successContent(r: Route, response: z.ZodType | undefined, example: unknown): Record<string, { schema: z.ZodType; example?: unknown }> {
-  const data = response ?? z.json();
+  const data = response ?? ANY_DATA;
   const has = example !== undefined;
   switch (r.envelope ?? 'data') {
     case 'raw':
@@ -146,10 +149,10 @@ function errorResponses(codes: Iterable<string>, limited: boolean): Record<strin
 function errorResponse<S>(status: number, codes: string[], limited: boolean, schema: S) {
   const h: Record<string, Header> = limited && status !== 413 ? headersOf() : {};
   // A route's limit always says when (429); the sockets' caps, the rooms and a 503 say it when they know.
-  if (status === 429) h['Retry-After'] = limited ? headerRef('Retry-After')[1] : MAYBE_RETRY_AFTER;
+  if (status === 429) h['Retry-After'] = limited ? headerRef('Retry-After') : MAYBE_RETRY_AFTER;
   if (status === 503) h['Retry-After'] = MAYBE_RETRY_AFTER;
   // Sent with UNAUTHORIZED (a token missing or refused), not with another 401 (a wrong password).
-  if (codes.includes('UNAUTHORIZED')) h['WWW-Authenticate'] = codes.length === 1 ? headerRef('WWW-Authenticate')[1] : WITH_UNAUTHORIZED;
+  if (codes.includes('UNAUTHORIZED')) h['WWW-Authenticate'] = codes.length === 1 ? headerRef('WWW-Authenticate') : WITH_UNAUTHORIZED;
   const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
   return {
     description: codes.join(', '),
@@ -209,7 +212,6 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');
     if (takesBody(r)) codes.add('PAYLOAD_TOO_LARGE');
     codes.add('RATE_LIMIT_EXCEEDED');
-    // The body parser answers 413 before the route (and its limit) sees the request.
     Object.assign(responses, errorResponses(codes, true));
     registry.registerPath({
       method: r.method,
