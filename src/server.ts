@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createEventBus } from './events.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, TOURNAMENT_ROOM } from './gateway/index.ts';
-import { createMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerTournamentMetrics } from './http/ops.ts';
+import { createMetrics, registerExportMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerTournamentMetrics } from './http/ops.ts';
 import { createRateLimits, limiterFactory } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { countRefusal, refusals } from './refusals.ts';
@@ -134,6 +134,7 @@ export async function startService(
     registerGameMetrics(metrics.registry, liveGames);
     registerRefusalMetrics(metrics.registry, refusals);
     registerRealtimeMetrics(metrics.registry, realtime.stats);
+    registerExportMetrics(metrics.registry, services.exports.stats);
     const port = (httpServer.address() as { port: number }).port;
     // The address to open: a wildcard bind is reached as localhost.
     const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;

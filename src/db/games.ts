@@ -21,7 +21,7 @@ export const GAME_COLUMN_NAMES = [
 ];
 /** Columns of `games` no read shows (the hosting bookkeeping of migration 006). */
 export const UNREAD_GAME_COLUMNS = ['hosted_at'];
-const GAME_COLUMNS = GAME_COLUMN_NAMES.map((c) => `g.${c}`).join(', ');
+export const GAME_COLUMNS = GAME_COLUMN_NAMES.map((c) => `g.${c}`).join(', ');
 
 
 export async function findGame(db: Queryable, id: string): Promise<GameRecord | undefined> {
@@ -214,7 +214,7 @@ export async function findGameDetail(db: Queryable, id: string): Promise<GameDet
   return { game: foldTail(withPlayers(game), parseTail(live_tail)), moves, drawOffer, rematch: parseRematch(detail_rematch) };
 }
 
-function parseRematch(json: unknown): RematchRecord | undefined {
+export function parseRematch(json: unknown): RematchRecord | undefined {
   if (!json) return undefined;
   const [gameId, offeredBy, status, abortReason, expiresAt] = json as [string, string, RematchRecord['status'], string | null, string | null];
   return { gameId, offeredBy, status, abortReason, expiresAt: expiresAt === null ? null : new Date(expiresAt) };

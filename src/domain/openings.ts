@@ -26,6 +26,8 @@ export interface OpeningBook {
    * `fens` holds every position in order: index 0 the start, index i the position after ply i.
    */
   classify(fens: readonly string[]): Opening | null;
+  /** The same for a game given by its SAN moves from the standard start (an export's games). */
+  classifySans(sans: readonly string[]): Opening | null;
 }
 
 export const OPENING_FILES = ['a.tsv', 'b.tsv', 'c.tsv', 'd.tsv', 'e.tsv'] as const;
@@ -110,6 +112,7 @@ export function loadOpeningBook(dir: string = DEFAULT_OPENINGS_DIR): OpeningBook
 export function createOpeningBook(openings: readonly Opening[]): OpeningBook {
   const index = indexOpenings(openings);
   const byEpd = (epd: string) => index.get(epdOf(epd));
+  const memo = new Map<string, Opening | null>();
   return {
     openings,
     byEpd,
@@ -122,7 +125,52 @@ export function createOpeningBook(openings: readonly Opening[]): OpeningBook {
       }
       return null;
     },
+    classifySans(sans) {
+      // Games repeat their first moves far more often than anything else: the answer for a
+      // sequence is kept (as many as MEMO_SIZE, the oldest dropped first), keyed by the only
+      // plies classify reads.
+      const line = sans.slice(0, CLASSIFY_MAX_PLIES);
+      const key = line.join(' ');
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      let opening: Opening | null = null;
+      for (const epd of epdsAlong(line).reverse()) {
+        opening = index.get(epd) ?? null;
+        if (opening) break;
+      }
+      if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
+      memo.set(key, opening);
+      return opening;
+    },
   };
+}
+
+const MEMO_SIZE = 20_000;
+
+// One board replays every game (JavaScript runs one at a time): making a chess.js instance costs
+// ten times what replaying a move does, and each replay undoes its moves before it returns.
+const replayBoard = new Chess();
+
+/**
+ * The EPD after each move (not the start, which has no name); stops at a move that is not legal.
+ * chess.js 1.4's fen() writes the en-passant square only when the capture is legal, which is
+ * epdOf's key (see there), so its first four fields are the key as they are.
+ */
+function epdsAlong(sans: readonly string[]): string[] {
+  const board = replayBoard as unknown as Internals;
+  const epds: string[] = [];
+  try {
+    for (const san of sans) {
+      const move = resolveSan(board, san);
+      if (!move) break;
+      board._makeMove(move);
+      const fen = replayBoard.fen();
+      epds.push(fen.slice(0, fen.lastIndexOf(' ', fen.lastIndexOf(' ') - 1)));
+    }
+  } finally {
+    for (let i = 0; i < epds.length; i++) board._undoMove();
+  }
+  return epds;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface PgnInput {
   sanList: readonly string[];
   /** Milliseconds on the mover's clock right after each ply; null/missing plies get no comment. */
   clocks?: readonly (number | null | undefined)[];
+  /** The evaluation after each ply as formatEval writes it; null/missing plies get none. */
+  evals?: readonly (string | null | undefined)[];
 }
 
 /** The export format asks for lines of at most 80 characters. */
@@ -42,17 +44,36 @@ export function formatPgnDate(date: Date): string {
   return `${date.getUTCFullYear()}.${pad(date.getUTCMonth() + 1)}.${pad(date.getUTCDate())}`;
 }
 
+/**
+ * `[%eval …]` value: pawns from White's point of view with two decimals, or `#n` for a forced
+ * mate in n (negative: Black mates), as Lichess writes it.
+ */
+export function formatEval(pawns: number, mate: number | null): string {
+  return mate !== null ? `#${mate}` : pawns.toFixed(2);
+}
+
 const escapeTag = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 
-/** Movetext tokens; a clock comment stays one token so a line break never splits it. */
-function movetextTokens(sanList: readonly string[], clocks: PgnInput['clocks']): string[] {
+/** The comment after ply `ply` (0-based): eval then clock, as Lichess orders them; '' for none. */
+function comment(input: Pick<PgnInput, 'clocks' | 'evals'>, ply: number): string {
+  const parts: string[] = [];
+  const evaluation = input.evals?.[ply];
+  if (evaluation != null) parts.push(`[%eval ${evaluation}]`);
+  const clock = input.clocks?.[ply];
+  if (clock != null) parts.push(`[%clk ${formatClock(clock)}]`);
+  return parts.length > 0 ? `{ ${parts.join(' ')} }` : '';
+}
+
+/** Movetext tokens; a comment stays one token so a line break never splits it. */
+function movetextTokens(input: PgnInput): string[] {
   const tokens: string[] = [];
-  sanList.forEach((san, ply) => {
+  let previous = '';
+  input.sanList.forEach((san, ply) => {
     if (ply % 2 === 0) tokens.push(`${ply / 2 + 1}.`);
-    else if (clocks?.[ply - 1] != null) tokens.push(`${(ply + 1) / 2}...`); // resume after a comment
+    else if (previous) tokens.push(`${(ply + 1) / 2}...`); // resume after a comment
     tokens.push(san);
-    const clock = clocks?.[ply];
-    if (clock != null) tokens.push(`{ [%clk ${formatClock(clock)}] }`);
+    previous = comment(input, ply);
+    if (previous) tokens.push(previous);
   });
   return tokens;
 }
@@ -92,7 +113,7 @@ export function formatPgn(input: PgnInput): string {
   for (const [name, value] of Object.entries(input.tags ?? {})) tags.push([name, value]);
 
   const header = tags.map(([name, value]) => `[${name} "${escapeTag(value)}"]`).join('\n');
-  const body = wrap([...movetextTokens(input.sanList, input.clocks), input.result]);
+  const body = wrap([...movetextTokens(input), input.result]);
   return `${header}\n\n${body}\n`;
 }
 

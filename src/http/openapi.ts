@@ -76,6 +76,9 @@ function headersOf(extra: string[] = []): Record<string, Header> {
 /** The route's examples (src/http/openapiExamples.ts), by "METHOD path". */
 export const examplesOf = (r: Route): RouteExamples | undefined => EXAMPLES[`${r.method.toUpperCase()} ${r.path}`];
 
+/** Further media types of the success, chosen by Accept (Route.alternatives). */
+const alternativesOf = (r: Route) => Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([type, schema]) => [type, { schema }]));
+
 /** `data` of a route that does not describe it: anything, but there (z.json() recurses for ever in the generator). */
 const ANY_DATA = z.union([z.looseObject({}), z.array(z.unknown()), z.string(), z.number(), z.boolean(), z.null()]).meta({ description: 'not described' });
 
@@ -199,7 +202,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       responses[String(status)] =
         status === 204
           ? { description: 'No content', headers: headersOf(replayable) }
-          : { description: 'Success', headers: headersOf(replayable), content: successContent(r, r.response, examplesOf(r)?.response) };
+          : { description: 'Success', headers: headersOf(replayable), content: { ...successContent(r, r.response, examplesOf(r)?.response), ...alternativesOf(r) } };
     }
     for (const [s, also] of Object.entries(r.also ?? {})) {
       responses[s] = { description: also.description, headers: headersOf([...replayable, ...(also.headers ?? [])]), content: successContent(r, also.response, undefined) };

@@ -72,6 +72,23 @@ export function registerGameMetrics(
 
 type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
 
+/** Game exports (DESIGN 2.12) of this process: running now, batches read and games written. */
+export function registerExportMetrics(registry: Registry, stats: { batches: number; games: number; active: number }): void {
+  new Gauge({ name: 'chess_exports_active', help: 'Game exports streaming now', registers: [registry], collect() {
+    this.set(stats.active);
+  } });
+  const counted = { batches: 0, games: 0 };
+  for (const [key, name, help] of [
+    ['batches', 'chess_export_batches_total', 'Batches of games the exports read from PostgreSQL'],
+    ['games', 'chess_export_games_total', 'Games the exports wrote'],
+  ] as const) {
+    new Counter({ name, help, registers: [registry], collect() {
+      this.inc(stats[key] - counted[key]);
+      counted[key] = stats[key];
+    } });
+  }
+}
+
 /** Webhook deliveries by outcome and their latency, and the deliveries waiting (every node's). */
 export function registerWebhookMetrics(registry: Registry, pending: () => Promise<number>) {
   const outcomes = new Counter({

@@ -75,12 +75,20 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
    */
   envelope?: 'data' | 'message' | 'list' | 'raw';
   contentType?: string;
+  /**
+   * Further media types of the success, chosen by the request's Accept (OpenAPI only), with the
+   * schema of each: e.g. a game's PGN beside its JSON.
+   */
+  alternatives?: Record<string, z.ZodType>;
   /** Documented error codes (OpenAPI only). */
   errors?: string[];
   /** Served but left out of the OpenAPI document (aliases). */
   hidden?: boolean;
   handler: (ctx: HandlerContext<z.infer<B>, z.infer<Q>>) => Promise<unknown>;
 };
+
+/** What a handler returns when it has written the response itself (a stream). */
+export const STREAMED = Symbol('streamed');
 
 /** Identity with inference: keeps each route's body and query types attached to its handler. */
 export const route = <B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(r: Route<B, Q>) =>
@@ -129,6 +137,7 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
         const params = idParams(r, req.params as Record<string, string>);
         const result = await r.handler({ req, res, body, query, params, user, idempotencyKey: idempotency?.key, receivedAt });
+        if (result === STREAMED) return;
         send(res, result instanceof HttpAnswer ? result : new HttpAnswer(r.status ?? 200, { success: true, data: result }));
       } catch (error) {
         next(error);

@@ -1,9 +1,12 @@
 // The game reads REST and the streams serve: detail, PGN, lists. A hosted game's detail comes
 // from its actor in memory; any other from PostgreSQL.
+import { findAnalysis } from '../db/analysis.ts';
 import { findCategoryRatings, findGameDetail } from '../db/games.ts';
 import { listGames as listGameRows, type GameListFilter, type GameListOrder } from '../db/gameLists.ts';
 import { findSeekRedirect } from '../db/seeks.ts';
 import type { GameResult } from '../domain/game.ts';
+import type { GameAnalysis } from '../domain/gameAnalysis.ts';
+import { loadOpeningBook } from '../domain/openings.ts';
 import { parseId } from '../domain/ids.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import { NO_VIEWER, notFound, visibleTo, type GamesDeps } from './gameAccess.ts';
@@ -106,6 +109,16 @@ export async function listGames(d: GamesDeps, userId: string, q: ListGamesInput)
   return { games: games.map((g) => formatGameListItem(g, e, userId, ratings.get(g.timeControl))), total };
 }
 
-export async function getPgn(d: GamesDeps, userId: string, id: string): Promise<string> {
-  return formatGamePgn(await loadDetail(d, userId, id, d.clock.now()), d.config.publicUrl);
+/** The options of a PGN export (DESIGN 2.12), the same here as in the export of a user's games. */
+export type PgnOptions = { clocks: boolean; evals: boolean; opening: boolean };
+export const DEFAULT_PGN_OPTIONS: PgnOptions = { clocks: true, evals: false, opening: true };
+
+export async function getPgn(d: GamesDeps, userId: string, id: string, options: PgnOptions = DEFAULT_PGN_OPTIONS): Promise<string> {
+  const detail = await loadDetail(d, userId, id, d.clock.now());
+  const analysis = options.evals ? await findAnalysis(d.pool, detail.game.id) : undefined;
+  return formatGamePgn(detail, d.config.publicUrl, {
+    clocks: options.clocks,
+    analysis: analysis?.status === 'done' ? (analysis.result as GameAnalysis) : null,
+    opening: options.opening ? loadOpeningBook().classifySans(detail.moves.map((m) => m.san)) : null,
+  });
 }

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { DrawOfferRecord, GameRecord, GameWithPlayers, MoveRecord, PlayerRecord, RematchRecord } from '../db/games.ts';
 import { COLORS, RESULTS, TERMINATIONS, type Color } from '../domain/game.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
-import { formatPgn } from '../domain/pgn.ts';
+import type { GameAnalysis } from '../domain/gameAnalysis.ts';
+import type { Opening } from '../domain/openings.ts';
+import { formatEval, formatPgn } from '../domain/pgn.ts';
 import { DRAW_OFFER_STATUSES, GAME_STATUSES } from '../domain/statuses.ts';
 import { TIME_CONTROLS } from '../domain/timeControl.ts';
 import { defaultAvatarUrl } from './users.ts';
@@ -414,8 +416,32 @@ function pgnTermination(g: DetailGame): string {
 
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 
-/** The full PGN export: Seven Tag Roster, ratings, time control, termination and clocks. */
-export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUrl: string): string {
+/**
+ * What a PGN export adds beyond the game (GET /games/{id}/pgn and the export take the same
+ * options, DESIGN 2.12): clock comments, the analysis's evaluations, the opening's tags.
+ */
+export type PgnExtras = {
+  /** `[%clk]` after each move (default true). */
+  clocks?: boolean;
+  /** The game's analysis when done: `[%eval]` after each move. */
+  analysis?: GameAnalysis | null;
+  /** The game's opening: `ECO` and `Opening` tags. */
+  opening?: Opening | null;
+};
+
+/** The analysis's evaluation after each ply (index 0 = White's first move), formatted for `[%eval]`. */
+export function pgnEvals(analysis: GameAnalysis): (string | null)[] {
+  const evals: (string | null)[] = [];
+  for (const row of analysis.moves) {
+    for (const move of [row.white, row.black]) {
+      if (move) evals.push(formatEval(move.evaluation, move.mate));
+    }
+  }
+  return evals;
+}
+
+/** The full PGN export: Seven Tag Roster, ratings, time control, opening, termination and comments. */
+export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUrl: string, extras: PgnExtras = {}): string {
   const finishedRated = g.status === 'finished' && g.rated;
   const tags: Record<string, string> = {};
   if (finishedRated && g.whiteRatingChange !== null && g.blackRatingChange !== null) {
@@ -425,6 +451,10 @@ export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUr
   // PGN's "moves/seconds" form: one move in the period, for correspondence.
   const perMove = g.daysPerMove !== null ? `1/${g.daysPerMove * 86_400}` : null;
   if (perMove) tags.TimeControl = perMove;
+  if (extras.opening) {
+    tags.ECO = extras.opening.eco;
+    tags.Opening = extras.opening.name;
+  }
   const seated = (color: Color) => (color === 'white' ? g.whiteId : g.blackId) !== null;
   return formatPgn({
     event: `${g.rated ? 'Rated' : 'Casual'} ${g.timeControl} game`,
@@ -440,6 +470,7 @@ export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUr
     termination: pgnTermination(g),
     tags,
     sanList: moves.map((m) => m.san),
-    clocks: moves.map((m) => m.clockMs),
+    clocks: extras.clocks === false ? undefined : moves.map((m) => m.clockMs),
+    evals: extras.analysis ? pgnEvals(extras.analysis) : undefined,
   });
 }

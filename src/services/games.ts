@@ -8,13 +8,13 @@ import { abort, answerDraw, answerTakeback, claim, makeMove, offerDraw, offerTak
 import type { ClaimResult } from '../domain/gameDecider.ts';
 import { acceptGame, cancelGame, createGame, declineGame, pendingExpired, type CreateGameInput } from './gameLifecycle.ts';
 import { requestRematch } from './rematch.ts';
-import { getGame, getPgn, getPublicGame, listGames, snapshot, type ListGamesInput } from './gameReads.ts';
+import { getGame, getPgn, getPublicGame, listGames, snapshot, type ListGamesInput, type PgnOptions } from './gameReads.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 
 export { visibleTo, type GamesDeps } from './gameAccess.ts';
 export type { CommandRequest, MoveInput } from './gameCommands.ts';
 export type { CreateGameInput } from './gameLifecycle.ts';
-export type { GameSnapshot, ListGamesInput } from './gameReads.ts';
+export type { GameSnapshot, ListGamesInput, PgnOptions } from './gameReads.ts';
 
 export type GamesService = ReturnType<typeof createGamesService>;
 
@@ -31,7 +31,7 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     getPublicGame: (id: string) => getPublicGame(d, id),
     snapshot: (viewerId: string | undefined, id: string) => snapshot(d, viewerId, id),
     listGames: (userId: string, q: ListGamesInput) => listGames(d, userId, q),
-    getPgn: (userId: string, id: string) => getPgn(d, userId, id),
+    getPgn: (userId: string, id: string, options?: PgnOptions) => getPgn(d, userId, id, options),
     makeMove: (userId: string, id: string, move: MoveInput, request?: CommandRequest) => makeMove(d, userId, id, move, request),
     resign: (userId: string, id: string, request?: CommandRequest) => resign(d, userId, id, request),
     offerDraw: (userId: string, id: string, request?: CommandRequest) => offerDraw(d, userId, id, request),

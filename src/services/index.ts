@@ -12,6 +12,7 @@ import { createChat, type Chat } from './chat.ts';
 import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
 import { createPresence, type Presence } from './presence.ts';
+import { createGameExports, type GameExports } from './gameExport.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 import { createPersonalTokens, type PersonalTokens } from './personalTokens.ts';
@@ -39,6 +40,8 @@ export type Services = {
   accounts: Accounts;
   users: Users;
   games: GamesService;
+  /** DESIGN 2.12: a user's finished games streamed as PGN or NDJSON. */
+  exports: GameExports;
   /** DESIGN 2.11: the games' player and spectator chats. */
   chat: Chat;
   analysis: AnalysisService;
@@ -104,6 +107,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     accounts,
     users: createUsers(ctx),
     games: createGamesService(ctx, liveGames),
+    exports: createGameExports(ctx),
     chat: createChat(ctx),
     analysis: createAnalysisService(ctx),
     friends: createFriends(ctx, presence),

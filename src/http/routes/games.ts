@@ -18,6 +18,7 @@ import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
 import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
+import { PGN_TYPE, PgnOptionsQuery } from './gameExport.ts';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.join(', ')}` });
@@ -104,6 +105,7 @@ export const ListGamesQuery = z.object({
 export type ListGamesQuery = z.infer<typeof ListGamesQuery>;
 
 const TAGS = ['Games'];
+const pgnAnswer = (pgn: string) => new HttpAnswer(200, pgn, { 'Content-Type': `${PGN_TYPE}; charset=utf-8` });
 /** Every route about one game answers 404 for an unknown, malformed or hidden (pending) id. */
 const LIVE_ERRORS = ['GAME_NOT_FOUND', 'NOT_A_PLAYER', 'GAME_NOT_ACTIVE', 'SERVICE_UNAVAILABLE'];
 
@@ -158,26 +160,32 @@ export function gameRoutes({ games }: Services): Route[] {
       method: 'get',
       path: '/games/:id',
       ids: { id: 'GAME_NOT_FOUND' },
-      summary: 'Read a game',
+      summary: 'Read a game (its PGN with Accept: application/x-chess-pgn)',
+      description: '`Accept: application/x-chess-pgn` answers what `GET /games/{id}/pgn` does, with the same options; JSON otherwise.',
       tags: TAGS,
       auth: 'required',
       limit: 'getGame',
+      query: PgnOptionsQuery,
       response: GameDetail,
+      alternatives: { [PGN_TYPE]: z.string() },
       errors: ['GAME_NOT_FOUND'],
-      handler: ({ user, params }) => games.getGame(user!.id, params.id),
+      handler: async ({ req, user, params, query }) => {
+        if (req.accepts(['application/json', PGN_TYPE]) === PGN_TYPE) return pgnAnswer(await games.getPgn(user!.id, params.id, query));
+        return games.getGame(user!.id, params.id);
+      },
     }),
     route({
       method: 'get',
       path: '/games/:id/pgn',
       ids: { id: 'GAME_NOT_FOUND' },
       envelope: 'raw',
-      contentType: 'application/x-chess-pgn',
+      contentType: PGN_TYPE,
       summary: 'Export a game as PGN (application/x-chess-pgn)',
       tags: TAGS,
       auth: 'required',
+      query: PgnOptionsQuery,
       errors: ['GAME_NOT_FOUND'],
-      handler: async ({ user, params }) =>
-        new HttpAnswer(200, await games.getPgn(user!.id, params.id), { 'Content-Type': 'application/x-chess-pgn; charset=utf-8' }),
+      handler: async ({ user, params, query }) => pgnAnswer(await games.getPgn(user!.id, params.id, query)),
     }),
     route({
       method: 'post',

@@ -6,6 +6,7 @@ import { authRoutes } from './auth.ts';
 import { chatRoutes } from './chat.ts';
 import { clubRoutes } from './clubs.ts';
 import { friendRoutes } from './friends.ts';
+import { gameExportRoutes } from './gameExport.ts';
 import { gameRoutes } from './games.ts';
 import { puzzleRoutes } from './puzzles.ts';
 import { tournamentRoutes } from './tournaments.ts';
@@ -14,5 +15,5 @@ import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...accountRoutes(services), ...gameRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...accountRoutes(services), ...gameRoutes(services), ...gameExportRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
 }

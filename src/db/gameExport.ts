@@ -1,0 +1,92 @@
+// The export of a player's finished games (DESIGN 2.12): batches newest first, each after the last
+// game of the one before (keyset pagination on (finished_at, id)), so no transaction or
+// connection is held between batches however slowly the client reads.
+import type { Color } from '../domain/game.ts';
+import type { TimeControl } from '../domain/timeControl.ts';
+import { withPlayers, type GameWithPlayers, type RematchRecord } from './gameRecords.ts';
+import { GAME_COLUMNS, parseRematch } from './games.ts';
+import { PLAYER_COLUMNS } from './gameRecords.ts';
+import type { Queryable } from './pool.ts';
+
+export type ExportFilter = {
+  userId: string;
+  /** Games that ended at or after this instant. */
+  since?: Date;
+  /** Games that ended before this instant. */
+  until?: Date;
+  rated?: boolean;
+  timeControl?: TimeControl;
+  /** The colour the user played. */
+  color?: Color;
+  opponentId?: string;
+  /** Read each game's analysis result too (when done). */
+  withAnalysis: boolean;
+};
+
+/** Where the next batch starts: after this game. `endedAt` is PostgreSQL's text, exact to the microsecond. */
+export type ExportCursor = { endedAt: string; id: string };
+
+export type ExportedGame = {
+  game: GameWithPlayers;
+  moves: { ply: number; san: string; clockMs: number }[];
+  rematch: RematchRecord | undefined;
+  /** The analysis result (GameAnalysis) when asked for and done, else null. */
+  analysis: unknown;
+  cursor: ExportCursor;
+};
+
+/** The user's id by username (case-insensitive), if there is one. */
+export async function findUserIdByUsername(db: Queryable, username: string): Promise<string | undefined> {
+  const { rows } = await db.query('SELECT id FROM users WHERE lower(username) = lower($1)', [username]);
+  return rows[0]?.id;
+}
+
+export async function userExists(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM users WHERE id = $1', [id]);
+  return rows.length > 0;
+}
+
+/** Up to `limit` finished games of the filter, newest end first, after `after`. */
+export async function findExportBatch(db: Queryable, f: ExportFilter, after: ExportCursor | undefined, limit: number): Promise<ExportedGame[]> {
+  const values: unknown[] = [f.userId, limit];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const common: string[] = ["status = 'finished'"];
+  if (f.since) common.push(`finished_at >= ${param(f.since)}`);
+  if (f.until) common.push(`finished_at < ${param(f.until)}`);
+  if (f.rated !== undefined) common.push(`rated = ${param(f.rated)}`);
+  if (f.timeControl) common.push(`time_control = ${param(f.timeControl)}`);
+  if (after) common.push(`(finished_at, id) < (${param(after.endedAt)}::timestamptz, ${param(after.id)}::uuid)`);
+  const opponent = f.opponentId ? param(f.opponentId) : undefined;
+  // One ordered range scan per colour (games_white_export_idx, games_black_export_idx), merged:
+  // an OR of the two would read every game of the user and sort them, each batch.
+  const side = (color: Color) => {
+    const [own, other] = color === 'white' ? ['white_id', 'black_id'] : ['black_id', 'white_id'];
+    const where = [`${own} = $1`, ...common, ...(opponent ? [`${other} = ${opponent}`] : [])];
+    return `(SELECT id, finished_at FROM games WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT $2)`;
+  };
+  const sides = (f.color ? [f.color] : (['white', 'black'] as const)).map(side);
+  const { rows } = await db.query(
+    `SELECT ${GAME_COLUMNS}, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}, k.finished_at::text AS export_cursor,
+            (SELECT json_agg(json_build_array(m.ply, m.san, m.clock_ms) ORDER BY m.ply)
+               FROM game_moves m WHERE m.game_id = g.id) AS export_moves,
+            (SELECT json_build_array(r.id, r.created_by, r.status, r.abort_reason, r.expires_at) FROM games r
+              WHERE r.rematch_of = g.id) AS export_rematch,
+            ${f.withAnalysis ? `(SELECT a.result FROM game_analyses a WHERE a.game_id = g.id AND a.status = 'done')` : 'NULL'} AS export_analysis
+       FROM (SELECT * FROM (${sides.join(' UNION ALL ')}) u ORDER BY finished_at DESC, id DESC LIMIT $2) k
+       JOIN games g ON g.id = k.id
+       LEFT JOIN users w ON w.id = g.white_id LEFT JOIN users b ON b.id = g.black_id
+      ORDER BY k.finished_at DESC, k.id DESC`,
+    values,
+  );
+  return rows.map((row) => {
+    const { export_cursor, export_moves, export_rematch, export_analysis, ...game } = row;
+    const moves = ((export_moves ?? []) as [number, string, number][]).map(([ply, san, clockMs]) => ({ ply, san, clockMs }));
+    return {
+      game: withPlayers(game),
+      moves,
+      rematch: parseRematch(export_rematch),
+      analysis: export_analysis ?? null,
+      cursor: { endedAt: export_cursor as string, id: game.id as string },
+    };
+  });
+}

@@ -1,0 +1,107 @@
+// GET /users/{id}/games/export (DESIGN 2.12): a user's finished games, newest first, as PGN or
+// NDJSON, read in batches and handed to the caller's sink one batch at a time. The next batch is
+// read only once the sink has taken the last (a slow client slows the reading), and a sink that
+// says the client has gone stops it. Memory holds one batch, whatever the number of games.
+import type { AppContext } from '../context.ts';
+import { findExportBatch, findUserIdByUsername, userExists, type ExportCursor, type ExportFilter, type ExportedGame } from '../db/gameExport.ts';
+import type { Color } from '../domain/game.ts';
+import type { GameAnalysis } from '../domain/gameAnalysis.ts';
+import { loadOpeningBook } from '../domain/openings.ts';
+import type { TimeControl } from '../domain/timeControl.ts';
+import { AppError } from '../errors.ts';
+import { createExportSlots } from './exportSlots.ts';
+import type { PgnOptions } from './gameReads.ts';
+import { formatGameDetail, formatGamePgn, type DetailInput } from './gameViews.ts';
+
+/** Games per query: large enough that the round trips cost little, small enough to stay flat. */
+export const EXPORT_BATCH = 250;
+
+export const EXPORT_FORMATS = ['pgn', 'ndjson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+
+export type ExportQuery = PgnOptions & {
+  /** ms since the epoch: games that ended at or after. */
+  since?: number;
+  /** ms since the epoch: games that ended before. */
+  until?: number;
+  max?: number;
+  rated?: boolean;
+  time_control?: TimeControl;
+  color?: Color;
+  /** The opponent's username. */
+  vs?: string;
+};
+
+/** Where the batches go: `start` once the export is accepted, then each batch; false from `write` means the client left. */
+export type ExportSink = { start(): void; write(chunk: string): Promise<boolean> };
+
+export type ExportStats = { batches: number; games: number; active: number };
+
+export type GameExports = ReturnType<typeof createGameExports>;
+
+export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clock' | 'redis'>) {
+  const slots = createExportSlots(ctx.redis);
+  const stats: ExportStats = { batches: 0, games: 0, active: 0 };
+
+  /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
+  function formatGame(row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
+    const input: DetailInput = { game: row.game, moves: row.moves, drawOffer: undefined, rematch: row.rematch };
+    if (format === 'ndjson') return `${JSON.stringify(formatGameDetail(input, { publicUrl: ctx.config.publicUrl, now }))}\n`;
+    const pgn = formatGamePgn(input, ctx.config.publicUrl, {
+      clocks: q.clocks,
+      analysis: q.evals ? (row.analysis as GameAnalysis | null) : null,
+      opening: q.opening ? loadOpeningBook().classifySans(row.moves.map((m) => m.san)) : null,
+    });
+    return `${pgn}\n`;
+  }
+
+  /**
+   * Streams the games of `userId` into `sink`. `caller` keys the one-export-at-a-time slot (the
+   * rate limiter's key: the user, else the client address). Throws USER_NOT_FOUND or
+   * EXPORT_IN_PROGRESS before `start`; after it, a failure is the sink's to report.
+   */
+  async function exportGames(caller: string, userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink): Promise<void> {
+    if (!(await userExists(ctx.pool, userId))) throw new AppError('USER_NOT_FOUND', 'User not found');
+    const opponentId = q.vs === undefined ? undefined : await findUserIdByUsername(ctx.pool, q.vs);
+    const release = await slots.take(caller);
+    if (!release) throw new AppError('EXPORT_IN_PROGRESS', 'One export at a time: wait for the running one to end', undefined, { retryAfter: 1 });
+    stats.active++;
+    try {
+      sink.start();
+      // A `vs` naming nobody matches no game.
+      if (q.vs !== undefined && !opponentId) return;
+      const filter: ExportFilter = {
+        userId,
+        since: q.since === undefined ? undefined : new Date(q.since),
+        until: q.until === undefined ? undefined : new Date(q.until),
+        rated: q.rated,
+        timeControl: q.time_control,
+        color: q.color,
+        opponentId,
+        withAnalysis: format === 'pgn' && q.evals,
+      };
+      let left = q.max ?? Number.POSITIVE_INFINITY;
+      let after: ExportCursor | undefined;
+      while (left > 0) {
+        const limit = Math.min(EXPORT_BATCH, left);
+        const rows = await findExportBatch(ctx.pool, filter, after, limit);
+        stats.batches++;
+        if (rows.length === 0) return;
+        const now = ctx.clock.now();
+        let chunk = '';
+        for (const row of rows) chunk += formatGame(row, format, q, now);
+        stats.games += rows.length;
+        if (!(await sink.write(chunk))) return;
+        if (rows.length < limit) return;
+        left -= rows.length;
+        after = rows[rows.length - 1].cursor;
+      }
+    } finally {
+      stats.active--;
+      await release();
+    }
+  }
+
+  return { exportGames, stats };
+}
