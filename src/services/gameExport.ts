@@ -36,13 +36,14 @@ export type ExportQuery = PgnOptions & {
 /** Where the batches go: `start` once the export is accepted, then each batch; false from `write` means the client left. */
 export type ExportSink = { start(): void; write(chunk: string): Promise<boolean> };
 
-export type ExportStats = { batches: number; games: number; active: number };
+/** `waiting`: exports whose client has not taken the last batch yet (the socket's buffer is full). */
+export type ExportStats = { batches: number; games: number; active: number; waiting: number };
 
 export type GameExports = ReturnType<typeof createGameExports>;
 
 export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clock' | 'redis'>) {
   const slots = createExportSlots(ctx.redis);
-  const stats: ExportStats = { batches: 0, games: 0, active: 0 };
+  const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0 };
 
   /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
   function formatGame(row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
@@ -92,7 +93,9 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
         let chunk = '';
         for (const row of rows) chunk += formatGame(row, format, q, now);
         stats.games += rows.length;
-        if (!(await sink.write(chunk))) return;
+        stats.waiting++;
+        const taken = await sink.write(chunk).finally(() => stats.waiting--);
+        if (!taken) return;
         if (rows.length < limit) return;
         left -= rows.length;
         after = rows[rows.length - 1].cursor;

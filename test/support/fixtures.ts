@@ -88,3 +88,47 @@ export async function insertFinishedGame(
   await enqueueAnalysis(pool, gameId, now);
   return gameId;
 }
+
+export type FinishedGamesOptions = {
+  whiteId: string;
+  blackId: string;
+  count: number;
+  /** Plies of each game: the knights' shuffle Nf3 Nf6 Ng1 Ng8, over and over (legal, named by no opening after ply 2). */
+  plies: number;
+  /** When the newest ended; each older one ended `spacingMs` before the next. */
+  newestEnd: Date;
+  spacingMs?: number;
+  timeControl?: 'bullet' | 'blitz' | 'rapid' | 'classical' | 'correspondence';
+  rated?: boolean;
+};
+
+const SHUFFLE_SAN = ['Nf3', 'Nf6', 'Ng1', 'Ng8'];
+const SHUFFLE_UCI = ['g1f3', 'g8f6', 'f3g1', 'f6g8'];
+
+/**
+ * `count` finished games (White won by resignation) with their moves and clocks, in two statements
+ * whatever the count: for tests and load tests that need volume (exports), not realism.
+ */
+export async function insertFinishedGames(pool: Pool, o: FinishedGamesOptions): Promise<void> {
+  const chess = new Chess();
+  for (let ply = 0; ply < o.plies; ply++) chess.move(SHUFFLE_SAN[ply % 4]);
+  const movetext = chess.history().map((san, i) => (i % 2 === 0 ? `${i / 2 + 1}. ${san}` : san)).join(' ');
+  const correspondence = o.timeControl === 'correspondence';
+  await pool.query(
+    `WITH g AS (
+       INSERT INTO games (kind, created_by, white_id, black_id, status, result, winner, termination, time_control, initial_time,
+                          increment, days_per_move, rated, fen, pgn, move_count, white_time_ms, black_time_ms, white_rating, black_rating,
+                          white_rating_change, black_rating_change, created_at, updated_at, started_at, finished_at, last_move_at)
+       SELECT 'challenge', $1, $1, $2, 'finished', '1-0', 'white', 'resignation', $3, $4, $5, $6, $7, $8, $9, $10, 60000, 60000,
+              1500, 1500, CASE WHEN $7 THEN 6 ELSE 0 END, CASE WHEN $7 THEN -6 ELSE 0 END,
+              e - interval '10 minutes', e, e - interval '10 minutes', e, e
+         FROM (SELECT $11::timestamptz - make_interval(secs => i * $12::double precision / 1000) AS e
+                 FROM generate_series(0, $13::int - 1) i) ends
+       RETURNING id)
+     INSERT INTO game_moves (game_id, ply, san, uci, clock_ms)
+     SELECT g.id, p, ($14::text[])[1 + (p - 1) % 4], ($15::text[])[1 + (p - 1) % 4], GREATEST(0, 300000 - p * 1000)
+       FROM g CROSS JOIN generate_series(1, $10::int) p`,
+    [o.whiteId, o.blackId, o.timeControl ?? 'blitz', correspondence ? 0 : 300, 0, correspondence ? 3 : null, o.rated ?? true,
+     chess.fen(), movetext, o.plies, o.newestEnd, o.spacingMs ?? 1000, o.count, SHUFFLE_SAN, SHUFFLE_UCI],
+  );
+}
