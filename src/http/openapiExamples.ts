@@ -247,6 +247,13 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   'GET /games/:id/pgn': {
     response: `[Event "Rated blitz game"]\n[Site "${BASE}/play/${GAME}"]\n[Date "2026.11.23"]\n[Round "-"]\n[White "ada"]\n[Black "bob"]\n[Result "*"]\n[TimeControl "300+3"]\n\n1. e4 { [%clk 0:05:00] } e5 { [%clk 0:05:00] } 2. Nf3 { [%clk 0:05:01.2] } *\n`,
   },
+  'GET /users/:id/games/export': {
+    response:
+      `[Event "Rated blitz game"]\n[Site "${BASE}/play/${GAME}"]\n[Date "2026.11.23"]\n[Round "-"]\n[White "ada"]\n[Black "bob"]\n[Result "1-0"]\n` +
+      `[WhiteElo "1500"]\n[BlackElo "1500"]\n[TimeControl "300+3"]\n[Termination "resignation"]\n[WhiteRatingDiff "+6"]\n[BlackRatingDiff "-6"]\n` +
+      `[ECO "C40"]\n[Opening "King's Knight Opening"]\n\n1. e4 { [%clk 0:05:00] } 1... e5 { [%clk 0:05:00] } 2. Nf3 { [%clk 0:05:01] } 1-0\n\n` +
+      `[Event "Casual bullet game"]\n…\n`,
+  },
   'POST /games/:id/accept': { response: { ...gameDetail, move_count: 0, fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', pgn: '', current_turn: 'white', moves: [], white_time_remaining: 300, black_time_remaining: 300, last_move_at: null } },
   'POST /games/:id/decline': { response: { ...gameDetail, status: 'abandoned', abort_reason: 'declined', move_count: 0, fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', pgn: '', current_turn: 'white', moves: [], white_time_remaining: 300, black_time_remaining: 300, last_move_at: null } },
   'POST /games/:id/cancel': { response: { ...gameDetail, status: 'abandoned', abort_reason: 'cancelled', move_count: 0, fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', pgn: '', current_turn: 'white', moves: [], white_time_remaining: 300, black_time_remaining: 300, last_move_at: null } },
@@ -397,6 +404,7 @@ export const ERROR_EXAMPLES: Partial<Record<string, { message: string; details?:
   INVALID_CREDENTIALS: { message: 'Invalid email or password' },
   TOO_MANY_ATTEMPTS: { message: 'Too many login attempts, try again later', retryAfter: 300 },
   RATE_LIMIT_EXCEEDED: { message: 'Too many requests', retryAfter: 42 },
+  EXPORT_IN_PROGRESS: { message: 'One export at a time: wait for the running one to end', retryAfter: 1 },
   GAME_NOT_FOUND: { message: 'Game not found' },
   USER_NOT_FOUND: { message: 'User not found' },
   NOT_YOUR_TURN: { message: 'It is not your turn' },

@@ -181,3 +181,45 @@ describe('opening book', () => {
     });
   });
 });
+
+describe('classifySans', () => {
+  const book = loadOpeningBook();
+  const classifyByFens = (sans: string[]) => {
+    const chess = new Chess();
+    const fens = [chess.fen()];
+    for (const san of sans.slice(0, CLASSIFY_MAX_PLIES)) fens.push((chess.move(san), chess.fen()));
+    return book.classify(fens);
+  };
+
+  it('names a game from its SAN moves as classify does from its positions, transpositions and en passant included', () => {
+    const games = [
+      ['e4', 'e5', 'Nf3', 'Nc6', 'Bb5', 'a6'],
+      ['Nf3', 'Nc6', 'e4', 'e5'], // transposes into the Ruy Lopez family's start
+      ['e4', 'c5'],
+      ['d4', 'd5', 'c4', 'e6', 'Nc3', 'Nf6', 'Bg5', 'Be7', 'e3', 'O-O', 'Nf3', 'h6', 'Bh4', 'b6'],
+      ['e4', 'e6', 'e5', 'd5'], // an en-passant square that is a legal capture
+      ['Nf3', 'Nf6', 'Ng1', 'Ng8', 'Nf3', 'Nf6', 'Ng1', 'Ng8'],
+    ];
+    for (const sans of games) assert.deepEqual(book.classifySans(sans), classifyByFens(sans), sans.join(' '));
+  });
+
+  it('agrees with classify on random games, and on each a second time (from its memory)', () => {
+    let s = 7;
+    const rand = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let k = 0; k < 60; k++) {
+      const chess = new Chess();
+      while (chess.history().length < 50 && !chess.isGameOver()) {
+        const moves = chess.moves();
+        chess.move(moves[Math.floor(rand() * moves.length)]);
+      }
+      const sans = chess.history();
+      const expected = classifyByFens(sans);
+      assert.deepEqual(book.classifySans(sans), expected);
+      assert.deepEqual(book.classifySans(sans), expected);
+    }
+  });
+
+  it('stops at a move that is not legal and names what came before', () => {
+    assert.equal(book.classifySans(['e4', 'c5', 'Ke3'])?.name, 'Sicilian Defense');
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
-import { formatClock, formatPgn } from '../../src/domain/pgn.js';
+import { formatClock, formatEval, formatPgn } from '../../src/domain/pgn.js';
 import type { PgnInput } from '../../src/domain/pgn.js';
 
 const finished: PgnInput = {
@@ -94,5 +94,26 @@ describe('formatClock', () => {
   it('rounds to the nearest second and never goes below zero', () => {
     assert.equal(formatClock(59_600), '0:01:00');
     assert.equal(formatClock(-5), '0:00:00');
+  });
+});
+
+describe('formatPgn evaluation comments', () => {
+  it('writes [%eval] before [%clk] in one comment, and resumes Black after it', () => {
+    const pgn = formatPgn({ ...finished, evals: ['0.31', '-0.20', null, '#-1'] });
+    const movetext = pgn.split('\n\n')[1].replace(/\n/g, ' ');
+    assert.equal(
+      movetext,
+      '1. f3 { [%eval 0.31] [%clk 0:05:00] } 1... e5 { [%eval -0.20] [%clk 0:05:00] } 2. g4 { [%clk 0:04:58] } ' +
+        '2... Qh4# { [%eval #-1] [%clk 0:04:56] } 0-1 ',
+    );
+  });
+
+  it('writes an eval alone when there are no clocks, and no comment where there is neither', () => {
+    const pgn = formatPgn({ ...finished, clocks: undefined, evals: ['0.10', null] });
+    assert.match(pgn, /\n\n1\. f3 \{ \[%eval 0\.10\] \} 1\.\.\. e5 2\. g4 Qh4# 0-1\n$/);
+  });
+
+  it('formats pawns with two decimals and forced mates as #n, negative when Black mates', () => {
+    assert.deepEqual([formatEval(0.3, null), formatEval(-12.345, null), formatEval(100, 3), formatEval(-100, -2)], ['0.30', '-12.35', '#3', '#-2']);
   });
 });
