@@ -180,6 +180,15 @@ describe('GET /users/{id}/games/export', () => {
     });
   });
 
+  it('answers HEAD with the headers only, reading one batch at most', async () => {
+    const before = await metric('chess_export_batches_total');
+    const res = await api('HEAD', `/v1/users/${a.id}/games/export`, { headers: { accept: 'application/x-ndjson' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), NDJSON);
+    assert.equal(res.text, '');
+    assert.ok((await metric('chess_export_batches_total')) - before <= 1);
+  });
+
   it('answers an empty body for a user without finished games', async () => {
     const res = await exportGames((await createUser()).id);
     assert.equal(res.status, 200);

@@ -60,7 +60,8 @@ function responseSink(res: Response, contentType: string): ExportSink {
       res.flushHeaders();
     },
     async write(chunk) {
-      if (!open) return false;
+      // HEAD: the headers are the answer; reading on would send nothing.
+      if (!open || res.req.method === 'HEAD') return false;
       if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       return open;
     },
