@@ -67,7 +67,8 @@ export async function findExportBatch(db: Queryable, f: ExportFilter, after: Exp
   const sides = (f.color ? [f.color] : (['white', 'black'] as const)).map(side);
   const { rows } = await db.query(
     `SELECT ${GAME_COLUMNS}, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}, k.finished_at::text AS export_cursor,
-            (SELECT json_agg(json_build_array(m.ply, m.san, m.clock_ms) ORDER BY m.ply)
+            -- "ply san clock ply san clock …": one string a game, cheaper to build and to read than JSON.
+            (SELECT string_agg(m.ply || ' ' || m.san || ' ' || m.clock_ms, ' ' ORDER BY m.ply)
                FROM game_moves m WHERE m.game_id = g.id) AS export_moves,
             (SELECT json_build_array(r.id, r.created_by, r.status, r.abort_reason, r.expires_at) FROM games r
               WHERE r.rematch_of = g.id) AS export_rematch,
@@ -80,7 +81,9 @@ export async function findExportBatch(db: Queryable, f: ExportFilter, after: Exp
   );
   return rows.map((row) => {
     const { export_cursor, export_moves, export_rematch, export_analysis, ...game } = row;
-    const moves = ((export_moves ?? []) as [number, string, number][]).map(([ply, san, clockMs]) => ({ ply, san, clockMs }));
+    const moves: ExportedGame['moves'] = [];
+    const fields = export_moves ? (export_moves as string).split(' ') : [];
+    for (let i = 0; i + 2 < fields.length; i += 3) moves.push({ ply: Number(fields[i]), san: fields[i + 1], clockMs: Number(fields[i + 2]) });
     return {
       game: withPlayers(game),
       moves,

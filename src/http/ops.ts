@@ -73,9 +73,12 @@ export function registerGameMetrics(
 type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
 
 /** Game exports (DESIGN 2.12) of this process: running now, batches read and games written. */
-export function registerExportMetrics(registry: Registry, stats: { batches: number; games: number; active: number; waiting: number }): void {
+export function registerExportMetrics(registry: Registry, stats: { batches: number; games: number; active: number; waiting: number; reading: number }): void {
   new Gauge({ name: 'chess_exports_active', help: 'Game exports streaming now', registers: [registry], collect() {
     this.set(stats.active);
+  } });
+  new Gauge({ name: 'chess_export_batches_reading', help: 'Batches of games the exports are reading from PostgreSQL now', registers: [registry], collect() {
+    this.set(stats.reading);
   } });
   new Gauge({ name: 'chess_exports_waiting', help: 'Game exports waiting for their client to take the last batch (it reads slower than they read)', registers: [registry], collect() {
     this.set(stats.waiting);

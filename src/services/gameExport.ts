@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { findExportBatch, findUserIdByUsername, userExists, type ExportCursor, type ExportFilter, type ExportedGame } from '../db/gameExport.ts';
 import type { Color } from '../domain/game.ts';
 import type { GameAnalysis } from '../domain/gameAnalysis.ts';
-import { loadOpeningBook } from '../domain/openings.ts';
+import { loadOpeningBook, type OpeningBook } from '../domain/openings.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import { AppError } from '../errors.ts';
 import { createExportSlots } from './exportSlots.ts';
@@ -36,14 +36,18 @@ export type ExportQuery = PgnOptions & {
 /** Where the batches go: `start` once the export is accepted, then each batch; false from `write` means the client left. */
 export type ExportSink = { start(): void; write(chunk: string): Promise<boolean> };
 
-/** `waiting`: exports whose client has not taken the last batch yet (the socket's buffer is full). */
-export type ExportStats = { batches: number; games: number; active: number; waiting: number };
+/**
+ * `waiting`: exports whose client has not taken the last batch yet (the socket's buffer is full);
+ * `reading`: batches being read now.
+ */
+export type ExportStats = { batches: number; games: number; active: number; waiting: number; reading: number };
 
 export type GameExports = ReturnType<typeof createGameExports>;
 
 export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clock' | 'redis'>) {
   const slots = createExportSlots(ctx.redis);
-  const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0 };
+  const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0, reading: 0 };
+  let book: OpeningBook | undefined;
 
   /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
   function formatGame(row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
@@ -52,7 +56,7 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
     const pgn = formatGamePgn(input, ctx.config.publicUrl, {
       clocks: q.clocks,
       analysis: q.evals ? (row.analysis as GameAnalysis | null) : null,
-      opening: q.opening ? loadOpeningBook().classifySans(row.moves.map((m) => m.san)) : null,
+      opening: q.opening ? (book ??= loadOpeningBook()).classifySans(row.moves.map((m) => m.san)) : null,
     });
     return `${pgn}\n`;
   }
@@ -83,22 +87,42 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
         withAnalysis: format === 'pgn' && q.evals,
       };
       let left = q.max ?? Number.POSITIVE_INFINITY;
-      let after: ExportCursor | undefined;
-      while (left > 0) {
+      const read = (after: ExportCursor | undefined) => {
         const limit = Math.min(EXPORT_BATCH, left);
-        const rows = await findExportBatch(ctx.pool, filter, after, limit);
-        stats.batches++;
-        if (rows.length === 0) return;
-        const now = ctx.clock.now();
-        let chunk = '';
-        for (const row of rows) chunk += formatGame(row, format, q, now);
-        stats.games += rows.length;
-        stats.waiting++;
-        const taken = await sink.write(chunk).finally(() => stats.waiting--);
-        if (!taken) return;
-        if (rows.length < limit) return;
-        left -= rows.length;
-        after = rows[rows.length - 1].cursor;
+        stats.reading++;
+        return findExportBatch(ctx.pool, filter, after, limit).then(
+          (rows) => {
+            stats.reading--;
+            stats.batches++;
+            return { rows, limit };
+          },
+          (error: unknown) => {
+            stats.reading--;
+            throw error;
+          },
+        );
+      };
+      let next: ReturnType<typeof read> | undefined = read(undefined);
+      try {
+        while (next) {
+          const { rows, limit } = await next;
+          next = undefined;
+          if (rows.length === 0) return;
+          left -= rows.length;
+          // The next batch is read while this one is formatted and written (the database and this
+          // process work at once), and no further: memory holds two batches at most.
+          if (rows.length === limit && left > 0) next = read(rows[rows.length - 1].cursor);
+          const now = ctx.clock.now();
+          let chunk = '';
+          for (const row of rows) chunk += formatGame(row, format, q, now);
+          stats.games += rows.length;
+          stats.waiting++;
+          const taken = await sink.write(chunk).finally(() => stats.waiting--);
+          if (!taken) return;
+        }
+      } finally {
+        // Gone or failed with a batch still being read: it ends on its own; nobody waits for it.
+        next?.catch(() => {});
       }
     } finally {
       stats.active--;

@@ -40,12 +40,17 @@ async function finishedGame(white: TestUser, black: TestUser, ucis: string[], o:
   return game;
 }
 
-async function metric(name: string): Promise<number> {
+/** The service's /metrics, by name (one scrape: the values are of one instant). */
+async function metrics(): Promise<Map<string, number>> {
   const { service } = await testService();
   const text = await (await fetch(`${service.url}/metrics`)).text();
-  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  assert.ok(m, `${name} missing from /metrics`);
-  return Number(m[1]);
+  return new Map([...text.matchAll(/^(\w+) (\S+)$/gm)].map((m) => [m[1], Number(m[2])]));
+}
+
+async function metric(name: string): Promise<number> {
+  const value = (await metrics()).get(name);
+  assert.ok(value !== undefined, `${name} missing from /metrics`);
+  return value;
 }
 
 describe('GET /users/{id}/games/export', () => {
@@ -250,14 +255,18 @@ function openExport(path: string, headers: Record<string, string>) {
   });
 }
 
-/** Until the export waits for its paused client: its batches are then as many as they will get. */
+/**
+ * Until the export waits for its paused client, no batch being read, over three scrapes 100 ms
+ * apart (a client that reads has the buffer drained within them): its batches are then as many as
+ * they will get.
+ */
 async function waitUntilBlocked(): Promise<number> {
-  let previous = -1;
+  const seen: string[] = [];
   return until('the export to wait for its client', async () => {
-    const [waiting, batches] = [await metric('chess_exports_waiting'), await metric('chess_export_batches_total')];
-    const settled = waiting === 1 && batches === previous;
-    previous = batches;
-    return settled && batches;
+    const m = await metrics();
+    const batches = m.get('chess_export_batches_total')!;
+    seen.push(m.get('chess_exports_waiting') === 1 && m.get('chess_export_batches_reading') === 0 ? `blocked at ${batches}` : 'busy');
+    return seen.length >= 3 && seen.slice(-3).every((state) => state === seen.at(-1) && state !== 'busy') && batches;
   }, { everyMs: 100 });
 }
 
