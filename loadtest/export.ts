@@ -6,9 +6,10 @@
  * and kept as `chess_bench_export_<games>_<user games>`.
  *
  *   npx tsx loadtest/export.ts [--games 1000000] [--user-games 100000] [--lines 2000] [--slow-games 20000]
- *                              [--slow-rate 2000000] [--fresh]
+ *                              [--slow-rate 2000000] [--warm-games 20000] [--fresh]
  *
- * Measured, on the service's own process (`npm start`, RATE_LIMITS=off):
+ * Measured, on the service's own process (`npm start`, RATE_LIMITS=off), after a first export of
+ * `--warm-games` games (reported too: V8's heap grows to its working size during it):
  * - baseline: one game at a time through GET /games/{id}/pgn (1 connection, 3 s): games per second;
  * - the whole export of the player (PGN, default options; then NDJSON; then PGN with opening=false)
  *   read as fast as the client can: games per second, first byte, and the service's RSS sampled
@@ -38,6 +39,7 @@ const USER_GAMES = Number(arg('user-games', '100000'));
 const LINES = Number(arg('lines', '2000'));
 const SLOW_GAMES = Number(arg('slow-games', '20000'));
 const SLOW_RATE = Number(arg('slow-rate', '2000000'));
+const WARM_GAMES = Number(arg('warm-games', '20000'));
 const FRESH = process.argv.includes('--fresh');
 const log = (line: string) => console.error(line);
 
@@ -158,23 +160,45 @@ const rssMb = (pid: number) => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 
-type Sampled = { before_mb: number; peak_mb: number; after_mb: number; growth_mb: number; samples: number };
+type Sampled = {
+  before_mb: number;
+  peak_mb: number;
+  after_mb: number;
+  growth_mb: number;
+  /** The RSS at each tenth of the export's time: flat means it stops growing, whatever the count. */
+  by_tenth_mb: number[];
+  /** V8's spaces at the end (prom-client's nodejs_heap_space_size_total_bytes): where the growth went. */
+  heap_spaces_after_mb: Record<string, number>;
+  samples: number;
+};
+
+async function heapSpaces(base: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const spaces: Record<string, number> = {};
+  for (const m of text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm)) {
+    if (Number(m[2]) > 1e6) spaces[m[1]] = Number((Number(m[2]) / 1e6).toFixed(1));
+  }
+  return spaces;
+}
 
 /** Samples the service's RSS every 100 ms while `work` runs. */
-async function withRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; rss: Sampled }> {
+async function withRss<T>(pid: number, base: string, work: () => Promise<T>): Promise<{ result: T; rss: Sampled }> {
   const before = rssMb(pid);
-  let peak = before;
-  let samples = 0;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid));
-    samples++;
-  }, 100);
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(rssMb(pid)), 100);
   try {
     const result = await work();
     const after = rssMb(pid);
-    peak = Math.max(peak, after);
+    const peak = Math.max(before, after, ...samples);
     const round = (x: number) => Number(x.toFixed(1));
-    return { result, rss: { before_mb: round(before), peak_mb: round(peak), after_mb: round(after), growth_mb: round(peak - before), samples } };
+    const by_tenth_mb = Array.from({ length: 10 }, (_, i) => round(samples[Math.min(samples.length - 1, Math.floor(((i + 1) * samples.length) / 10) - 1)] ?? after));
+    return {
+      result,
+      rss: {
+        before_mb: round(before), peak_mb: round(peak), after_mb: round(after), growth_mb: round(peak - before), by_tenth_mb,
+        heap_spaces_after_mb: await heapSpaces(base), samples: samples.length,
+      },
+    };
   } finally {
     clearInterval(timer);
   }
@@ -266,8 +290,10 @@ async function main() {
   try {
     const tag = `x${process.pid % 100000}_${Date.now() % 100000}`;
     const caller = await postData(service.base, '/v1/auth/signup', { email: `${tag}@example.com`, password: 'benchmark1', username: tag });
-    // Warm up: the opening book, the query plans, the JIT.
-    await readExport(service.base, `/v1/users/${heavy}/games/export?max=2000`, 'application/x-chess-pgn');
+    // Warm up: the opening book, the query plans, the JIT, and V8's heap, which grows to its working
+    // size during the first large export (the first is measured alone below, `first_export_rss`).
+    const first = await withRss(pid, service.base, () => readExport(service.base, `/v1/users/${heavy}/games/export?max=${WARM_GAMES}`, 'application/x-chess-pgn'));
+    report.first_export_after_start = { games: first.result.games, games_per_s: Math.round(first.result.games / first.result.seconds), rss: first.rss };
     report.baseline_single_game_pgn = await singleGameBaseline(service.base, caller.session.access_token, sampleIds, 3);
     const fast: Record<string, unknown> = {};
     for (const [name, query, accept] of [
@@ -275,13 +301,13 @@ async function main() {
       ['ndjson', '', 'application/x-ndjson'],
       ['pgn_opening_false', 'opening=false', 'application/x-chess-pgn'],
     ] as const) {
-      const { result, rss } = await withRss(pid, () => readExport(service.base, `/v1/users/${heavy}/games/export?${query}`, accept));
+      const { result, rss } = await withRss(pid, service.base, () => readExport(service.base, `/v1/users/${heavy}/games/export?${query}`, accept));
       fast[name] = { ...result, mb: Number((result.bytes / 1e6).toFixed(1)), games_per_s: Math.round(result.games / result.seconds), rss };
       log(`${name}: ${JSON.stringify(fast[name])}`);
     }
     report.fast_client = fast;
     const slowPath = `/v1/users/${heavy}/games/export?max=${SLOW_GAMES}`;
-    const { result: slow, rss: slowRss } = await withRss(pid, () => readExport(service.base, slowPath, 'application/x-chess-pgn', SLOW_RATE));
+    const { result: slow, rss: slowRss } = await withRss(pid, service.base, () => readExport(service.base, slowPath, 'application/x-chess-pgn', SLOW_RATE));
     report.slow_client = {
       rate_bytes_per_s: SLOW_RATE,
       ...slow,
