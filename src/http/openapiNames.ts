@@ -62,6 +62,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /users/search': 'searchUsers',
   'GET /users/:id': 'getUser',
   'GET /users/:id/avatar.svg': 'getAvatar',
+  'GET /users/:id/games/export': 'exportUserGames',
   'POST /games': 'createGame',
   'GET /games': 'listGames',
   'GET /games/:id': 'getGame',

@@ -106,7 +106,10 @@ export interface paths {
     post: operations["createGame"];
   };
   "/games/{id}": {
-    /** Read a game */
+    /**
+     * Read a game (its PGN with Accept: application/x-chess-pgn)
+     * @description `Accept: application/x-chess-pgn` answers what `GET /games/{id}/pgn` does, with the same options; JSON otherwise.
+     */
     get: operations["getGame"];
   };
   "/games/{id}/pgn": {
@@ -160,6 +163,13 @@ export interface paths {
   "/games/{id}/takeback/{takeback_id}": {
     /** Answer a takeback proposal (the recipient); accepted, its plies leave the game */
     post: operations["answerTakeback"];
+  };
+  "/users/{id}/games/export": {
+    /**
+     * Export the finished games of a user, newest first: PGN (the default) or NDJSON by Accept, streamed
+     * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.
+     */
+    get: operations["exportUserGames"];
   };
   "/games/{id}/chat": {
     /**
@@ -2474,9 +2484,20 @@ export interface operations {
       };
     };
   };
-  /** Read a game */
+  /**
+   * Read a game (its PGN with Accept: application/x-chess-pgn)
+   * @description `Accept: application/x-chess-pgn` answers what `GET /games/{id}/pgn` does, with the same options; JSON otherwise.
+   */
   getGame: {
     parameters: {
+      query?: {
+        /** @description true: a `[%clk h:mm:ss]` comment after each move */
+        clocks?: "true" | "false";
+        /** @description true: a `[%eval]` comment after each move when the game has a finished analysis */
+        evals?: "true" | "false";
+        /** @description true: `ECO` and `Opening` tags */
+        opening?: "true" | "false";
+      };
       path: {
         /** @description a UUID, in either case; a malformed one is an unknown id (404) */
         id: string;
@@ -2496,6 +2517,7 @@ export interface operations {
             success: true;
             data: components["schemas"]["Game"];
           };
+          "application/x-chess-pgn": string;
         };
       };
       400: components["responses"]["ValidationError"];
@@ -2517,6 +2539,14 @@ export interface operations {
   /** Export a game as PGN (application/x-chess-pgn) */
   getGamePgn: {
     parameters: {
+      query?: {
+        /** @description true: a `[%clk h:mm:ss]` comment after each move */
+        clocks?: "true" | "false";
+        /** @description true: a `[%eval]` comment after each move when the game has a finished analysis */
+        evals?: "true" | "false";
+        /** @description true: `ECO` and `Opening` tags */
+        opening?: "true" | "false";
+      };
       path: {
         /** @description a UUID, in either case; a malformed one is an unknown id (404) */
         id: string;
@@ -3531,6 +3561,88 @@ export interface operations {
           "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
           /** @description Seconds to wait, when known */
           "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * Export the finished games of a user, newest first: PGN (the default) or NDJSON by Accept, streamed
+   * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.
+   */
+  exportUserGames: {
+    parameters: {
+      query?: {
+        /** @description true: a `[%clk h:mm:ss]` comment after each move */
+        clocks?: "true" | "false";
+        /** @description true: a `[%eval]` comment after each move when the game has a finished analysis */
+        evals?: "true" | "false";
+        /** @description true: `ECO` and `Opening` tags */
+        opening?: "true" | "false";
+        /** @description games that ended at or after this time (ms since the epoch) */
+        since?: number | null;
+        /** @description games that ended before this time (ms since the epoch) */
+        until?: number | null;
+        /** @description at most this many games (the newest) */
+        max?: number;
+        /** @description rated games only (true) or casual ones only (false) */
+        rated?: "true" | "false";
+        time_control?: "bullet" | "blitz" | "rapid" | "classical" | "correspondence";
+        /** @description the games the user played with this colour */
+        color?: "white" | "black";
+        /** @description the opponent's username (case-insensitive); nobody by that name matches no game */
+        vs?: string;
+      };
+      path: {
+        /** @description a UUID, in either case; a malformed one is an unknown id (404) */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/x-chess-pgn": string;
+          "application/x-ndjson": components["schemas"]["Game"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      /** @description SESSION_REQUIRED */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description USER_NOT_FOUND */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description EXPORT_IN_PROGRESS, RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"];

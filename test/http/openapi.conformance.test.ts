@@ -346,6 +346,12 @@ describe('OpenAPI document against the service', function () {
     await c.call('streamGame', { params: { id: randomUUID() }, headers: ndjson, ip: newIp(), expect: 404 });
     await c.call('streamGame', { params: { id: finishedId }, ip: newIp(), expect: 404 });
   };
+  drive.exportUserGames = async () => {
+    await c.call('exportUserGames', { params: { id: a.id }, ip: newIp(), expect: 200 });
+    await c.call('exportUserGames', { params: { id: a.id }, query: { max: 1, clocks: 'false' }, headers: ndjson, ip: newIp(), expect: 200 });
+    await c.call('exportUserGames', { params: { id: a.id }, query: { max: 0 }, ip: newIp(), expect: 400 });
+    await c.call('exportUserGames', { params: { id: randomUUID() }, ip: newIp(), expect: 404 });
+  };
   drive.streamEvents = async () => {
     await c.call('streamEvents', as(a, { stream: true, expect: 200 }));
     await c.call('streamEvents', { ip: newIp(), expect: 401 });
