@@ -1,7 +1,7 @@
 // GET /users/{id}/games/export (DESIGN 2.12): a user's finished games, newest first, as PGN or
-// NDJSON, read in batches and handed to the caller's sink one batch at a time. The next batch is
-// read only once the sink has taken the last (a slow client slows the reading), and a sink that
-// says the client has gone stops it. Memory holds one batch, whatever the number of games.
+// NDJSON, read in batches and handed to the caller's sink one batch at a time. One batch is read
+// ahead while the sink takes the last, no more (a slow client slows the reading), and a sink that
+// says the client has gone stops it. Memory holds two batches, whatever the number of games.
 import type { AppContext } from '../context.ts';
 import { findExportBatch, findUserIdByUsername, userExists, type ExportCursor, type ExportFilter, type ExportedGame } from '../db/gameExport.ts';
 import type { Color } from '../domain/game.ts';
@@ -18,7 +18,6 @@ export const EXPORT_BATCH = 250;
 
 export const EXPORT_FORMATS = ['pgn', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
 
 export type ExportQuery = PgnOptions & {
   /** ms since the epoch: games that ended at or after. */
