@@ -108,7 +108,7 @@ export interface paths {
   "/games/{id}": {
     /**
      * Read a game (its PGN with Accept: application/x-chess-pgn)
-     * @description `Accept: application/x-chess-pgn` answers what `GET /games/{id}/pgn` does, with the same options; JSON otherwise.
+     * @description `Accept: application/x-chess-pgn` (preferred over JSON) answers what `GET /games/{id}/pgn` does, with the same options (`clocks`, `evals`, `opening`; ignored for JSON); JSON otherwise.
      */
     get: operations["getGame"];
   };
@@ -2486,7 +2486,7 @@ export interface operations {
   };
   /**
    * Read a game (its PGN with Accept: application/x-chess-pgn)
-   * @description `Accept: application/x-chess-pgn` answers what `GET /games/{id}/pgn` does, with the same options; JSON otherwise.
+   * @description `Accept: application/x-chess-pgn` (preferred over JSON) answers what `GET /games/{id}/pgn` does, with the same options (`clocks`, `evals`, `opening`; ignored for JSON); JSON otherwise.
    */
   getGame: {
     parameters: {
@@ -2517,7 +2517,6 @@ export interface operations {
             success: true;
             data: components["schemas"]["Game"];
           };
-          "application/x-chess-pgn": string;
         };
       };
       400: components["responses"]["ValidationError"];

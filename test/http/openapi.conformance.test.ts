@@ -348,8 +348,8 @@ describe('OpenAPI document against the service', function () {
   };
   drive.exportUserGames = async () => {
     await c.call('exportUserGames', { params: { id: a.id }, ip: newIp(), expect: 200 });
-    await c.call('exportUserGames', { params: { id: a.id }, query: { max: 1, clocks: 'false' }, headers: ndjson, ip: newIp(), expect: 200 });
-    await c.call('exportUserGames', { params: { id: a.id }, query: { max: 0 }, ip: newIp(), expect: 400 });
+    await c.call('exportUserGames', { params: { id: a.id }, query: { max: '1', clocks: 'false' }, headers: ndjson, ip: newIp(), expect: 200 });
+    await c.call('exportUserGames', { params: { id: a.id }, query: { max: '0' }, ip: newIp(), expect: 400 });
     await c.call('exportUserGames', { params: { id: randomUUID() }, ip: newIp(), expect: 404 });
   };
   drive.streamEvents = async () => {

@@ -161,13 +161,16 @@ export function gameRoutes({ games }: Services): Route[] {
       path: '/games/:id',
       ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Read a game (its PGN with Accept: application/x-chess-pgn)',
-      description: '`Accept: application/x-chess-pgn` answers what `GET /games/{id}/pgn` does, with the same options; JSON otherwise.',
+      description:
+        '`Accept: application/x-chess-pgn` (preferred over JSON) answers what `GET /games/{id}/pgn` does, with the same options ' +
+        '(`clocks`, `evals`, `opening`; ignored for JSON); JSON otherwise.',
       tags: TAGS,
       auth: 'required',
       limit: 'getGame',
       query: PgnOptionsQuery,
       response: GameDetail,
-      alternatives: { [PGN_TYPE]: z.string() },
+      // The PGN form is told in the description, not as a second media type: a generated client
+      // would type every read of a game as "detail or string". GET /games/{id}/pgn is its operation.
       errors: ['GAME_NOT_FOUND'],
       handler: async ({ req, user, params, query }) => {
         if (req.accepts(['application/json', PGN_TYPE]) === PGN_TYPE) return pgnAnswer(await games.getPgn(user!.id, params.id, query));
