@@ -22,6 +22,7 @@ export const ROUTE_SCOPES: Record<string, ScopeDecision> = {
   'GET /users/by-username/:username': 'public',
   'GET /users/search': 'public',
   'GET /users/:id': 'public',
+  'GET /users/:id/games/export': 'public',
   'POST /account/tokens': 'session',
   'GET /account/tokens': 'session',
   'DELETE /account/tokens/:id': 'session',

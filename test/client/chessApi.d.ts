@@ -3613,17 +3613,6 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
-      /** @description SESSION_REQUIRED */
-      403: {
-        headers: {
-          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"];
-        };
-      };
       /** @description USER_NOT_FOUND */
       404: {
         headers: {

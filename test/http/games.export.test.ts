@@ -89,6 +89,14 @@ describe('GET /users/{id}/games/export', () => {
     assert.equal(other.headers.get('content-type'), PGN);
   });
 
+  it('takes a personal token of any scope: a public read', async () => {
+    const made = await api('POST', '/v1/account/tokens', { ...as(b), body: { description: 'export script', scopes: ['puzzles:write'] } });
+    assert.equal(made.status, 201, made.text);
+    const res = await exportGames(a.id, '', { token: made.body.data.token, ip: b.ip });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.text, (await exportGames(a.id, '', { ip: newIp() })).text);
+  });
+
   it('answers NDJSON for Accept: application/x-ndjson: one line per game, the data of GET /games/{id}', async () => {
     const res = await exportGames(a.id, '', { accept: 'application/x-ndjson' });
     assert.equal(res.status, 200);
