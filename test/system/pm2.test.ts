@@ -23,8 +23,15 @@ const INSTANCES = 3;
 /** Debian's nginx (in /usr/sbin, which a non-root PATH may lack), if installed. */
 const NGINX = ['nginx', '/usr/sbin/nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
 
-/** `count` consecutive TCP ports free on loopback (PM2's processes listen on PORT + i). */
+/**
+ * `count` consecutive TCP ports free on loopback (PM2's processes listen on PORT + i), below the
+ * kernel's ephemeral range: a port from that range, free when checked, may be the local end of a
+ * process's next outgoing connection (to PostgreSQL, to Redis) by the time nginx binds it.
+ */
 async function freePortRange(count: number): Promise<number> {
+  const ephemeralFrom = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  const from = 20_000;
+  const span = Math.max(1_000, ephemeralFrom - from - count);
   const free = (port: number) =>
     new Promise<boolean>((resolve) => {
       const server = net.createServer();
@@ -32,7 +39,7 @@ async function freePortRange(count: number): Promise<number> {
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
   for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = from + Math.floor(Math.random() * span);
     let ok = true;
     for (let i = 0; i < count && ok; i++) ok = await free(base + i);
     if (ok) return base;
