@@ -4,11 +4,47 @@ import { Client, type Room } from '@colyseus/sdk';
 import { Redis } from 'ioredis';
 import { findGame } from '../../src/db/games.ts';
 import pg from 'pg';
-import { requestJson, type JsonAnswer, type ServiceProcess } from '../support/process.ts';
+import { createDatabase } from '../support/database.ts';
+import { requestJson, startServiceProcess, type JsonAnswer, type ServiceProcess } from '../support/process.ts';
 import { command } from './rooms.ts';
+import { testService } from './service.ts';
 
 /** What every node of a test cluster shares: the token key and issuer (tokens work on any node). */
 export const CLUSTER_ENV = { JWT_SECRET: 'cluster-test-secret-'.padEnd(48, 'x'), PUBLIC_URL: 'http://chess.cluster.test', FIRST_MOVE_SECONDS: '600' };
+
+type ProcessOptions = NonNullable<Parameters<typeof startServiceProcess>[1]>;
+
+/**
+ * Service processes for one `describe`, over a database of their own on the suite's server: call
+ * it in the describe's body (it registers the mocha hooks). `start` runs a node with CLUSTER_ENV,
+ * `defaults` and then `o` (env merged); every node left running is killed (SIGKILL) after each
+ * test, and the database dropped after the block.
+ */
+export function processNodes(defaults: ProcessOptions = {}) {
+  let db: { url: string; drop: () => Promise<void> } | undefined;
+  let nodes: ServiceProcess[] = [];
+  before(async () => {
+    const { db: harness } = await testService();
+    db = await createDatabase(harness.serverUrl);
+  });
+  afterEach(async () => {
+    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
+    await Promise.all(nodes.map((n) => n.exited));
+    nodes = [];
+  });
+  after(() => db?.drop());
+  return {
+    /** The nodes' database (set once the block's `before` has run). */
+    get dbUrl(): string {
+      return db!.url;
+    },
+    async start(o: ProcessOptions = {}): Promise<ServiceProcess> {
+      const node = await startServiceProcess(db!.url, { ...defaults, ...o, env: { ...CLUSTER_ENV, ...defaults.env, ...o.env } });
+      nodes.push(node);
+      return node;
+    },
+  };
+}
 
 /**
  * The game as PostgreSQL holds it and every read shows it: the row's snapshot with the moves

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from '../support/database.ts';
-import { CLUSTER_ENV, joinWhenServed, queryRow, socketMove } from '../helpers/cluster.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
-import { testService } from '../helpers/service.ts';
+import { joinWhenServed, processNodes, queryRow, socketMove } from '../helpers/cluster.ts';
+import { postData, requestJson, startGameOverApi } from '../support/process.ts';
 
 const DAY_S = 24 * 3600;
 
@@ -13,25 +11,8 @@ const DAY_S = 24 * 3600;
  */
 describe('A correspondence game across a restart of the service (real processes)', function () {
   this.timeout(120_000);
-  let db: { url: string; drop: () => Promise<void> };
-  let nodes: ServiceProcess[] = [];
-
-  before(async () => {
-    const { db: harness } = await testService();
-    db = await createDatabase(harness.serverUrl);
-  });
-  afterEach(async () => {
-    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
-    await Promise.all(nodes.map((n) => n.exited));
-    nodes = [];
-  });
-  after(() => db?.drop());
-
-  const start = async (o: { port?: number } = {}) => {
-    const node = await startServiceProcess(db.url, { env: { ...CLUSTER_ENV }, ...o });
-    nodes.push(node);
-    return node;
-  };
+  const cluster = processNodes();
+  const start = cluster.start;
 
   it('is played on after the service restarts: same board, a fresh period for each mover', async () => {
     const first = await start();
@@ -59,7 +40,7 @@ describe('A correspondence game across a restart of the service (real processes)
     assert.equal(move.status, 200, JSON.stringify(move.body));
     assert.equal(move.body.data.game.move_count, 3);
     assert.ok(move.body.data.game.black_time_remaining > 3 * DAY_S - 120, `black's period starts afresh: ${move.body.data.game.black_time_remaining}`);
-    const row = await queryRow(db.url, 'SELECT move_deadline FROM games WHERE id = $1', [id]);
+    const row = await queryRow(cluster.dbUrl, 'SELECT move_deadline FROM games WHERE id = $1', [id]);
     assert.ok(new Date(row.move_deadline).getTime() > Date.now() + 3 * DAY_S * 1000 - 120_000, 'the deadline is stored for the sweeper');
   });
 });

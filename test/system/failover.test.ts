@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from '../support/database.ts';
 import {
-  CLUSTER_ENV,
   clusterRedisUrl,
   joinWhenServed,
   kill9,
   moveWhenServed,
   nodeIdOf,
+  processNodes,
   queryRow,
   socketMove,
   storedGame,
 } from '../helpers/cluster.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
-import { testService } from '../helpers/service.ts';
+import { postData, requestJson, startGameOverApi, type ServiceProcess } from '../support/process.ts';
 import { WsClient } from '../helpers/ws.ts';
 
 /**
@@ -24,25 +22,8 @@ describe('Failover: a killed node is replaced at once (real processes)', functio
   this.timeout(120_000);
   const LEASE_SECONDS = 60;
   const TAKEOVER_WELL_BEFORE_LEASE_MS = 15_000;
-  let db: { url: string; drop: () => Promise<void> };
-  let nodes: ServiceProcess[] = [];
-
-  before(async () => {
-    const { db: harness } = await testService();
-    db = await createDatabase(harness.serverUrl);
-  });
-  afterEach(async () => {
-    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
-    await Promise.all(nodes.map((n) => n.exited));
-    nodes = [];
-  });
-  after(() => db?.drop());
-
-  const start = async (env: Record<string, string>, o: { port?: number } = {}) => {
-    const node = await startServiceProcess(db.url, { env: { ...CLUSTER_ENV, GAME_LEASE_SECONDS: String(LEASE_SECONDS), ...env }, publicAddress: true, ...o });
-    nodes.push(node);
-    return node;
-  };
+  const cluster = processNodes({ env: { GAME_LEASE_SECONDS: String(LEASE_SECONDS) }, publicAddress: true });
+  const start = (env: Record<string, string>, o: { port?: number } = {}) => cluster.start({ ...o, env });
   const play = (node: ServiceProcess, id: string, uci: string, token: string) =>
     postData(`${node.base}/v1`, `/games/${id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, token);
 
@@ -61,7 +42,7 @@ describe('Failover: a killed node is replaced at once (real processes)', functio
     await play(b, id, 'e7e5', bt);
     await play(a, id, 'g1f3', wt);
 
-    const before = await queryRow(db.url, 'SELECT host, host_epoch FROM games WHERE id = $1', [id]);
+    const before = await queryRow(cluster.dbUrl, 'SELECT host, host_epoch FROM games WHERE id = $1', [id]);
     const ids = [await nodeIdOf(a), await nodeIdOf(b)];
     const victim = [a, b][ids.indexOf(before.host)];
     assert.ok(victim, `the game's host ${before.host} is one of ${ids}`);
@@ -86,12 +67,12 @@ describe('Failover: a killed node is replaced at once (real processes)', functio
     const tookMs = Date.now() - killedAt;
     assert.ok(tookMs < TAKEOVER_WELL_BEFORE_LEASE_MS, `play resumed ${tookMs} ms after the kill: the ${LEASE_SECONDS} s lease was not waited out`);
 
-    const after = await storedGame(db.url, id);
+    const after = await storedGame(cluster.dbUrl, id);
     assert.equal(after.host, survivorId);
     assert.ok(Number(after.host_epoch) > Number(before.host_epoch), 'taken over with a new epoch');
     assert.equal(after.move_count, 5);
     assert.equal(after.pgn.trim(), '1. e4 e5 2. Nf3 Nc6 3. Bc4');
-    const registered = await queryRow(db.url, 'SELECT array_agg(id ORDER BY id) AS ids FROM nodes');
+    const registered = await queryRow(cluster.dbUrl, 'SELECT array_agg(id ORDER BY id) AS ids FROM nodes');
     assert.deepEqual(registered.ids, [survivorId], "the dead node's row is gone, the survivor's stays");
     const seen: Array<[number, string]> = [];
     while (seen.length < 2) {

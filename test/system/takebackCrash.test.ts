@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { createDatabase } from '../support/database.ts';
-import { CLUSTER_ENV, kill9, queryRow } from '../helpers/cluster.ts';
-import { postData, requestJson, startGameOverApi, startServiceProcess, type ServiceProcess } from '../support/process.ts';
-import { testService } from '../helpers/service.ts';
+import { kill9, processNodes, queryRow } from '../helpers/cluster.ts';
+import { postData, requestJson, startGameOverApi } from '../support/process.ts';
 
 /**
  * An acknowledged takeback survives its node killed with SIGKILL right after the answer: the
@@ -11,25 +9,8 @@ import { testService } from '../helpers/service.ts';
  */
 describe('Takeback across kill -9 (real processes)', function () {
   this.timeout(120_000);
-  let db: { url: string; drop: () => Promise<void> };
-  let nodes: ServiceProcess[] = [];
-
-  before(async () => {
-    const { db: harness } = await testService();
-    db = await createDatabase(harness.serverUrl);
-  });
-  afterEach(async () => {
-    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
-    await Promise.all(nodes.map((n) => n.exited));
-    nodes = [];
-  });
-  after(() => db?.drop());
-
-  const start = async (o: { port?: number } = {}) => {
-    const node = await startServiceProcess(db.url, { env: { ...CLUSTER_ENV }, ...o });
-    nodes.push(node);
-    return node;
-  };
+  const cluster = processNodes();
+  const start = cluster.start;
 
   it('keeps an accepted takeback whole when its node is killed after answering it', async () => {
     const first = await start();
@@ -54,7 +35,7 @@ describe('Takeback across kill -9 (real processes)', function () {
     const move = await requestJson(`${second.base}/v1`, 'POST', `/games/${id}/moves`, { from: 'f1', to: 'b5' }, wt);
     assert.equal(move.status, 200, JSON.stringify(move.body));
     assert.equal(move.body.data.game.move_count, 5);
-    const log = await queryRow(db.url, `SELECT string_agg(ply || '.' || san, ' ' ORDER BY ply) AS live,
+    const log = await queryRow(cluster.dbUrl, `SELECT string_agg(ply || '.' || san, ' ' ORDER BY ply) AS live,
        (SELECT string_agg(ply || '.' || san, ' ') FROM taken_back_moves WHERE game_id = $1) AS taken_back
        FROM game_moves WHERE game_id = $1`, [id]);
     assert.deepEqual(log, { live: '1.e4 2.e5 3.Nf3 4.Nc6 5.Bb5', taken_back: '5.Bc4' });
