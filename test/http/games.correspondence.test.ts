@@ -5,7 +5,7 @@ import { GameRoom } from '../../rooms/GameRoom.ts';
 import { as, getGame, play, sendChallenge, sendMove } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { until } from '../helpers/poll.ts';
-import { expectOk } from '../helpers/rooms.ts';
+import { expectOk, leaveRooms } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -28,8 +28,7 @@ describe('Correspondence games', function () {
   });
   afterEach(async () => {
     // A room a test already left answers no second leave: a second is enough to tell.
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
   });
 
   const correspondence = (days = 3) => ({ time_control: 'correspondence', days_per_move: days });

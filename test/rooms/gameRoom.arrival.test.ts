@@ -3,7 +3,7 @@ import { Client, type Room } from '@colyseus/sdk';
 import { openGame } from '../../src/gateway/index.ts';
 import { sleep } from '../../src/time.ts';
 import { insertActiveGame } from '../support/fixtures.ts';
-import { command } from '../helpers/rooms.ts';
+import { command, leaveRooms } from '../helpers/rooms.ts';
 import { holdGameRow, type HeldRow } from '../helpers/rowLock.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -30,8 +30,7 @@ describe('GameRoom moves are timed when the frame is read', () => {
   });
   afterEach(async () => {
     await row?.release();
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
   });
 
   const join = async (user: TestUser) => {

@@ -6,7 +6,7 @@ import { insertActiveGame } from '../support/fixtures.ts';
 import { as } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { until } from '../helpers/poll.ts';
-import { expectError, expectOk, nextMessage } from '../helpers/rooms.ts';
+import { expectError, expectOk, leaveRooms, nextMessage } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -32,8 +32,7 @@ describe('GameRoom chat', () => {
   });
 
   afterEach(async () => {
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
   });
 
   /** Joins and records every `chat` the client is sent. */
@@ -125,8 +124,7 @@ describe('GameRoom chat', () => {
     await expectOk(b.room, 'resign');
     // Players may talk to the spectators once it is over.
     await expectOk(w.room, 'chat', { text: 'thanks all', room: 'spectator' });
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
     await until('the room is gone', () => matchMaker.getLocalRoomById(gameId) === undefined, { ms: 5000 });
     const player = await api('GET', `/v1/games/${gameId}/chat?room=player`, as(black));
     assert.deepEqual(player.body.data.map((m: { text: string }) => m.text), ['good game']);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Client, type Room } from '@colyseus/sdk';
 import { openGame } from '../../src/gateway/index.ts';
 import { api } from '../helpers/http.ts';
-import { command } from '../helpers/rooms.ts';
+import { command, leaveRooms } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { NdjsonClient } from '../helpers/ndjson.ts';
@@ -34,8 +34,7 @@ describe('personal access tokens in rooms and on the realtime channel', () => {
   });
 
   afterEach(async () => {
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
     for (const s of sockets.splice(0)) s.close();
   });
 

@@ -5,15 +5,7 @@ import type { GameRoom } from '../../rooms/GameRoom.ts';
 import { openGame } from '../../src/gateway/index.ts';
 import { insertActiveGame } from '../support/fixtures.ts';
 import { createActiveGame, type ActiveGame, type ChallengeOptions } from '../helpers/games.ts';
-import {
-  captureSchemaWarnings,
-  command,
-  expectOk,
-  nextMessage,
-  plainState,
-  statesSettle,
-  type Message,
-} from '../helpers/rooms.ts';
+import { captureSchemaWarnings, command, expectOk, leaveRooms, type Message, nextMessage, plainState, statesSettle } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -38,8 +30,7 @@ describe('GameRoom state sync with real SDK clients', () => {
 
   afterEach(async () => {
     capture.restore();
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(opened.splice(0).map(leave));
+    await leaveRooms(opened);
   });
 
   /** A game started the way players start one (challenge, accept): the first-move deadline runs. */

@@ -3,7 +3,7 @@ import { matchMaker } from '@colyseus/core';
 import { Client, type Room } from '@colyseus/sdk';
 import type { GameRoom } from '../../rooms/GameRoom.ts';
 import { createActiveGame, getGame, type ActiveGame } from '../helpers/games.ts';
-import { captureSchemaWarnings, command, expectError, expectOk, nextMessage, plainState, statesSettle } from '../helpers/rooms.ts';
+import { captureSchemaWarnings, command, expectError, expectOk, leaveRooms, nextMessage, plainState, statesSettle } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -28,8 +28,7 @@ describe('GameRoom takebacks with real SDK clients', () => {
 
   afterEach(async () => {
     capture.restore();
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(opened.splice(0).map(leave));
+    await leaveRooms(opened);
   });
 
   const serverRoom = () => matchMaker.getLocalRoomById(game.id) as GameRoom;

@@ -4,7 +4,7 @@ import { openGame } from '../../src/gateway/index.ts';
 import { insertActiveGame } from '../support/fixtures.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { command, expectError, expectOk, nextMessage as next, type Message } from '../helpers/rooms.ts';
+import { command, expectError, expectOk, leaveRooms, type Message, nextMessage as next } from '../helpers/rooms.ts';
 
 
 
@@ -25,8 +25,7 @@ describe('GameRoom over Colyseus', () => {
   });
 
   afterEach(async () => {
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
   });
 
   const join = async (token?: string) => {

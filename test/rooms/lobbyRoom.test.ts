@@ -10,6 +10,7 @@ import { as, challenge } from '../helpers/games.ts';
 import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { leaveRooms } from '../helpers/rooms.ts';
 
 type Message = Record<string, any>;
 
@@ -101,8 +102,7 @@ describe('LobbyRoom over Colyseus', () => {
   };
 
   const leaveAll = async () => {
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), new Promise((res) => setTimeout(res, 1000))]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
   };
 
   /** Once its last watcher left, the lobby goes; the next join loads a fresh one from the database. */

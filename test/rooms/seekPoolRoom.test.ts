@@ -7,7 +7,7 @@ import { as, getGame, uniquePool } from '../helpers/games.ts';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { command, expectError, type Message } from '../helpers/rooms.ts';
+import { command, expectError, leaveRooms, type Message } from '../helpers/rooms.ts';
 import { sleep } from '../../src/time.ts';
 
 type Pool = ReturnType<typeof uniquePool> & { rated: boolean };
@@ -85,8 +85,7 @@ describe('SeekPoolRoom over Colyseus', () => {
   });
 
   afterEach(async () => {
-    const leave = (r: Room) => Promise.race([r.leave().catch(() => {}), sleep(1000)]);
-    await Promise.all(joined.splice(0).map(leave));
+    await leaveRooms(joined);
   });
 
   const joinPool = async (user: TestUser | undefined, pool: Pool, color: Color = 'random', extra: object = {}): Promise<Seeker> => {
