@@ -202,12 +202,10 @@ export async function finishGame(pool: Pool, f: FinishInput): Promise<FinishResu
         f.acceptedOfferId,
       ]);
     }
+    // The game's pending draw offer and takeback proposal lapse with it: one round trip for both.
     await tx.query(
-      `UPDATE draw_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending'`,
-      [f.gameId],
-    );
-    await tx.query(
-      `UPDATE takeback_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending'`,
+      `WITH draws AS (UPDATE draw_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending')
+       UPDATE takeback_offers SET status = 'expired', answered_at = now() WHERE game_id = $1 AND status = 'pending'`,
       [f.gameId],
     );
     let ratingChanges = { white: 0, black: 0 };

@@ -187,6 +187,17 @@ describe('GameActor: takebacks against PostgreSQL', () => {
     assert.equal(other.state.takebacks.length, 2);
   });
 
+  it("lapses durably with the game's end, beside a pending draw offer", async () => {
+    const { pool, live, players, white, black, gameId } = await manualGame();
+    await playLine(live, players, ['e2e4', 'e7e5', 'g1f3']);
+    const takeback = await propose(live, white);
+    assert.equal((await live.execute({ type: 'offer_draw', userId: white })).ok, true);
+    assert.equal((await live.execute({ type: 'resign', userId: black })).ok, true);
+    assert.deepEqual((await stored(pool, gameId)).offers, [{ id: takeback.id, status: 'expired' }]);
+    const draws = await pool.query('SELECT status FROM draw_offers WHERE game_id = $1', [gameId]);
+    assert.deepEqual(draws.rows, [{ status: 'expired' }]);
+  });
+
   it('answers a retried accept (the same key) as the first time and takes back once', async () => {
     const { pool, live, players, white, black, gameId } = await manualGame();
     await playLine(live, players, ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4']);
