@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { matchMaker } from '@colyseus/core';
 import { Client, type Room } from '@colyseus/sdk';
+import type { GameRoom } from '../../rooms/GameRoom.ts';
 import { api } from '../helpers/http.ts';
 import { as, createActiveGame, getGame, play, type ActiveGame } from '../helpers/games.ts';
-import { expectError, expectOk, nextMessage } from '../helpers/rooms.ts';
+import { expectError, expectOk, leaveRooms, nextMessage, plainState, statesSettle } from '../helpers/rooms.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { WsClient } from '../helpers/ws.ts';
@@ -32,11 +34,12 @@ describe('claiming a game the opponent left (DESIGN 2.11)', () => {
 
   afterEach(async () => {
     (await testService()).clock.reset();
-    await Promise.all(rooms.splice(0).map((r) => r.leave().catch(() => {})));
+    await leaveRooms(rooms);
   });
 
-  const join = async (user: TestUser) => {
-    const room = await sdk.joinById(game.id, { token: user.accessToken });
+  /** A player's room (a spectator's without `user`), its first state decoded. */
+  const join = async (user?: TestUser) => {
+    const room = await sdk.joinById(game.id, user ? { token: user.accessToken } : {});
     rooms.push(room);
     await new Promise<void>((resolve) => ((room.state as any)?.fen ? resolve() : room.onStateChange.once(() => resolve())));
     return room;
@@ -45,13 +48,15 @@ describe('claiming a game the opponent left (DESIGN 2.11)', () => {
     rooms.splice(rooms.indexOf(room), 1);
     await room.leave(true);
   };
+  const serverState = () => plainState((matchMaker.getLocalRoomById(game.id) as GameRoom).state);
   const skipClaimTime = async () => {
     const { clock, config } = await testService();
     clock.skip(config.claimMs);
   };
 
   it('says opponent_gone to the other player, refuses an early claim, then finishes the game on time for the claimant', async () => {
-    const [w, bl] = [await join(game.white), await join(game.black)];
+    const [w, bl, spectator] = [await join(game.white), await join(game.black), await join()];
+    for (const room of [bl, spectator]) room.onMessage('*', () => {});
     const gone = nextMessage(bl, 'opponent_gone');
     const left = Date.now();
     await leave(w);
@@ -61,6 +66,7 @@ describe('claiming a game the opponent left (DESIGN 2.11)', () => {
     const claimableAt = Date.parse(news.claimable_at);
     assert.ok(Math.abs(claimableAt - (left + config.claimMs)) < 2000, `claimable at ${news.claimable_at}`);
     assert.equal((bl.state as any).white.claimableAt, claimableAt, 'the room state says it too');
+    await statesSettle([bl, spectator], serverState);
 
     const early = await claim(game.id, game.black);
     assert.equal(early.status, 409);
@@ -73,6 +79,8 @@ describe('claiming a game the opponent left (DESIGN 2.11)', () => {
     assert.notDeepEqual(res.body.data.rating_changes, { white: 0, black: 0 }, 'a rated game is rated');
     const detail = (await getGame(game.id, a)).body.data;
     assert.deepEqual([detail.status, detail.termination, detail.winner], ['finished', 'timeout', 'black']);
+    // Every client still here decodes the server's final state: finished, no claim count left.
+    await statesSettle([bl, spectator], serverState, (state) => state.status === 'finished' && state.white.claimableAt === 0);
   });
 
   it('may be claimed as a draw', async () => {
