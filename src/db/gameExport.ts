@@ -28,7 +28,10 @@ export type ExportCursor = { endedAt: string; id: string };
 
 export type ExportedGame = {
   game: GameWithPlayers;
-  moves: { ply: number; san: string; clockMs: number }[];
+  /** The SAN of each ply in order (plies are 1…n: a takeback removes moves from the end). */
+  sans: string[];
+  /** The mover's clock after each ply, ms. */
+  clocks: number[];
   rematch: RematchRecord | undefined;
   /** The analysis result (GameAnalysis) when asked for and done, else null. */
   analysis: unknown;
@@ -67,8 +70,8 @@ export async function findExportBatch(db: Queryable, f: ExportFilter, after: Exp
   const sides = (f.color ? [f.color] : (['white', 'black'] as const)).map(side);
   const { rows } = await db.query(
     `SELECT ${GAME_COLUMNS}, ${PLAYER_COLUMNS('w')}, ${PLAYER_COLUMNS('b')}, k.finished_at::text AS export_cursor,
-            -- "ply san clock ply san clock …": one string a game, cheaper to build and to read than JSON.
-            (SELECT string_agg(m.ply || ' ' || m.san || ' ' || m.clock_ms, ' ' ORDER BY m.ply)
+            -- "san clock san clock …" in ply order: one string a game, cheaper to build and to read than JSON.
+            (SELECT string_agg(m.san || ' ' || m.clock_ms, ' ' ORDER BY m.ply)
                FROM game_moves m WHERE m.game_id = g.id) AS export_moves,
             (SELECT json_build_array(r.id, r.created_by, r.status, r.abort_reason, r.expires_at) FROM games r
               WHERE r.rematch_of = g.id) AS export_rematch,
@@ -81,15 +84,34 @@ export async function findExportBatch(db: Queryable, f: ExportFilter, after: Exp
   );
   return rows.map((row) => {
     const { export_cursor, export_moves, export_rematch, export_analysis, ...game } = row;
-    const moves: ExportedGame['moves'] = [];
-    const fields = export_moves ? (export_moves as string).split(' ') : [];
-    for (let i = 0; i + 2 < fields.length; i += 3) moves.push({ ply: Number(fields[i]), san: fields[i + 1], clockMs: Number(fields[i + 2]) });
     return {
       game: withPlayers(game),
-      moves,
+      ...parseMoves((export_moves as string | null) ?? ''),
       rematch: parseRematch(export_rematch),
       analysis: export_analysis ?? null,
       cursor: { endedAt: export_cursor as string, id: game.id as string },
     };
   });
+}
+
+/**
+ * "san clock san clock …" → the SANs and the clocks. The digits are read in place: a clock is a
+ * small integer, so the only strings made are the SANs (an export's memory is its garbage).
+ */
+export function parseMoves(text: string): { sans: string[]; clocks: number[] } {
+  const sans: string[] = [];
+  const clocks: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const space = text.indexOf(' ', i);
+    sans.push(text.slice(i, space));
+    i = space + 1;
+    const negative = text.charCodeAt(i) === 45; // '-'
+    if (negative) i++;
+    let clock = 0;
+    for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) clock = clock * 10 + (c - 48);
+    clocks.push(negative ? -clock : clock);
+    i++; // the space before the next SAN
+  }
+  return { sans, clocks };
 }

@@ -81,39 +81,37 @@ export type DrawOfferRecord = {
   expiresAt: Date;
 };
 
-const camelNames = new Map<string, string>();
-/** snake_case column → camelCase field, worked out once per column name (every row of every read goes through it). */
-function camel(column: string): string {
-  let name = camelNames.get(column);
-  if (name === undefined) camelNames.set(column, (name = column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())));
-  return name;
-}
-
-export function toGameRecord(row: Record<string, unknown>): GameRecord {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) out[camel(k)] = v;
-  const game = out as GameRecord;
-  // A move writes last_move_at only, so that its update stays heap-only (migration 016).
-  if (game.lastMoveAt && game.updatedAt && game.lastMoveAt > game.updatedAt) game.updatedAt = game.lastMoveAt;
-  return game;
-}
-
-export const PLAYER_COLUMNS = (alias: string) =>
-  `${alias}.id AS ${alias}_id, ${alias}.username AS ${alias}_username, ${alias}.avatar_url AS ${alias}_avatar_url, ${alias}.country AS ${alias}_country`;
-
-function player(row: Record<string, unknown>, alias: string): PlayerRecord | null {
-  if (!row[`${alias}_id`]) return null;
+/**
+ * A games row (its snake_case columns, as GAME_COLUMN_NAMES names them) as a GameRecord. One object
+ * literal: a record built field by field from the row's keys made 25 times the garbage, and an
+ * export reads a million rows (DESIGN 2.12). test/db/gameColumns.test.ts checks every column lands.
+ */
+export function toGameRecord(r: Record<string, any>): GameRecord {
   return {
-    id: row[`${alias}_id`] as string,
-    username: row[`${alias}_username`] as string,
-    avatarUrl: row[`${alias}_avatar_url`] as string | null,
-    country: row[`${alias}_country`] as string | null,
+    id: r.id, kind: r.kind, createdBy: r.created_by, whiteId: r.white_id, blackId: r.black_id, colorPreference: r.color_preference,
+    status: r.status, result: r.result, winner: r.winner, termination: r.termination, abortReason: r.abort_reason,
+    timeControl: r.time_control, daysPerMove: r.days_per_move, moveDeadline: r.move_deadline, initialTime: r.initial_time,
+    increment: r.increment, rated: r.rated, fen: r.fen, pgn: r.pgn, moveCount: r.move_count, whiteTimeMs: r.white_time_ms,
+    blackTimeMs: r.black_time_ms, clockRunning: r.clock_running, turnStartedAt: r.turn_started_at, firstMoveDeadline: r.first_move_deadline,
+    whiteRating: r.white_rating, blackRating: r.black_rating, whiteRatingChange: r.white_rating_change, blackRatingChange: r.black_rating_change,
+    roomState: r.room_state, eventSeq: r.event_seq, host: r.host, hostEpoch: r.host_epoch, leaseExpiresAt: r.lease_expires_at,
+    expiresAt: r.expires_at, createdAt: r.created_at,
+    // A move writes last_move_at only, so that its update stays heap-only (migration 016).
+    updatedAt: r.last_move_at && r.updated_at && r.last_move_at > r.updated_at ? r.last_move_at : r.updated_at,
+    startedAt: r.started_at, finishedAt: r.finished_at, lastMoveAt: r.last_move_at, tournamentId: r.tournament_id,
+    rematchOf: r.rematch_of,
   };
 }
 
-export function withPlayers(row: Record<string, unknown>): GameWithPlayers {
-  const { w_id, w_username, w_avatar_url, w_country, b_id, b_username, b_avatar_url, b_country, ...game } = row;
-  return { ...toGameRecord(game), white: player(row, 'w'), black: player(row, 'b') };
+export const PLAYER_COLUMNS = (alias: 'w' | 'b') =>
+  `${alias}.id AS ${alias}_id, ${alias}.username AS ${alias}_username, ${alias}.avatar_url AS ${alias}_avatar_url, ${alias}.country AS ${alias}_country`;
+
+/** A game row with both players' profiles joined (`w_*`, `b_*`, as PLAYER_COLUMNS names them). */
+export function withPlayers(r: Record<string, any>): GameWithPlayers {
+  const game = toGameRecord(r) as GameWithPlayers;
+  game.white = r.w_id ? { id: r.w_id, username: r.w_username, avatarUrl: r.w_avatar_url, country: r.w_country } : null;
+  game.black = r.b_id ? { id: r.b_id, username: r.b_username, avatarUrl: r.b_avatar_url, country: r.b_country } : null;
+  return game;
 }
 
 /** A game row with both players' profiles joined (`w_*`, `b_*`): the columns and the FROM clause. */

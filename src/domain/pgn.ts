@@ -52,69 +52,91 @@ export function formatEval(pawns: number, mate: number | null): string {
   return mate !== null ? `#${mate}` : pawns.toFixed(2);
 }
 
-const escapeTag = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+const escapeTag = (value: string) => (/["\\]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/"/g, '\\"') : value);
+
+/**
+ * Strings made once and kept: an export writes a few thousand distinct clock comments and move
+ * numbers millions of times, and a string made per ply is garbage the collector must chase (the
+ * export's memory is its garbage, DESIGN 2.12). Clocks up to three hours and move numbers up to
+ * 600 are kept (some 500 KB when all are used); others are made when needed.
+ */
+const CACHED_CLOCK_SECONDS = 3 * 3600;
+const CACHED_MOVE_NUMBERS = 600;
+const clockComments: string[] = [];
+const whiteNumbers: string[] = [];
+const blackNumbers: string[] = [];
+
+/** `{ [%clk h:mm:ss] }` for `ms` on the clock. */
+function clockComment(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds > CACHED_CLOCK_SECONDS) return `{ [%clk ${formatClock(ms)}] }`;
+  return (clockComments[seconds] ??= `{ [%clk ${formatClock(ms)}] }`);
+}
+
+/** `12.` before White's move, or `12...` to resume before Black's after a comment. */
+function moveNumber(n: number, black: boolean): string {
+  if (n > CACHED_MOVE_NUMBERS) return black ? `${n}...` : `${n}.`;
+  return black ? (blackNumbers[n] ??= `${n}...`) : (whiteNumbers[n] ??= `${n}.`);
+}
 
 /** The comment after ply `ply` (0-based): eval then clock, as Lichess orders them; '' for none. */
 function comment(input: Pick<PgnInput, 'clocks' | 'evals'>, ply: number): string {
-  const parts: string[] = [];
   const evaluation = input.evals?.[ply];
-  if (evaluation != null) parts.push(`[%eval ${evaluation}]`);
   const clock = input.clocks?.[ply];
-  if (clock != null) parts.push(`[%clk ${formatClock(clock)}]`);
-  return parts.length > 0 ? `{ ${parts.join(' ')} }` : '';
+  if (evaluation == null) return clock == null ? '' : clockComment(clock);
+  return clock == null ? `{ [%eval ${evaluation}] }` : `{ [%eval ${evaluation}] [%clk ${formatClock(clock)}] }`;
 }
 
-/** Movetext tokens; a comment stays one token so a line break never splits it. */
-function movetextTokens(input: PgnInput): string[] {
-  const tokens: string[] = [];
-  let previous = '';
-  input.sanList.forEach((san, ply) => {
-    if (ply % 2 === 0) tokens.push(`${ply / 2 + 1}.`);
-    else if (previous) tokens.push(`${(ply + 1) / 2}...`); // resume after a comment
-    tokens.push(san);
-    previous = comment(input, ply);
-    if (previous) tokens.push(previous);
-  });
-  return tokens;
-}
-
-function wrap(tokens: readonly string[]): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const token of tokens) {
-    if (line && line.length + 1 + token.length > MAX_LINE) {
-      lines.push(line);
-      line = token;
+/**
+ * The movetext and the result in lines of at most 80 characters (a comment is one token, so a
+ * line break never splits it): the tokens and the spaces and line breaks between them, joined
+ * once. Nothing is made per ply but the SAN's place in the list.
+ */
+function movetext(input: PgnInput): string {
+  const plies = input.sanList.length;
+  // A ply writes at most a number, its SAN and a comment, each after a separator.
+  const parts: string[] = new Array(plies * 6 + 2);
+  let count = 0;
+  let lineLength = 0;
+  const put = (token: string) => {
+    if (lineLength === 0) lineLength = token.length;
+    else if (lineLength + 1 + token.length > MAX_LINE) {
+      parts[count++] = '\n';
+      lineLength = token.length;
     } else {
-      line = line ? `${line} ${token}` : token;
+      parts[count++] = ' ';
+      lineLength += 1 + token.length;
     }
+    parts[count++] = token;
+  };
+  let commented = false;
+  for (let ply = 0; ply < plies; ply++) {
+    if (ply % 2 === 0) put(moveNumber(ply / 2 + 1, false));
+    else if (commented) put(moveNumber((ply + 1) / 2, true));
+    put(input.sanList[ply]);
+    const text = comment(input, ply);
+    commented = text !== '';
+    if (commented) put(text);
   }
-  if (line) lines.push(line);
-  return lines.join('\n');
+  put(input.result);
+  parts.length = count;
+  return parts.join('');
 }
 
 export function formatPgn(input: PgnInput): string {
   const date = input.date instanceof Date ? formatPgnDate(input.date) : (input.date ?? '????.??.??');
-  const tags: [string, string][] = [
-    ['Event', input.event ?? '?'],
-    ['Site', input.site ?? '?'],
-    ['Date', date],
-    ['Round', input.round ?? '-'],
-    ['White', input.white],
-    ['Black', input.black],
-    ['Result', input.result],
-  ];
-  if (input.whiteElo != null) tags.push(['WhiteElo', String(Math.round(input.whiteElo))]);
-  if (input.blackElo != null) tags.push(['BlackElo', String(Math.round(input.blackElo))]);
+  let header =
+    `[Event "${escapeTag(input.event ?? '?')}"]\n[Site "${escapeTag(input.site ?? '?')}"]\n[Date "${escapeTag(date)}"]\n` +
+    `[Round "${escapeTag(input.round ?? '-')}"]\n[White "${escapeTag(input.white)}"]\n[Black "${escapeTag(input.black)}"]\n` +
+    `[Result "${input.result}"]`;
+  if (input.whiteElo != null) header += `\n[WhiteElo "${Math.round(input.whiteElo)}"]`;
+  if (input.blackElo != null) header += `\n[BlackElo "${Math.round(input.blackElo)}"]`;
   if (input.initialTime !== undefined && input.increment !== undefined) {
-    tags.push(['TimeControl', `${input.initialTime}+${input.increment}`]);
+    header += `\n[TimeControl "${input.initialTime}+${input.increment}"]`;
   }
-  if (input.termination) tags.push(['Termination', input.termination]);
-  for (const [name, value] of Object.entries(input.tags ?? {})) tags.push([name, value]);
-
-  const header = tags.map(([name, value]) => `[${name} "${escapeTag(value)}"]`).join('\n');
-  const body = wrap([...movetextTokens(input), input.result]);
-  return `${header}\n\n${body}\n`;
+  if (input.termination) header += `\n[Termination "${escapeTag(input.termination)}"]`;
+  for (const name in input.tags) header += `\n[${name} "${escapeTag(input.tags[name])}"]`;
+  return `${header}\n\n${movetext(input)}\n`;
 }
 
 /**

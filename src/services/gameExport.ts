@@ -14,7 +14,14 @@ import type { PgnOptions } from './gameReads.ts';
 import { formatGameDetail, formatGamePgn, type DetailInput } from './gameViews.ts';
 
 /** Games per query: large enough that the round trips cost little, small enough to stay flat. */
-export const EXPORT_BATCH = 250;
+export const EXPORT_BATCH = 50;
+
+/**
+ * Characters handed to the sink at once: enough that a socket write carries many games, few
+ * enough that the text is an ordinary young object (V8 puts one of 128 KB or more, as 64K
+ * two-byte characters are, straight into the old generation, which only a full collection frees).
+ */
+export const EXPORT_CHUNK = 32 * 1024;
 
 export const EXPORT_FORMATS = ['pgn', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -50,12 +57,15 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
 
   /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
   function formatGame(row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
-    const input: DetailInput = { game: row.game, moves: row.moves, drawOffer: undefined, rematch: row.rematch };
-    if (format === 'ndjson') return `${JSON.stringify(formatGameDetail(input, { publicUrl: ctx.config.publicUrl, now }))}\n`;
-    const pgn = formatGamePgn(input, ctx.config.publicUrl, {
+    if (format === 'ndjson') {
+      const moves = row.sans.map((san, i) => ({ ply: i + 1, san, clockMs: row.clocks[i] }));
+      const input: DetailInput = { game: row.game, moves, drawOffer: undefined, rematch: row.rematch };
+      return `${JSON.stringify(formatGameDetail(input, { publicUrl: ctx.config.publicUrl, now }))}\n`;
+    }
+    const pgn = formatGamePgn(row, ctx.config.publicUrl, {
       clocks: q.clocks,
       analysis: q.evals ? (row.analysis as GameAnalysis | null) : null,
-      opening: q.opening ? (book ??= loadOpeningBook()).classifySans(row.moves.map((m) => m.san)) : null,
+      opening: q.opening ? (book ??= loadOpeningBook()).classifySans(row.sans) : null,
     });
     return `${pgn}\n`;
   }
@@ -113,11 +123,17 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
           if (rows.length === limit && left > 0) next = read(rows[rows.length - 1].cursor);
           const now = ctx.clock.now();
           let chunk = '';
-          for (const row of rows) chunk += formatGame(row, format, q, now);
-          stats.games += rows.length;
-          stats.waiting++;
-          const taken = await sink.write(chunk).finally(() => stats.waiting--);
-          if (!taken) return;
+          // Each game leaves the batch as it is formatted: what the collector finds alive at its
+          // next pass is what it moves to the old generation, which only a full collection empties.
+          for (let row = rows.shift(); row; row = rows.shift()) {
+            chunk += formatGame(row, format, q, now);
+            stats.games++;
+            if (chunk.length < EXPORT_CHUNK && rows.length > 0) continue;
+            stats.waiting++;
+            const taken = await sink.write(chunk).finally(() => stats.waiting--);
+            if (!taken) return;
+            chunk = '';
+          }
         }
       } finally {
         // Gone or failed with a batch still being read: it ends on its own; nobody waits for it.

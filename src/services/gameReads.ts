@@ -10,7 +10,7 @@ import { loadOpeningBook } from '../domain/openings.ts';
 import { parseId } from '../domain/ids.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import { NO_VIEWER, notFound, visibleTo, type GamesDeps } from './gameAccess.ts';
-import { formatGameDetail, formatGameListItem, formatGamePgn, type DetailInput, type GameDetail, type GameListItem } from './gameViews.ts';
+import { formatGameDetail, formatGameListItem, formatGamePgn, pgnLine, type DetailInput, type GameDetail, type GameListItem } from './gameViews.ts';
 
 export type ListGamesInput = {
   /** `pending`: the caller's own pending games (challenges sent and received, open seeks). */
@@ -116,9 +116,10 @@ export const DEFAULT_PGN_OPTIONS: PgnOptions = { clocks: true, evals: false, ope
 export async function getPgn(d: GamesDeps, userId: string, id: string, options: PgnOptions = DEFAULT_PGN_OPTIONS): Promise<string> {
   const detail = await loadDetail(d, userId, id, d.clock.now());
   const analysis = options.evals ? await findAnalysis(d.pool, detail.game.id) : undefined;
-  return formatGamePgn(detail, d.config.publicUrl, {
+  const line = pgnLine(detail.moves);
+  return formatGamePgn({ ...detail, ...line }, d.config.publicUrl, {
     clocks: options.clocks,
     analysis: analysis?.status === 'done' ? (analysis.result as GameAnalysis) : null,
-    opening: options.opening ? loadOpeningBook().classifySans(detail.moves.map((m) => m.san)) : null,
+    opening: options.opening ? loadOpeningBook().classifySans(line.sans) : null,
   });
 }

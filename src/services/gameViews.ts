@@ -440,8 +440,14 @@ export function pgnEvals(analysis: GameAnalysis): (string | null)[] {
   return evals;
 }
 
+/** A game as its PGN needs it: the SAN and the mover's clock after each ply, in ply order. */
+export type PgnGame = Pick<DetailInput, 'game' | 'ratings'> & { sans: readonly string[]; clocks: readonly number[] };
+
+/** A game's moves as PgnGame wants them. */
+export const pgnLine = (moves: readonly DetailMove[]) => ({ sans: moves.map((m) => m.san), clocks: moves.map((m) => m.clockMs) });
+
 /** The full PGN export: Seven Tag Roster, ratings, time control, opening, termination and comments. */
-export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUrl: string, extras: PgnExtras = {}): string {
+export function formatGamePgn({ game: g, sans, clocks, ratings }: PgnGame, publicUrl: string, extras: PgnExtras = {}): string {
   const finishedRated = g.status === 'finished' && g.rated;
   const tags: Record<string, string> = {};
   if (finishedRated && g.whiteRatingChange !== null && g.blackRatingChange !== null) {
@@ -469,8 +475,8 @@ export function formatGamePgn({ game: g, moves, ratings }: DetailInput, publicUr
     increment: perMove ? undefined : g.increment,
     termination: pgnTermination(g),
     tags,
-    sanList: moves.map((m) => m.san),
-    clocks: extras.clocks === false ? undefined : moves.map((m) => m.clockMs),
+    sanList: sans,
+    clocks: extras.clocks === false ? undefined : clocks,
     evals: extras.analysis ? pgnEvals(extras.analysis) : undefined,
   });
 }

@@ -6,6 +6,7 @@ import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { createPool } from '../../src/db/pool.ts';
+import { EXPORT_BATCH as BATCH } from '../../src/services/gameExport.ts';
 import { insertFinishedGames, insertUser } from '../support/fixtures.ts';
 
 const PGN = 'application/x-chess-pgn; charset=utf-8';
@@ -282,7 +283,6 @@ describe('GET /users/{id}/games/export streams', function () {
   this.timeout(120_000);
   // About 3.9 KB of PGN a game: 23 MB in all, far more than the sockets' buffers between test and service hold.
   const COUNT = 6000;
-  const BATCH = 250;
   let heavy: string;
   before(async () => {
     const { db } = await testService();
