@@ -46,10 +46,19 @@ export const ExportQuery = PgnOptionsQuery.extend({
  */
 function responseSink(res: Response, contentType: string): ExportSink {
   let open = true;
-  const closed = new Promise<void>((resolve) => res.once('close', () => {
-    open = false;
-    resolve();
-  }));
+  res.once('close', () => (open = false));
+  // One pair of listeners a wait, both removed after: a race against one promise of the close
+  // would leave a reaction on it per write until the response ends (thousands in an export).
+  const drainedOrClosed = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
+    });
   return {
     start() {
       res.status(200);
@@ -62,7 +71,7 @@ function responseSink(res: Response, contentType: string): ExportSink {
     async write(chunk) {
       // HEAD: the headers are the answer; reading on would send nothing.
       if (!open || res.req.method === 'HEAD') return false;
-      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      if (!res.write(chunk)) await drainedOrClosed();
       return open;
     },
   };
