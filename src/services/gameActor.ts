@@ -84,11 +84,11 @@ type Answered = Result<Answer, CommandFailure>;
  * How many answered command keys a game remembers, for retries (REST, gateway, reconnected
  * sockets). A retry follows its command within seconds (a reconnect, the gateway's timeout), and
  * while a player's command is in doubt that player sends nothing new, so only the opponent's reply
- * and a draw or takeback answer can come between them; 16 leaves room for many times that. Each
- * remembered answer holds its reply's objects and strings (about half a kilobyte for a move), and
- * 256, then 32 of them were a large part of a long game's memory.
+ * and a draw or takeback answer can come between them; 8 leaves room for twice that and more. Each
+ * remembered answer holds its reply's objects and strings (about 0.6 KB for a move), and 256, 32,
+ * then 16 of them were a large part of a live game's memory (16: 11.8 KB of a game's 19 KB actor).
  */
-const REMEMBERED_COMMANDS = 16;
+export const REMEMBERED_COMMANDS = 8;
 
 /**
  * Who hears a live game besides its channel: the room that hosts it, given when the game is

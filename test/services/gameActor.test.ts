@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
-import { GameActor, type GameEvent } from '../../src/services/gameActor.ts';
+import { GameActor, REMEMBERED_COMMANDS, type GameEvent } from '../../src/services/gameActor.ts';
 import { expireLease } from '../support/fixtures.ts';
 import { failureCode, hearEvents, hearLost, liveGameFixture, moveBy, openLiveGame } from '../helpers/liveGames.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -132,11 +132,11 @@ describe('GameActor (the game actor) against PostgreSQL', () => {
       await live.close(true);
     });
 
-    it('remembers the last 16 answered keys, not every key of a long game', async () => {
+    it(`remembers the last ${REMEMBERED_COMMANDS} answered keys, not every key of a long game`, async () => {
       const { host, white, gameId } = await setup();
       const live = await open(host('A'), gameId);
-      for (let i = 1; i <= 17; i++) assert.equal(failureCode(await live.execute(moveBy(white, 'e2e5'), `k${i}`)), 'INVALID_MOVE');
-      // k2…k17 are remembered: the same key for another command is refused.
+      for (let i = 1; i <= REMEMBERED_COMMANDS + 1; i++) assert.equal(failureCode(await live.execute(moveBy(white, 'e2e5'), `k${i}`)), 'INVALID_MOVE');
+      // k2… are remembered: the same key for another command is refused.
       assert.equal(failureCode(await live.execute(moveBy(white, 'e2e4'), 'k2')), 'IDEMPOTENCY_KEY_REUSED');
       // k1, the oldest, was forgotten: it names a new command.
       assert.equal((await live.execute(moveBy(white, 'e2e4'), 'k1')).ok, true);
