@@ -261,6 +261,11 @@ export class GameActor {
     return reply;
   }
 
+  /** Resolves once every command queued so far (a timer's included) has run. */
+  idle(): Promise<void> {
+    return this.mailbox.idle();
+  }
+
   /** Stops timers; on a graceful close the lease is released with clocks booked up to now. */
   async close(graceful: boolean): Promise<void> {
     this.timers.clearAll();

@@ -101,9 +101,14 @@ export async function arenaFixture(pool: Pool, config: Partial<Config> = {}) {
       await actor.idle();
       return actor;
     },
-    /** One beat of the actors' clock (a pairing pass), then every step it caused has run. */
+    /**
+     * One beat of the actors' clock (a pairing pass, a game's deadline), then every step it caused
+     * has run: the games' commands (a deadline's abort writes to PostgreSQL after the timer fired),
+     * then the arenas'.
+     */
     async beat(ms = 2000): Promise<void> {
       await clock.advance(ms);
+      for (const g of games.values()) await g.idle();
       for (const a of actors) await a.idle();
     },
     /** The active games of the tournament, as [white, black, gameId]. */
