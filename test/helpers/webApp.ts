@@ -89,8 +89,7 @@ export async function startWebService(env: Record<string, string> = {}): Promise
 export type ApiUser = { id: string; username: string; email: string; password: string; token: string };
 
 /** A user signed up over the API (quicker than the form, for tests about something else). */
-export async function apiUser(base: string): Promise<ApiUser> {
-  const username = uniqueUsername('api');
+export async function apiUser(base: string, username = uniqueUsername('api')): Promise<ApiUser> {
   const email = `${username}@example.com`;
   const data = await postData(`${base}/v1`, '/auth/signup', { email, password: 'web-test-pass-1', username });
   return { id: data.user.id, username, email, password: 'web-test-pass-1', token: data.session.access_token };
