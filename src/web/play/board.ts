@@ -195,6 +195,9 @@ export class Board {
         const to = event.squareTo!;
         const legal = chess.moves({ square: from as Square, verbose: true }).filter((m) => m.to === to);
         if (!legal.length) return false;
+        // The piece is placed at once: cm-chessboard takes no new input until a click move's
+        // animation ends, and a player answered at once (a premove) clicks again within it.
+        event.animate = false;
         if (legal.some((m) => m.promotion)) {
           const color = this.movable === 'white' ? COLOR.white : COLOR.black;
           this.board.showPromotionDialog(to, color, (result) => {

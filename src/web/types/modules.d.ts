@@ -19,6 +19,8 @@ declare module 'cm-chessboard/src/Chessboard.js' {
     squareTo?: string;
     piece?: string;
     chessboard: Chessboard;
+    /** Set false by a validator: the accepted click move is placed at once, not animated. */
+    animate?: boolean;
   };
   export type MarkerType = { class: string; slice: string };
   export type PromotionResult = { type: 'pieceSelected'; square: string; piece: string } | { type: 'canceled' };
