@@ -263,7 +263,8 @@ function decideClaim(s: LiveGameState, color: Color, result: ClaimResult, at: nu
   if (claimableAt === null) return refuse('CLAIM_NOT_ALLOWED', 'Your opponent is not gone from the game');
   if (at < claimableAt) return refuse('CLAIM_NOT_ALLOWED', `Your opponent may still come back until ${new Date(claimableAt).toISOString()}`);
   const ending = result === 'win' ? winBy(color, 'timeout') : drawBy('timeout');
-  return finish(s, at, { ending }, endReply);
+  // Nobody's flag fell: both clocks stay as they were (the termination is still `timeout`).
+  return finish(s, at, { ending, claimed: true }, endReply);
 }
 
 /** When the opponent may claim against `color`: null while the player is there, or never joined. */
@@ -513,13 +514,15 @@ type FinishOptions = {
   /** The clock after the final move. */
   clock?: ChessClock;
   finalMove?: (eventSeq: number) => MoveRecord;
+  /** A claim against an absent player: a `timeout` that leaves both clocks as they were. */
+  claimed?: boolean;
 };
 
 function finish(s: LiveGameState, now: number, o: FinishOptions, reply: Decision['reply']): Decision {
   const clock = o.clock ?? ChessClock.fromState(s.clock.state());
   clock.pause(now);
   const t = clock.times(now);
-  const flagged = o.ending?.termination === 'timeout' ? s.game.turn : null;
+  const flagged = o.ending?.termination === 'timeout' && !o.claimed ? s.game.turn : null;
   const leading = o.leading ?? [];
   const ended: DomainEvent = {
     type: 'ended',

@@ -342,6 +342,19 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.deepEqual([reply.value.status, reply.value.result, reply.value.termination], ['finished', '1/2-1/2', 'timeout']);
     });
 
+    it('leaves both clocks as they were when a win is claimed: nobody\'s flag fell', () => {
+      const s = newState({ moves: ['e2e4', 'e7e5'] });
+      notePresence(s, 'white', true, T0);
+      notePresence(s, 'white', false, T0);
+      const at = T0 + DEFAULT_CLAIM_MS;
+      const before = { white: s.clock.remaining('white', at), black: s.clock.remaining('black', at) };
+      const { decision, reply } = run(s, { type: 'claim', userId: BLACK, result: 'win' }, at);
+      assert.deepEqual([reply.value.winner, reply.value.termination], ['black', 'timeout']);
+      const write = decision.write as { whiteMs: number; blackMs: number };
+      assert.ok(before.white > 0, 'White, to move, had time left');
+      assert.deepEqual({ white: write.whiteMs, black: write.blackMs }, before);
+    });
+
     it('records who has joined in the move written, so a takeover knows it', () => {
       const s = newState();
       notePresence(s, 'black', true, T0);

@@ -172,12 +172,21 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
     await spectator.page.locator('.player.top .away').waitFor();
 
     await w.page.locator('.claim', { hasText: /You can claim victory in \d seconds?/ }).waitFor();
+    // Black's clock stands still (White is to move): the claim must leave it as it is.
+    const blackClock = await w.page.locator('.player.top .clock').textContent();
+    assert.notEqual(blackClock, '0:00');
     await w.page.click('.claim button:has-text("Claim victory")');
-    await w.page.locator('.end .result', { hasText: 'White wins by time' }).waitFor();
+    await w.page.locator('.end .result', { hasText: 'White wins: Black left the game' }).waitFor();
     const detail = await requestJson(app.base(), 'GET', `/v1/games/${id}`, undefined, white.token);
     assert.equal(detail.body.data.winner, 'white');
-    assert.equal(detail.body.data.termination, 'timeout');
-    await spectator.page.locator('.end .result', { hasText: 'White wins by time' }).waitFor();
+    assert.equal(detail.body.data.termination, 'timeout', 'the API says timeout');
+    assert.ok(detail.body.data.black_time_remaining > 0 && detail.body.data.white_time_remaining > 0, 'both clocks kept their time');
+    await spectator.page.locator('.end .result', { hasText: 'White wins: Black left the game' }).waitFor();
+    assert.equal(await w.page.locator('.player.top .clock').textContent(), blackClock);
+    // A visitor who opens the finished game reads the same.
+    const late = await app.open({ path: `/play/${id}` });
+    await late.page.locator('.end .result', { hasText: 'White wins: Black left the game' }).waitFor();
+    assert.equal(await late.page.locator('.player.top .clock').textContent(), blackClock);
     assertNoProblems(w, spectator);
   });
 

@@ -288,4 +288,22 @@ describe("web app: a game's takebacks, claims and rematch from the channel", () 
     assert.equal(describeEnd(game({ status: 'abandoned', abort_reason: 'aborted' })), 'Game aborted');
     assert.equal(describeEnd(game({ status: 'abandoned', abort_reason: 'no_first_move' })), 'Game aborted: no first move');
   });
+
+  it('stops the running clock where it stood at the end: a flag shows 0, a claim the time the absent player had', () => {
+    // Black to move with 400 s at ts 1000 (move_count 3: the clock runs).
+    const end = (winner: 'white' | 'black' | null, at: number) => applyChannel(game(), {
+      type: 'game_end', status: 'finished', abort_reason: null, ts: at,
+      result: { result: winner === 'white' ? '1-0' : '1/2-1/2', winner, termination: 'timeout', rating_changes: { white: 5, black: -5 } },
+    });
+    const flagged = end('white', 1000 + 400_000);
+    assert.deepEqual([flagged.clock.whiteMs, flagged.clock.blackMs, flagged.clock.running], [500_000, 0, false]);
+    assert.equal(describeEnd(flagged), 'White wins by time');
+    const claimed = end('white', 1000 + 60_000);
+    assert.deepEqual([claimed.clock.whiteMs, claimed.clock.blackMs], [500_000, 340_000], 'stopped at the claim, not reset to the last stamp');
+    assert.equal(describeEnd(claimed), 'White wins: Black left the game');
+    assert.equal(describeEnd(end(null, 1000 + 60_000)), 'Draw: claimed after a player left the game');
+    // A game read after its end: the detail's clocks say which it was.
+    assert.equal(describeEnd(game({ status: 'finished', winner: 'white', result: '1-0', termination: 'timeout', black_time_remaining: 0 })), 'White wins by time');
+    assert.equal(describeEnd(game({ status: 'finished', winner: 'white', result: '1-0', termination: 'timeout', black_time_remaining: 340 })), 'White wins: Black left the game');
+  });
 });

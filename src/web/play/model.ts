@@ -5,7 +5,7 @@
 import { Chess } from 'chess.js';
 import type { ChannelMessage } from '../realtime.ts';
 import type { Color, GameDetail, GameStatus, RatingChanges, Rematch, TimeControl } from '../types/api.ts';
-import type { ClockState } from './clock.ts';
+import { remainingMs, type ClockState } from './clock.ts';
 
 export type Side = { id: string; username: string; rating: number; connected?: boolean };
 
@@ -129,7 +129,7 @@ export function applyChannel(game: GameModel, m: ChannelMessage): GameModel {
       return { ...game, rematch: { game_id: String(m.game_id), offered_by: String(m.offered_by), status: 'pending' } };
     case 'game_end': {
       const r = m.result as { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
-      return endGame(game, { status: m.status as GameStatus, abort_reason: (m.abort_reason as string | null) ?? null, ...r });
+      return endGame(game, { status: m.status as GameStatus, abort_reason: (m.abort_reason as string | null) ?? null, ...r }, ts);
     }
     default:
       return game; // unknown types are ignored (DESIGN 2.6)
@@ -152,11 +152,16 @@ export function takeBack(game: GameModel, e: TakebackEvent): GameModel {
   };
 }
 
-/** The end of the game (a room's or the channel's `game_end`). */
+/**
+ * The end of the game (a room's or the channel's `game_end`) at server time `ts`: the running
+ * clock stops where it stood then (a flag shows 0:00, a claim the time the absent player had).
+ */
 export function endGame(
   game: GameModel,
   e: { status: GameStatus; abort_reason?: string | null; result: string | null; winner: Color | null; termination: string | null; rating_changes?: RatingChanges | null },
+  ts: number,
 ): GameModel {
+  const stopped = { whiteMs: remainingMs(game.clock, 'white', ts), blackMs: remainingMs(game.clock, 'black', ts) };
   return {
     ...game,
     status: e.status,
@@ -168,7 +173,7 @@ export function endGame(
     drawOffer: undefined,
     takebackOffer: undefined,
     claimableAt: { white: 0, black: 0 },
-    clock: { ...game.clock, running: false },
+    clock: { ...game.clock, ...stopped, running: false, since: ts },
   };
 }
 
@@ -226,11 +231,27 @@ const TERMINATION_TEXT: Record<string, string> = {
   insufficient_material: 'insufficient material',
 };
 
-/** "White wins by checkmate", "Draw by agreement", "Game aborted: no first move". */
+/**
+ * A `timeout` that no flag decided: claimed against a player who left the game (DESIGN 2.11).
+ * The API says `timeout` for both; a flag leaves the flagged side at 0, a claim both clocks as
+ * they were.
+ */
+export function claimedAgainstAbsent(game: GameModel): boolean {
+  if (game.status !== 'finished' || game.termination !== 'timeout' || game.timeControl.category === 'correspondence') return false;
+  return game.clock.whiteMs > 0 && game.clock.blackMs > 0;
+}
+
+const colorName = (c: Color) => (c === 'white' ? 'White' : 'Black');
+
+/** "White wins by checkmate", "Draw by agreement", "Game aborted: no first move", "White wins: Black left the game". */
 export function describeEnd(game: GameModel): string {
   if (game.status === 'abandoned') {
     // `aborted`: a player's abort before both first moves; else the reason (no first move, …).
     return `Game aborted${game.abortReason && game.abortReason !== 'aborted' ? `: ${game.abortReason.replaceAll('_', ' ')}` : ''}`;
+  }
+  if (claimedAgainstAbsent(game)) {
+    if (game.winner) return `${colorName(game.winner)} wins: ${colorName(game.winner === 'white' ? 'black' : 'white')} left the game`;
+    return 'Draw: claimed after a player left the game';
   }
   const how = game.termination ? ` by ${TERMINATION_TEXT[game.termination] ?? game.termination.replaceAll('_', ' ')}` : '';
   if (game.winner) return `${game.winner === 'white' ? 'White' : 'Black'} wins${how}`;

@@ -129,7 +129,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       update();
     });
     r.onMessage('game_end', (e: Parameters<typeof endGame>[1]) => {
-      game = endGame(game!, e);
+      game = endGame(game!, e, time.now());
       update();
     });
     r.onMessage('error', (e: { code: string; message: string }) => {
