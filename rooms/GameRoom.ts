@@ -230,7 +230,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
       return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
     }
     const key = 'id' in replyId ? `socket:${client.sessionId}:${String(replyId.id)}` : undefined;
-    const command = build(userId, (parsed.data ?? {}) as NonNullable<GameClientMessages[C]>);
+    const command: CommandInput = build(userId, (parsed.data ?? {}) as NonNullable<GameClientMessages[C]>);
     command.receivedAt = receivedAt; // on the command just built: no copy of it per move
     const reply = await this.live.execute(command, key);
     // The live game answers each command with its REST answer's data (the decider, src/domain/gameDecider.ts).
@@ -409,9 +409,11 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
       .catch((err) => GameRoom.deps.host.log.warn({ err, gameId: this.live.id }, 'could not follow rematch offers'));
   }
 
-  /** A player left (the claim count starts) or came back: the schema and a message to everyone here. */
+  /** A player left or acted while gone (the claim count starts), or came back: the schema and a message to everyone here. */
   private onPresence(news: PresenceNews): void {
     this.syncState(this.state);
+    // Not only a join or a leave: a player who acts by REST while gone starts the count again.
+    this.broadcastPatch();
     if (news.type === 'opponent_gone') this.broadcast('opponent_gone', { color: news.color, claimable_at: news.claimable_at, v: news.v });
     else this.broadcast('opponent_back', { color: news.color, v: news.v });
   }

@@ -96,6 +96,11 @@ export type Command =
   /** `takebackId` is the id the proposal gets if one is made (as a draw offer's). */
   | ({ type: 'offer_takeback'; userId: string; takebackId: string } & Arrival)
   | ({ type: 'answer_takeback'; userId: string; takebackId: string; accept: boolean } & Arrival)
+  /**
+   * DESIGN 2.11: a player wrote in the game's chat. The chat service stores and publishes the
+   * message; the game hears only that the player acted (the claim count starts again).
+   */
+  | ({ type: 'chat'; userId: string } & Arrival)
   /** Timers: the flag may have fallen, the first-move deadline passed, an offer lapsed. */
   | { type: 'check_clock' }
   | { type: 'expire_offer'; offerId: string }
@@ -254,6 +259,8 @@ export function decide(s: LiveGameState, c: Command, now: number): Decision {
       return decideTakeback(s, c.userId, c.takebackId, color, now);
     case 'answer_takeback':
       return decideTakebackAnswer(s, c.userId, c.takebackId, c.accept, at, now);
+    case 'chat':
+      return nothing();
   }
 }
 
@@ -295,6 +302,24 @@ export function notePresence(s: LiveGameState, color: Color, present: boolean, n
   if (!p.joined || p.goneSince !== null) return null;
   p.goneSince = now;
   if (s.status !== 'active') return null;
+  return { type: 'opponent_gone', color, claimable_at: new Date(claimableSince(s, color)!).toISOString() };
+}
+
+/**
+ * DESIGN 2.11: "A player who acts in the game by any API (a move, an offer, an answer, chat) is
+ * present: the count starts again." Called for every command of a player, whatever it becomes
+ * (refused included: a refused move is still the player at the board), before it is judged, so a
+ * claim queued behind the act sees it. A player whose count was running (joined, no client in the
+ * room) counts as gone from the act on: `opponent_gone` with the later `claimable_at` tells the
+ * room and the stream; the count keeps running, since no client of theirs is in the room to stop it.
+ */
+export function noteActed(s: LiveGameState, c: PlayerCommand, now: number): PresenceEvent | null {
+  const color = colorOf(s, c.userId);
+  const p = color && s.presence?.[color];
+  if (!color || !p?.joined || p.goneSince === null || s.status !== 'active' || s.clock.perMove) return null;
+  const at = arrivalTime(s, c, now);
+  if (at <= p.goneSince) return null;
+  p.goneSince = at;
   return { type: 'opponent_gone', color, claimable_at: new Date(claimableSince(s, color)!).toISOString() };
 }
 

@@ -77,6 +77,8 @@ export type Answers = {
   offer_takeback: { takeback: TakebackView };
   /** Accepted: the game as the takeback leaves it; declined: the offer alone. */
   answer_takeback: { takeback: TakebackView; game?: PositionAnswer };
+  /** Nothing to say: the chat service answers with the message. */
+  chat: null;
 };
 /** The game as it stands, for answers that change the position without a move. */
 export type PositionAnswer = {

@@ -1,13 +1,14 @@
 // Game chat (DESIGN 2.11): a player room and a spectator room per game, durable in PostgreSQL,
 // told live on the event bus. Nothing of it runs in the game's actor: a move costs the same with
-// or without chat.
+// or without chat; a player's message only tells the game that its writer is present (claims).
 import { randomUUID } from 'node:crypto';
 import { BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.ts';
 import { deleteChatMute, findChatMutes, insertChatMessage, insertChatMute, listChatMessages, type ChatRoom } from '../db/chat.ts';
 import type { GameRecord } from '../db/games.ts';
-import { AppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import { findVisible, isPlayer } from './gameAccess.ts';
+import { noteChat } from './gameCommands.ts';
 import { channels, type RoomChatEvent } from './channelEvents.ts';
 import { CHAT_HISTORY, CHAT_PER_GAME, formatChatMessage, type ChatBody, type ChatMessageView, type ChatMuteView } from './chatViews.ts';
 
@@ -67,6 +68,13 @@ export function createChat(ctx: ChatDeps) {
       const hidden = player ? (await findChatMutes(ctx.pool, game.id)).filter((id) => id !== userId) : [];
       ctx.events.publish(channels.chat(game.id), { type: 'chat', room: body.room, message, hidden_from: hidden, ts: now });
       if (body.room === 'spectator') ctx.events.publish(channels.game(game.id), { type: 'chat', room: 'spectator', message, ts: now });
+      // A player who writes is present (DESIGN 2.11): the game, which judges claims, hears it
+      // before the answer, so a claim sent after it is judged with it.
+      if (player) {
+        await noteChat(game, userId, now).catch((err) => {
+          if (!(isAppError(err) && err.code === 'GAME_NOT_ACTIVE')) ctx.log.warn({ err, gameId: game.id }, 'the game did not hear a chat message');
+        });
+      }
       return message;
     },
 

@@ -7,6 +7,7 @@ import {
   decide,
   evolve,
   nextDeadlines,
+  noteActed,
   notePresence,
   pendingOffer,
   pendingTakeback,
@@ -17,6 +18,7 @@ import {
   type DomainEvent,
   type LiveGameState,
   type PlayerCommand,
+  type PresenceEvent,
   type Write,
 } from '../domain/gameDecider.ts';
 import type { Answers, DrawOffer, NumberedEvent, RatingChanges, Seat, TakebackOffer, Times } from '../domain/liveGameViews.ts';
@@ -73,9 +75,10 @@ export type DecidedAnswers = Fits<Answers, CommandAnswers>;
 type Fits<A extends B, B> = A;
 /**
  * REST's command to the game's room, across processes (src/gateway `callGame` →
- * GameRoom.apiCommand): the command and its key, answered as `execute` answers it.
+ * GameRoom.apiCommand): the command and its key, answered as `execute` answers it. A command
+ * that is the same done twice (a chat message's `chat`: the player is there) needs no key.
  */
-export type CommandCall<C extends CommandInput = CommandInput> = { command: C; key: string };
+export type CommandCall<C extends CommandInput = CommandInput> = { command: C; key?: string };
 export type ApiCommand = (call: CommandCall) => Promise<CommandResult>;
 /** An answer as the shell handles it, before `execute` names it by its command. */
 type Answered = Result<Answer, CommandFailure>;
@@ -204,7 +207,10 @@ export class GameActor {
   notePresence(color: Color, present: boolean): void {
     if (this.lost) return;
     const now = this.host.time.now();
-    const change = notePresence(this.state, color, present, now);
+    this.tellPresence(notePresence(this.state, color, present, now), now);
+  }
+
+  private tellPresence(change: PresenceEvent | null, now: number): void {
     if (!change) return;
     const news: PresenceNews = { ...change, v: this.state.eventSeq, ts: now };
     this.host.publish(this.id, news);
@@ -312,6 +318,8 @@ export class GameActor {
   private run(command: Command, key: string | null): Promise<Answered> {
     return this.exclusive(async () => {
       const now = this.host.time.now();
+      // Any command of a player, by any API, says the player is there (DESIGN 2.11, claim).
+      if ('userId' in command) this.tellPresence(noteActed(this.state, command, now), now);
       const decision = decide(this.state, command, now);
       if (decision.write) {
         const written = await this.persist(decision.write, key, now);

@@ -50,3 +50,15 @@ export const offerTakeback = (d: GamesDeps, userId: string, id: string, request:
   command(d, id, { type: 'offer_takeback', userId }, request);
 export const answerTakeback = (d: GamesDeps, userId: string, id: string, takebackId: string, accept: boolean, request: CommandRequest = {}) =>
   command(d, id, { type: 'answer_takeback', userId, takebackId, accept }, request);
+
+/**
+ * A player's chat message in an active clocked game, as the game hears it (DESIGN 2.11: a player
+ * who acts by any API is present, the claim count starts again): told to the game's actor, the
+ * one that judges claims. Called once the message is stored; it needs no key, telling it twice
+ * does no harm. A correspondence game counts nothing (its room may rest: it is not woken for this).
+ */
+export async function noteChat(game: Pick<GameRecord, 'id' | 'status' | 'timeControl'>, userId: string, receivedAt?: number): Promise<void> {
+  if (game.status !== 'active' || game.timeControl === 'correspondence') return;
+  const call: CommandCall<CommandInput> = { command: { type: 'chat', userId, ...(receivedAt === undefined ? {} : { receivedAt }) } };
+  await callGame<CommandCall<CommandInput>, CommandAnswers['chat']>(game.id, 'apiCommand', call);
+}

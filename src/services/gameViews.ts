@@ -216,6 +216,8 @@ export type CommandAnswers = {
   claim: z.infer<typeof GameEndResult>;
   offer_takeback: z.infer<typeof TakebackOfferResult>;
   answer_takeback: z.infer<typeof TakebackAnswerResult>;
+  /** A player's chat message as the game hears it (src/services/gameCommands.ts `noteChat`): nothing to answer. */
+  chat: null;
 };
 
 // ---- formatting --------------------------------------------------------------------------

@@ -56,11 +56,13 @@ describe('GameRoom chat', () => {
 
   it('answers a player-room message with chat:ok and tells both players, never a spectator', async () => {
     const { w, b, s, anon } = await joinAll();
+    // Listened for first: the message may reach the opponent before the sender's chat:ok.
+    const toBlack = nextMessage(b.room, 'chat');
     const { message: ok } = await expectOk(w.room, 'chat', { text: '  have fun  ', room: 'player' });
     assert.equal(ok.text, 'have fun');
     assert.equal(ok.room, 'player');
     assert.deepEqual(ok.user, { id: white.id, username: white.username });
-    const heard = await nextMessage(b.room, 'chat');
+    const heard = await toBlack;
     assert.deepEqual(heard, { room: 'player', message: { id: ok.id, room: 'player', user: ok.user, text: 'have fun', created_at: ok.created_at } });
     await hears(w, 'have fun');
     // A spectator-room message after it reaches the spectators: the player's went by on the same channel before it.
@@ -99,8 +101,9 @@ describe('GameRoom chat', () => {
 
   it('masks offensive words in what it tells', async () => {
     const { w, b } = await joinAll();
+    const toBlack = nextMessage(b.room, 'chat');
     assert.equal((await expectOk(w.room, 'chat', { text: 'shit happens', room: 'player' })).message.text, '**** happens');
-    assert.equal((await nextMessage(b.room, 'chat')).message.text, '**** happens');
+    assert.equal((await toBlack).message.text, '**** happens');
   });
 
   it("stops telling a player who muted the game the opponent's messages; the sender still sees theirs", async () => {

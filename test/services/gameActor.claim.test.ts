@@ -40,9 +40,36 @@ describe('GameActor: the claim count across a takeover', () => {
 
     await clock.advance(claimMs - 1);
     assert.equal(failureCode(await second.execute({ type: 'claim', userId: black, result: 'win' })), 'CLAIM_NOT_ALLOWED');
-    assert.equal(failureCode(await second.execute({ type: 'claim', userId: white, result: 'win' })), 'CLAIM_NOT_ALLOWED');
     await clock.advance(1);
     const claimed = (await second.execute({ type: 'claim', userId: black, result: 'win' })) as any;
     assert.deepEqual([claimed.value.status, claimed.value.winner, claimed.value.termination], ['finished', 'black', 'timeout']);
+  });
+
+  describe('a player who acts while gone (DESIGN 2.11: "the count starts again")', () => {
+    it('starts the count again from any command of the gone player, refused or not, and from none of the opponent\'s', async () => {
+      const clock = new ManualClock(Date.now());
+      const claimMs = 30_000;
+      const { host, white, black, gameId } = await liveGameFixture(db.pool, { firstMoveDeadline: new Date(clock.now() + 60_000) }, { claimMs });
+      const live = await openLiveGame(host('A', clock), gameId);
+      opened.push(live);
+      assert.equal((await live.execute(moveBy(white, 'e2e4'))).ok, true);
+      assert.equal((await live.execute(moveBy(black, 'e7e5'))).ok, true);
+      live.notePresence('white', true);
+      live.notePresence('white', false);
+      const gone = clock.now();
+      assert.equal(live.claimableAt('white'), gone + claimMs);
+
+      await clock.advance(claimMs);
+      assert.equal(failureCode(await live.execute({ type: 'offer_takeback', userId: black })), 'TAKEBACK_NOT_ALLOWED');
+      assert.equal(live.claimableAt('white'), gone + claimMs, 'the opponent acting changes nothing');
+      assert.equal(failureCode(await live.execute(moveBy(white, 'e4e5'))), 'INVALID_MOVE');
+      assert.equal(live.claimableAt('white'), clock.now() + claimMs, 'a refused move is an act');
+      await clock.advance(claimMs);
+      assert.equal((await live.execute({ type: 'chat', userId: white })).ok, true);
+      assert.equal(live.claimableAt('white'), clock.now() + claimMs, 'a chat message is an act');
+      assert.equal(failureCode(await live.execute({ type: 'claim', userId: black, result: 'win' })), 'CLAIM_NOT_ALLOWED');
+      await clock.advance(claimMs);
+      assert.equal((await live.execute({ type: 'claim', userId: black, result: 'win' })).ok, true, 'still gone: the new count ends');
+    });
   });
 });
