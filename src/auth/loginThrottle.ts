@@ -1,19 +1,28 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../errors.ts';
 import type { LimiterFactory } from '../limits.ts';
-import { normalizeEmail } from './rules.ts';
+import type { LoginIdentifier } from './rules.ts';
 
-/** DESIGN 2.2: 5 failures per email, or 20 per client address, within 5 minutes. */
-export type LoginLimits = { perEmail: number; perAddress: number; windowSeconds: number };
-export const LOGIN_LIMITS: Readonly<LoginLimits> = { perEmail: 5, perAddress: 20, windowSeconds: 300 };
+/** DESIGN 2.2: 5 failures per account, or 20 per client address, within 5 minutes. */
+export type LoginLimits = { perAccount: number; perAddress: number; windowSeconds: number };
+export const LOGIN_LIMITS: Readonly<LoginLimits> = { perAccount: 5, perAddress: 20, windowSeconds: 300 };
+
+/**
+ * Whose attempt it is: the account the typed identifier resolved to (by email or username, in
+ * any spelling the lookup takes, or the signed-in user checking their own password), else the
+ * identifier that resolved to none, in its normal form. An unknown name is throttled like an
+ * account, so the answers do not tell whether one exists.
+ */
+export type LoginSubject = { userId: string } | { unknown: LoginIdentifier };
+const subjectKey = (s: LoginSubject) => ('userId' in s ? `user:${s.userId}` : `${s.unknown.kind}:${s.unknown.key}`);
 
 export type LoginThrottle = {
   /**
-   * Reserves one attempt for this email and address, or throws TOO_MANY_ATTEMPTS (with
+   * Reserves one attempt for this subject and address, or throws TOO_MANY_ATTEMPTS (with
    * `retryAfter`) while either is throttled. The reservation counts as a failure unless the
-   * returned `release` is called (after a successful login).
+   * returned `release` is called (after the password proved right).
    */
-  reserve: (email: string, address: string) => Promise<() => Promise<void>>;
+  reserve: (subject: LoginSubject, address: string) => Promise<() => Promise<void>>;
 };
 
 type Counter = { limiter: RateLimiterAbstract; key: string };
@@ -26,7 +35,7 @@ type Taken = { counter: Counter; rejected: RateLimiterRes | undefined };
  * failures count, and a 429 does not prolong the wait.
  */
 export function createLoginThrottle(makeLimiter: LimiterFactory, limits: LoginLimits = LOGIN_LIMITS): LoginThrottle {
-  const byEmail = makeLimiter('login-email', limits.perEmail, limits.windowSeconds);
+  const byAccount = makeLimiter('login-account', limits.perAccount, limits.windowSeconds);
   const byAddress = makeLimiter('login-address', limits.perAddress, limits.windowSeconds);
 
   async function take(counter: Counter): Promise<Taken> {
@@ -41,10 +50,9 @@ export function createLoginThrottle(makeLimiter: LimiterFactory, limits: LoginLi
   const giveBack = (counters: Counter[]) => Promise.all(counters.map((c) => c.limiter.reward(c.key, 1))).then(() => {});
 
   return {
-    async reserve(email, address) {
+    async reserve(subject, address) {
       const counters = [
-        // The account's own key (the form its lookup uses), so no spelling of it counts apart.
-        { limiter: byEmail, key: normalizeEmail(email) },
+        { limiter: byAccount, key: subjectKey(subject) },
         { limiter: byAddress, key: address },
       ];
       const taken = await Promise.all(counters.map(take));

@@ -32,6 +32,23 @@ export function normalizeEmail(raw: string): string {
   return raw.normalize('NFKC').trim().toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
 }
 
+/**
+ * The one form of a typed username, used to find its account (compared with `lower(username)`)
+ * and to key the login throttle of a name that reaches no account: the names' plain form (NFKC,
+ * `normalizeText`: `ｋｉｗｉ` is `kiwi`), trimmed, lower-cased in code. Usernames are ASCII, so a
+ * form that is not ASCII reaches no account: `kİwi` becomes `ki̇wi` (i + U+0307), not `kiwi` as
+ * PostgreSQL's `lower()` would have it, and `kıwi` stays itself (docs/decisions.md).
+ */
+export const normalizeUsername = (raw: string): string => normalizeText(raw).trim().toLowerCase();
+
+/**
+ * What a login names its account by, in the form it is looked up by: an address when its plain
+ * form has an `@` (a full-width `＠` is one; no username has one), else a username.
+ */
+export type LoginIdentifier = { kind: 'email' | 'username'; key: string };
+export const parseLoginIdentifier = (raw: string): LoginIdentifier =>
+  normalizeText(raw).includes('@') ? { kind: 'email', key: normalizeEmail(raw) } : { kind: 'username', key: normalizeUsername(raw) };
+
 export const Email = requiredString()
   .max(254, 'must be at most 254 characters')
   .transform(normalizeEmail)

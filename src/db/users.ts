@@ -126,9 +126,14 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0] && toUser(rows[0]);
 }
 
-/** The user with this username, whatever its case (usernames are unique case-insensitively). */
-export async function findUserByUsername(db: Queryable, username: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.username) = lower($1)`, [username]);
+/**
+ * The user with this username, given in its lookup form (auth/rules.ts `normalizeUsername`, which
+ * lower-cases in code): only the stored side goes through `lower()`, and stored usernames are
+ * ASCII, so the two agree; `lower($1)` would also fold `İ` to `i`, which the login throttle does
+ * not (docs/decisions.md).
+ */
+export async function findUserByUsername(db: Queryable, usernameKey: string): Promise<UserRecord | undefined> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.username) = $1`, [usernameKey]);
   return rows[0] && toUser(rows[0]);
 }
 
@@ -142,8 +147,9 @@ export async function findProfile(db: Queryable, id: string): Promise<ProfileRec
   return rows[0] && toProfile(rows[0]);
 }
 
-export async function findProfileByUsername(db: Queryable, username: string): Promise<ProfileRecord | undefined> {
-  const { rows } = await db.query(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE lower(u.username) = lower($1)`, [username]);
+/** Like `findUserByUsername`, the username in its lookup form. */
+export async function findProfileByUsername(db: Queryable, usernameKey: string): Promise<ProfileRecord | undefined> {
+  const { rows } = await db.query(`SELECT ${PROFILE_COLUMNS} FROM users u WHERE lower(u.username) = $1`, [usernameKey]);
   return rows[0] && toProfile(rows[0]);
 }
 

@@ -4,7 +4,7 @@ import type { DomainCheck } from '../auth/emailDomain.ts';
 import { createLoginThrottle } from '../auth/loginThrottle.ts';
 import type { Mail, Mailer } from '../auth/mailer.ts';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.ts';
-import { Email, FullName, normalizeEmail, Password, plainText, requiredString, Username } from '../auth/rules.ts';
+import { Email, FullName, parseLoginIdentifier, Password, plainText, requiredString, Username } from '../auth/rules.ts';
 import { requireSession } from '../auth/scopes.ts';
 import type { Sessions, TokenPair } from '../auth/sessions.ts';
 import { isLiveUserToken, issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
@@ -112,6 +112,19 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
     background.add(running);
   }
 
+  /**
+   * A signed-in user's password, checked as a login of the account: a wrong one counts against
+   * the account's login throttle, and a locked account is refused before the check, so a stolen
+   * access token guesses no faster than a login (issue 34, L4).
+   */
+  async function confirmPassword(user: AuthUser, password: string, clientAddress: string): Promise<UserRecord> {
+    const release = await throttle.reserve({ userId: user.id }, clientAddress);
+    const stored = await findUserById(pool, user.id);
+    if (!stored || !(await passwords.verify(password, stored.passwordHash))) throw wrongPassword();
+    await release();
+    return stored;
+  }
+
   async function refuseMissingDomain(email: string): Promise<void> {
     if (!config.emailDomainCheck) return;
     const verdict = await deps.domainCheck(email.slice(email.lastIndexOf('@') + 1));
@@ -141,10 +154,11 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
     },
 
     async login(body: LoginBody, clientAddress: string) {
-      const release = await throttle.reserve(body.email, clientAddress);
-      const user = body.email.includes('@')
-        ? await findUserByEmail(pool, normalizeEmail(body.email))
-        : await findUserByUsername(pool, body.email.trim());
+      const identifier = parseLoginIdentifier(body.email);
+      const user =
+        identifier.kind === 'email' ? await findUserByEmail(pool, identifier.key) : await findUserByUsername(pool, identifier.key);
+      // The account counts the attempt, whatever was typed to reach it (issue 34, M3).
+      const release = await throttle.reserve(user ? { userId: user.id } : { unknown: identifier }, clientAddress);
       // Same work whether or not the account exists (a dummy hash stands in), so same time.
       if (!(await passwords.verify(body.password, user?.passwordHash)) || !user) {
         throw new AppError('INVALID_CREDENTIALS', 'Invalid email, username or password');
@@ -203,10 +217,9 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
      * ends (whoever knew the old password may hold one), and every personal access token; the
      * session that asked goes on.
      */
-    async changePassword(user: AuthUser, body: PasswordChangeBody): Promise<void> {
+    async changePassword(user: AuthUser, body: PasswordChangeBody, clientAddress: string): Promise<void> {
       requireSession(user);
-      const stored = await findUserById(pool, user.id);
-      if (!stored || !(await passwords.verify(body.current_password, stored.passwordHash))) throw wrongPassword();
+      await confirmPassword(user, body.current_password, clientAddress);
       const passwordHash = await passwords.hash(body.new_password);
       const ended = await withTransaction(pool, async (tx) => {
         await setPasswordHash(tx, user.id, passwordHash);
@@ -223,10 +236,9 @@ export function createAccounts(ctx: AppContext, sessions: Sessions, deps: Accoun
      * A signed-in user's new email, given their password: it is unconfirmed until the link mailed
      * to it is opened (the old address is no longer used for anything).
      */
-    async changeEmail(user: AuthUser, body: EmailChangeBody): Promise<{ email: string; email_verified: boolean }> {
+    async changeEmail(user: AuthUser, body: EmailChangeBody, clientAddress: string): Promise<{ email: string; email_verified: boolean }> {
       requireSession(user);
-      const stored = await findUserById(pool, user.id);
-      if (!stored || !(await passwords.verify(body.password, stored.passwordHash))) throw wrongPassword();
+      const stored = await confirmPassword(user, body.password, clientAddress);
       if (body.email === stored.email) return { email: stored.email, email_verified: stored.emailVerified };
       await refuseMissingDomain(body.email);
       const { changed, verifyToken } = await withTransaction(pool, async (tx) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AvatarUrl, Country, FullName, Username } from '../auth/rules.ts';
+import { AvatarUrl, Country, FullName, normalizeUsername, Username } from '../auth/rules.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import {
@@ -98,7 +98,7 @@ export function createUsers(ctx: AppContext) {
     getPublic: async (id: string) => toPublic(await getProfile(id)),
 
     async getPublicByUsername(username: string): Promise<PublicProfile> {
-      const profile = await findProfileByUsername(pool, username);
+      const profile = await findProfileByUsername(pool, normalizeUsername(username));
       if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
       return toPublic(profile);
     },

@@ -10,7 +10,10 @@ export interface paths {
     post: operations["signUp"];
   };
   "/auth/login": {
-    /** Log in with email and password */
+    /**
+     * Log in with email and password
+     * @description `email` holds the address or the username. A username is compared in its plain form (NFKC, so full-width letters are plain ones), trimmed and in any case; usernames are ASCII, so a spelling that stays non-ASCII (`İ`, `ı`) reaches no account. Failed attempts count against the account, however it was named: after 5 within 5 minutes (wrong passwords given to `POST /users/me/password` and `POST /users/me/email` included), or 20 from one client address, login answers **429** `TOO_MANY_ATTEMPTS` with `Retry-After`, even to the right password. A name or address that reaches no account is counted the same way under its normal form, so the answers do not tell whether it exists.
+     */
     post: operations["logIn"];
   };
   "/auth/oauth/google": {
@@ -53,14 +56,14 @@ export interface paths {
   "/users/me/password": {
     /**
      * Change the password of the caller, given the current one; ends every other session of the account
-     * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.
+     * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing; it counts as a failed login of the account, and while the account is locked (5 failures of login and password checks within 5 minutes) the change answers **429** `TOO_MANY_ATTEMPTS` with `Retry-After`, as the login does.
      */
     post: operations["changePassword"];
   };
   "/users/me/email": {
     /**
      * Change the email address of the caller, given the password; the new address must be confirmed
-     * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`).
+     * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.
      */
     post: operations["changeEmail"];
   };
@@ -1478,7 +1481,10 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** Log in with email and password */
+  /**
+   * Log in with email and password
+   * @description `email` holds the address or the username. A username is compared in its plain form (NFKC, so full-width letters are plain ones), trimmed and in any case; usernames are ASCII, so a spelling that stays non-ASCII (`İ`, `ı`) reaches no account. Failed attempts count against the account, however it was named: after 5 within 5 minutes (wrong passwords given to `POST /users/me/password` and `POST /users/me/email` included), or 20 from one client address, login answers **429** `TOO_MANY_ATTEMPTS` with `Retry-After`, even to the right password. A name or address that reaches no account is counted the same way under its normal form, so the answers do not tell whether it exists.
+   */
   logIn: {
     requestBody: {
       content: {
@@ -1881,7 +1887,7 @@ export interface operations {
   };
   /**
    * Change the password of the caller, given the current one; ends every other session of the account
-   * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.
+   * @description The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). A wrong `current_password` is **403** `FORBIDDEN` and changes nothing; it counts as a failed login of the account, and while the account is locked (5 failures of login and password checks within 5 minutes) the change answers **429** `TOO_MANY_ATTEMPTS` with `Retry-After`, as the login does.
    */
   changePassword: {
     parameters: {
@@ -1941,12 +1947,23 @@ export interface operations {
         };
       };
       413: components["responses"]["PayloadTooLarge"];
-      429: components["responses"]["RateLimited"];
+      /** @description TOO_MANY_ATTEMPTS, RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
     };
   };
   /**
    * Change the email address of the caller, given the password; the new address must be confirmed
-   * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`).
+   * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.
    */
   changeEmail: {
     parameters: {
@@ -2010,7 +2027,18 @@ export interface operations {
         };
       };
       413: components["responses"]["PayloadTooLarge"];
-      429: components["responses"]["RateLimited"];
+      /** @description TOO_MANY_ATTEMPTS, RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
     };
   };
   /** The public profile of the user with this username (case-insensitive) */

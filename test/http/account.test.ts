@@ -114,4 +114,15 @@ describe('GET /users/by-username/{username}', () => {
     assert.equal(odd.status, 404);
     assert.equal((await api('GET', `/v1/users/by-username/${user.username}`)).status, 401);
   });
+
+  it('looks a name up in the form the login uses: full-width letters reach it, İ for i does not', async () => {
+    const [user, viewer] = [await createUser({ username: uniqueUsername('kiwi') }), await createUser()];
+    const fullWidth = user.username.replace(/[a-z]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0));
+    const plain = await api('GET', `/v1/users/by-username/${encodeURIComponent(fullWidth)}`, { token: viewer.accessToken });
+    assert.equal(plain.status, 200, plain.text);
+    assert.equal(plain.body.data.id, user.id);
+    const dotted = await api('GET', `/v1/users/by-username/${encodeURIComponent(user.username.replace('i', 'İ'))}`, { token: viewer.accessToken });
+    assert.equal(dotted.status, 404, dotted.text);
+    assert.equal(dotted.body.error.code, 'USER_NOT_FOUND');
+  });
 });

@@ -39,6 +39,13 @@ export function authRoutes({ accounts }: Services): Route[] {
       method: 'post',
       path: '/auth/login',
       summary: 'Log in with email and password',
+      description:
+        '`email` holds the address or the username. A username is compared in its plain form (NFKC, so full-width letters ' +
+        'are plain ones), trimmed and in any case; usernames are ASCII, so a spelling that stays non-ASCII (`İ`, `ı`) reaches no ' +
+        'account. Failed attempts count against the account, however it was named: after 5 within 5 minutes (wrong ' +
+        'passwords given to `POST /users/me/password` and `POST /users/me/email` included), or 20 from one client address, ' +
+        'login answers **429** `TOO_MANY_ATTEMPTS` with `Retry-After`, even to the right password. A name or address that ' +
+        'reaches no account is counted the same way under its normal form, so the answers do not tell whether it exists.',
       tags,
       auth: 'none',
       body: LoginBody,

@@ -49,14 +49,16 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       description:
         'The session that asks goes on; every other session of the account ends (its tokens stop working and its sockets close), ' +
         'and so does every personal access token of the account. A personal token cannot call this (**403** `SESSION_REQUIRED`). ' +
-        'A wrong `current_password` is **403** `FORBIDDEN` and changes nothing.',
+        'A wrong `current_password` is **403** `FORBIDDEN` and changes nothing; it counts as a failed login of the account, ' +
+        'and while the account is locked (5 failures of login and password checks within 5 minutes) the change answers ' +
+        '**429** `TOO_MANY_ATTEMPTS` with `Retry-After`, as the login does.',
       tags,
       auth: 'required',
       limit: 'accountChange',
       body: PasswordChangeBody,
-      errors: ['FORBIDDEN', 'SESSION_REQUIRED'],
-      handler: async ({ user, body }) => {
-        await accounts.changePassword(user!, body);
+      errors: ['FORBIDDEN', 'SESSION_REQUIRED', 'TOO_MANY_ATTEMPTS'],
+      handler: async ({ user, body, req }) => {
+        await accounts.changePassword(user!, body, req.ip ?? 'unknown');
         return new HttpAnswer(200, { success: true, message: 'Password changed. Your other sessions have ended.' });
       },
     }),
@@ -68,15 +70,16 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       description:
         'The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed ' +
         'to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. ' +
-        'A personal token cannot call this (**403** `SESSION_REQUIRED`).',
+        'A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts ' +
+        'as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.',
       tags,
       auth: 'required',
       limit: 'accountChange',
       body: EmailChangeBody,
       response: EmailChangeResult,
-      errors: ['FORBIDDEN', 'SESSION_REQUIRED', 'EMAIL_ALREADY_EXISTS'],
-      handler: async ({ user, body }) => {
-        const data = await accounts.changeEmail(user!, body);
+      errors: ['FORBIDDEN', 'SESSION_REQUIRED', 'EMAIL_ALREADY_EXISTS', 'TOO_MANY_ATTEMPTS'],
+      handler: async ({ user, body, req }) => {
+        const data = await accounts.changeEmail(user!, body, req.ip ?? 'unknown');
         return new HttpAnswer(200, { success: true, data, message: 'Email changed. Check your inbox to confirm the new address.' });
       },
     }),
