@@ -82,6 +82,16 @@ describe('game chat over REST', () => {
     assert.deepEqual(texts(await read(gameId, black, 'player')), ['what a **** move, you ***. Scunthorpe class']);
   });
 
+  it('masks words behind spaces, dots, look-alike letters, combining marks and spellings by ear, and only them', async () => {
+    const sent = ['f u c k', 'f.u.c.k', 'fu\u0441k', 'f\u0332u\u0332c\u0332k\u0332', 'phuck', 'Scunthorpe classic assess skill document grape'];
+    // Three each: a user's pace allows three at once.
+    const answers = [];
+    for (const [i, text] of sent.entries()) answers.push(await post(gameId, i % 2 ? black : white, { text, room: 'player' }));
+    const masked = ['* * * *', '*.*.*.*', '****', '****', '*****', 'Scunthorpe classic assess skill document grape'];
+    assert.deepEqual(answers.map((res) => [res.status, res.body.data?.text]), masked.map((text) => [201, text]));
+    assert.deepEqual(texts(await read(gameId, black, 'player')), masked);
+  });
+
   it('accepts 140 characters (emoji count as one, joined emoji included) and refuses 141', async () => {
     assert.equal((await post(gameId, white, { text: '♞'.repeat(140), room: 'player' })).status, 201);
     assert.equal((await post(gameId, white, { text: '👩‍💻 nice', room: 'player' })).status, 201);
