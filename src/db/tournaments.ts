@@ -119,6 +119,27 @@ export async function findTournament(db: Queryable, id: string, viewerId: string
   return rows[0] && toTournament(rows[0]);
 }
 
+/**
+ * The tournament and its first `limit` standings, read in one statement, so from one snapshot:
+ * `player_count` always agrees with the standings beside it (a withdrawal committed between two
+ * reads once showed a count of 4 beside a withdrawn fourth player).
+ */
+export async function findTournamentWithStandings(
+  db: Queryable,
+  id: string,
+  viewerId: string | null,
+  limit: number,
+): Promise<{ tournament: TournamentRecord; standings: StandingRecord[] } | undefined> {
+  const { rows } = await db.query(
+    `SELECT v.*,
+            (SELECT ${STANDINGS_JSON} FROM (${STANDINGS} WHERE p.tournament_id = v.id ORDER BY ${STANDINGS_ORDER} LIMIT $3) s) AS standings
+       FROM (${TOURNAMENT_VIEW} WHERE t.id = $2) v`,
+    [viewerId, id, limit],
+  );
+  if (!rows[0]) return undefined;
+  return { tournament: toTournament(rows[0]), standings: toStandings(rows[0].standings, 0) };
+}
+
 export async function tournamentExists(db: Queryable, id: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM tournaments WHERE id = $1', [id]);
   return rows.length > 0;
@@ -208,19 +229,30 @@ const toStanding = (r: any, rank: number): StandingRecord => ({
   withdrawn: r.withdrawn,
 });
 
-/** One page of the standings, ranked (DESIGN 2.10 order; ranks 1..n, ties broken by join). */
-export async function listStandings(db: Queryable, tournamentId: string, page: { limit: number; offset: number }): Promise<StandingRecord[]> {
+/** Standings rows (`joined_at` for the order only), for a subquery aggregated in STANDINGS_ORDER by STANDINGS_JSON. */
+const STANDINGS = `SELECT p.user_id, u.username, p.score, p.games, p.wins, p.draws, p.losses, p.streak, p.performance, p.withdrawn, p.joined_at
+       FROM tournament_players p JOIN users u ON u.id = p.user_id`;
+/** The rows of subquery `s` as one JSON array in standings order (an aggregate keeps no order of its own). */
+const STANDINGS_JSON = `coalesce(json_agg(s ORDER BY ${STANDINGS_ORDER.replaceAll('p.', 's.')}), '[]')`;
+
+/** A page of standings from its JSON rows, ranked from `offset` + 1. */
+const toStandings = (rows: unknown[], offset: number): StandingRecord[] => rows.map((r, i) => toStanding(r, offset + i + 1));
+
+/**
+ * One page of the standings and how many there are, in one statement (one snapshot: the total
+ * agrees with the page); undefined for an unknown tournament.
+ */
+export async function findStandingsPage(
+  db: Queryable,
+  tournamentId: string,
+  page: { limit: number; offset: number },
+): Promise<{ standings: StandingRecord[]; total: number } | undefined> {
   const { rows } = await db.query(
-    `SELECT p.user_id, u.username, p.score, p.games, p.wins, p.draws, p.losses, p.streak, p.performance, p.withdrawn
-       FROM tournament_players p JOIN users u ON u.id = p.user_id
-      WHERE p.tournament_id = $1
-      ORDER BY ${STANDINGS_ORDER} LIMIT $2 OFFSET $3`,
+    `SELECT (SELECT count(*)::int FROM tournament_players a WHERE a.tournament_id = t.id) AS total,
+            (SELECT ${STANDINGS_JSON} FROM (${STANDINGS} WHERE p.tournament_id = t.id ORDER BY ${STANDINGS_ORDER} LIMIT $2 OFFSET $3) s) AS standings
+       FROM tournaments t WHERE t.id = $1`,
     [tournamentId, page.limit, page.offset],
   );
-  return rows.map((r, i) => toStanding(r, page.offset + i + 1));
-}
-
-export async function countStandings(db: Queryable, tournamentId: string): Promise<number> {
-  const { rows } = await db.query('SELECT count(*)::int AS n FROM tournament_players WHERE tournament_id = $1', [tournamentId]);
-  return rows[0].n;
+  if (!rows[0]) return undefined;
+  return { total: rows[0].total, standings: toStandings(rows[0].standings, page.offset) };
 }

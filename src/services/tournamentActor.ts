@@ -4,7 +4,7 @@ import { lockPlayers } from '../db/games.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { cancelOpenSeeksOf } from '../db/seeks.ts';
 import * as play from '../db/tournamentPlay.ts';
-import { countStandings, listStandings } from '../db/tournaments.ts';
+import { findStandingsPage } from '../db/tournaments.ts';
 import { countEnded, performanceRating } from '../domain/arena.ts';
 import { pairArena } from '../domain/arenaPairing.ts';
 import { channels } from './channelEvents.ts';
@@ -343,11 +343,9 @@ export class TournamentActor {
   }
 
   private async publishStandings(): Promise<void> {
-    const [standings, total] = await Promise.all([
-      listStandings(this.db, this.t.id, { limit: STANDINGS_SHOWN, offset: 0 }),
-      countStandings(this.db, this.t.id),
-    ]);
-    this.announce({ type: 'standings', standings: standings.map(formatStanding), standings_total: total });
+    // One snapshot: the total agrees with the standings it comes with.
+    const page = await findStandingsPage(this.db, this.t.id, { limit: STANDINGS_SHOWN, offset: 0 });
+    if (page) this.announce({ type: 'standings', standings: page.standings.map(formatStanding), standings_total: page.total });
   }
 
   private announce(event: TournamentEvent): void {

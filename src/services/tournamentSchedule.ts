@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import * as play from '../db/tournamentPlay.ts';
-import { countStandings, listStandings } from '../db/tournaments.ts';
+import { findStandingsPage } from '../db/tournaments.ts';
 import { channels } from './channelEvents.ts';
 import { formatStanding, STANDINGS_SHOWN, type TournamentEvent } from './tournamentViews.ts';
 import { userNotifier } from './userEvents.ts';
@@ -40,8 +40,9 @@ export function createTournamentSchedule(ctx: AppContext, db: Pool = ctx.pool) {
       return true;
     });
     if (!finished) return;
-    const [standings, total] = await Promise.all([listStandings(db, id, { limit: STANDINGS_SHOWN, offset: 0 }), countStandings(db, id)]);
-    announce(id, { type: 'standings', standings: standings.map(formatStanding), standings_total: total });
+    // One snapshot: the total agrees with the standings it comes with.
+    const page = await findStandingsPage(db, id, { limit: STANDINGS_SHOWN, offset: 0 });
+    if (page) announce(id, { type: 'standings', standings: page.standings.map(formatStanding), standings_total: page.total });
     announce(id, { type: 'status', status: 'finished' });
   }
 

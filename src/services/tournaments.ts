@@ -62,11 +62,11 @@ export type TournamentsDeps = {
 export function createTournaments(ctx: AppContext, deps: TournamentsDeps) {
   const { pool, clock, log } = ctx;
 
+  /** The Tournament and its first standings from one snapshot (one statement): they agree with each other. */
   async function view(db: Queryable, id: string, viewerId: string | undefined): Promise<TournamentView> {
-    const tournament = await repo.findTournament(db, id, viewerId ?? null);
-    if (!tournament) throw notFound();
-    const standings = await repo.listStandings(db, id, { limit: STANDINGS_SHOWN, offset: 0 });
-    return formatTournament(tournament, standings);
+    const found = await repo.findTournamentWithStandings(db, id, viewerId ?? null, STANDINGS_SHOWN);
+    if (!found) throw notFound();
+    return formatTournament(found.tournament, found.standings);
   }
 
   /**
@@ -144,13 +144,9 @@ export function createTournaments(ctx: AppContext, deps: TournamentsDeps) {
 
     /** Every standing, ranked, a page at a time. */
     async standings(id: string, page: { page: number; limit: number }): Promise<{ standings: StandingView[]; total: number }> {
-      const tournamentId = tournamentIdOf(id);
-      if (!(await repo.tournamentExists(pool, tournamentId))) throw notFound();
-      const [rows, total] = await Promise.all([
-        repo.listStandings(pool, tournamentId, { limit: page.limit, offset: (page.page - 1) * page.limit }),
-        repo.countStandings(pool, tournamentId),
-      ]);
-      return { standings: rows.map(formatStanding), total };
+      const found = await repo.findStandingsPage(pool, tournamentIdOf(id), { limit: page.limit, offset: (page.page - 1) * page.limit });
+      if (!found) throw notFound();
+      return { standings: found.standings.map(formatStanding), total: found.total };
     },
 
     /**
