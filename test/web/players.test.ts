@@ -127,6 +127,27 @@ describe('the web app as a newcomer finds it, in a real Chromium', function () {
     assertNoProblems(page);
   });
 
+  it('plays a premove whichever way the opponent moved: a move over REST reaches the board as a state patch alone', async () => {
+    const base = app.base();
+    const { id, white, black } = await gameOverApi(base);
+    const b = await app.open();
+    await logIn(b, black);
+    await b.page.goto(`/play/${id}`);
+    await b.page.locator('.controls').waitFor();
+    await clickMove(b.page, 'e7', 'e5');
+    await b.page.locator('.premove', { hasText: 'Premove e7–e5' }).waitFor();
+    // White plays from a script: no client of White is in the room, so Black hears of it from the patch.
+    await postData(`${base}/v1`, `/games/${id}/moves`, { from: 'd2', to: 'd4' }, white.token);
+    assert.deepEqual(await waitForMoves(b.page, 2), ['d4', 'e5']);
+    await b.page.locator('.premove').waitFor({ state: 'hidden' });
+    // And the next move after the premove is taken at once (the board was not left busy).
+    await postData(`${base}/v1`, `/games/${id}/moves`, { from: 'd4', to: 'e5' }, white.token);
+    await waitForMoves(b.page, 3);
+    await clickMove(b.page, 'b8', 'c6');
+    assert.deepEqual(await waitForMoves(b.page, 4), ['d4', 'e5', 'dxe5', 'Nc6']);
+    assertNoProblems(b);
+  });
+
   it('steps back through the moves, plays a premove when the turn comes, rings the king in check, marks the turn in the title and tells a declined draw offer', async () => {
     const base = app.base();
     const { id, white, black } = await gameOverApi(base);
