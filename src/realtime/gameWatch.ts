@@ -58,6 +58,8 @@ const isChat = (m: GameChannelEvent): m is SpectatorChat => m.type === 'chat';
  */
 export class GameWatch {
   private lastV = -1;
+  /** The game's status in the last state sent. */
+  private shownStatus: string | undefined;
   private busy = true; // loading or repairing: arrivals wait in the queue
   private queue: GameChannelEvent[] = [];
   private done = false;
@@ -122,6 +124,11 @@ export class GameWatch {
     if (this.done) return;
     if (m.type === 'rematch_offer') return this.o.send(m as StreamEvent);
     if (isChat(m)) return void (this.stopChat || this.o.send(m.at(this.lastV)));
+    // A pending game's news. It may come after a state that already shows it: a stream opened
+    // right after an accept's answer can still be handed the accept's `status` (Redis runs a
+    // SUBSCRIBE and a PUBLISH that wait in one turn of its loop in the order of their
+    // connections, not of their sending), and a state read while it was on its way shows it too.
+    if (m.type === 'status' && m.data.status === this.shownStatus) return;
     if (!isNumbered(m)) return void this.refresh();
     if (m.type === 'opponent_gone' || m.type === 'opponent_back') {
       // Like time_update: as of the event it carries, never numbered (DESIGN 2.11, claim).
@@ -239,6 +246,7 @@ export class GameWatch {
   private sendState(s: GameSnapshot): void {
     if (this.done) return;
     this.lastV = s.v;
+    this.shownStatus = s.game.status;
     const ts = this.deps.now();
     this.o.send(Relayed.of({ type: 'state', game: s.game, v: s.v, ts }));
     this.tick?.learn(stateNews(s, ts));

@@ -153,6 +153,13 @@ describe('GameWatch (one viewer of one game, in order)', () => {
     assert.equal(ended, 1);
   });
 
+  it('sends no second state for a status its state already shows (an accept heard by a stream opened after it)', async () => {
+    await watch();
+    await publish({ type: 'status', status: 'active', v: 0, ts: 1 }, move(1));
+    assert.deepEqual(shape(), ['state:0', 'move:1', 'time_update:1']);
+    assert.equal(snapshots, 1);
+  });
+
   it('reports a repair that cannot read the game instead of ending it as if it were over', async () => {
     let calls = 0;
     await watch(undefined, async () => {
