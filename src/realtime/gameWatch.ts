@@ -124,10 +124,10 @@ export class GameWatch {
     if (this.done) return;
     if (m.type === 'rematch_offer') return this.o.send(m as StreamEvent);
     if (isChat(m)) return void (this.stopChat || this.o.send(m.at(this.lastV)));
-    // A pending game's news. It may come after a state that already shows it: a stream opened
-    // right after an accept's answer can still be handed the accept's `status` (Redis runs a
-    // SUBSCRIBE and a PUBLISH that wait in one turn of its loop in the order of their
-    // connections, not of their sending), and a state read while it was on its way shows it too.
+    // A pending game's news. It may come after a state that already shows it: one published
+    // while the watch was starting waits in the queue behind the state, and a stream opened just
+    // after an accept answered was once seen handed the accept's `status` after its state (why
+    // the pub/sub message came that late is not known). Either way there is nothing new to send.
     if (m.type === 'status' && m.data.status === this.shownStatus) return;
     if (!isNumbered(m)) return void this.refresh();
     if (m.type === 'opponent_gone' || m.type === 'opponent_back') {
