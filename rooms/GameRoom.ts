@@ -1,7 +1,7 @@
 import { Protocol, Room, type Client } from '@colyseus/core';
 import { Encoder } from '@colyseus/schema';
 import { z } from 'zod';
-import { requireScope } from '../src/auth/scopes.ts';
+import { gameReader, requireScope } from '../src/auth/scopes.ts';
 import type { AuthUser } from '../src/context.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
@@ -10,7 +10,9 @@ import { GameActor, type ApiCommand, type CommandInput, type GameEvent } from '.
 import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import type { Chat } from '../src/services/chat.ts';
+import type { LiveCredentials } from '../src/services/liveCredentials.ts';
 import { GameRoomChat } from './gameRoomChat.ts';
+import { SeatCredentials } from './seatCredentials.ts';
 import {
   GameCommandSchemas,
   refuseUnknownMessage,
@@ -22,8 +24,11 @@ import {
 } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState, TakebackOfferState } from './schema/GameState.ts';
 
-/** Who a socket is; `release` ends its user's presence hold (online in friend lists). */
-type Seat = { userId?: string; color?: Color; release?: () => void };
+/**
+ * Who a socket is; `release` ends its user's presence hold (online in friend lists). `playerChat`:
+ * a player whose token may read the player chat (DESIGN 2.12: a personal one needs games:read).
+ */
+type Seat = { userId?: string; color?: Color; playerChat?: boolean; release?: () => void };
 export type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
 
 /** Close code telling clients the game moved to another node: join it again by id. */
@@ -68,6 +73,8 @@ export type GameRoomDeps = {
   rematchOffers?: (gameId: string, listener: (offer: RematchOffer) => void) => Promise<() => void>;
   /** The games' chat (DESIGN 2.11): a message sent here is stored and published like a REST one. */
   chat: Pick<Chat, 'post' | 'listen'>;
+  /** DESIGN 2.12: a socket lives no longer than the credential it joined with. */
+  credentials: Pick<LiveCredentials, 'watch' | 'check'>;
 };
 
 /**
@@ -90,6 +97,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   private stopRematchOffers: (() => void) | undefined;
   private disposed = false;
   private chat!: GameRoomChat;
+  private readonly seats = new SeatCredentials(this, () => GameRoom.deps.credentials);
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
     const bearer = token || options?.token;
@@ -155,7 +163,9 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     this.ownFrames(client);
     const userId = auth?.user?.id;
     const color = userId ? this.live.colorOf(userId) : undefined;
-    client.userData = { userId, color, release: userId ? GameRoom.deps.hold?.(userId) : undefined };
+    const playerChat = color !== undefined && gameReader(auth?.user) !== undefined;
+    client.userData = { userId, color, playerChat, release: userId ? GameRoom.deps.hold?.(userId) : undefined };
+    this.seats.follow(client, auth?.user);
     if (color) this.updateConnected(color);
     // A client that has joined hears every chat message published after it did.
     await this.chat.listen();
@@ -166,10 +176,11 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     if (!color) return;
     // Colyseus has already taken the dropped client out of `clients`: only the seat's other tabs count.
     this.updateConnected(color);
-    if (this.live.status === 'active') await this.allowReconnection(client, RECONNECT_SECONDS).catch(() => {});
+    if (this.live.status === 'active') await this.seats.waitForReconnection(client, RECONNECT_SECONDS);
   }
 
-  override onReconnect(client: GameClient): void {
+  override async onReconnect(client: GameClient): Promise<void> {
+    await this.seats.recheck(client); // a token that ended meanwhile is refused (UNAUTHORIZED)
     this.ownFrames(client); // a reconnection comes as a new client object
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
@@ -177,6 +188,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   }
 
   override onLeave(client: GameClient): void {
+    this.seats.forget(client);
     client.userData?.release?.();
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
@@ -187,6 +199,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
 
   override async onDispose(): Promise<void> {
     this.chat?.stop();
+    this.seats.forgetAll();
     for (const client of this.clients as GameClient[]) client.userData?.release?.();
     this.disposed = true;
     this.stopRematchOffers?.();

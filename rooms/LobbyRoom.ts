@@ -1,12 +1,15 @@
 import { logger, Room, type Client } from '@colyseus/core';
+import { gameReader } from '../src/auth/scopes.ts';
 import type { AuthUser } from '../src/context.ts';
 import type { EventBus } from '../src/events.ts';
 import { channels, type ChannelEvents } from '../src/services/channelEvents.ts';
+import type { LiveCredentials } from '../src/services/liveCredentials.ts';
 import { formatChallenge, formatSeek, type LobbyReads, type SeekView } from '../src/services/seekViews.ts';
 import { Timers } from '../src/services/timers.ts';
 import type { Clock } from '../src/time.ts';
 import { refuseUnknownMessage, type LobbyServerMessages } from './messages.ts';
 import { LobbyState, SeekState } from './schema/LobbyState.ts';
+import { SeatCredentials } from './seatCredentials.ts';
 
 // The sweeper abandons seeks in the database but need not publish it: drop them here on time.
 const PRUNE_INTERVAL_MS = 1000;
@@ -18,9 +21,12 @@ export type LobbyRoomDeps = {
   authenticate: (token: string) => Promise<AuthUser>;
   /** Seeks' expiries are compared with its time, and pruning runs on its timers. */
   clock: Clock;
+  /** DESIGN 2.12: a socket lives no longer than the credential it joined with. */
+  credentials: Pick<LiveCredentials, 'watch' | 'check'>;
 };
 
 type Watcher = {
+  /** A signed-in watcher whose token may read their challenges (a personal one needs games:read). */
   userId?: string;
   unsubscribe?: () => void;
   /** A challenge list is being loaded; `reload` asks for another one after it. */
@@ -46,6 +52,7 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
   private patchScheduled = false;
   /** While the snapshot loads: ids removed meanwhile, which the (older) snapshot must not revive. */
   private removedWhileLoading?: Set<string>;
+  private readonly seats = new SeatCredentials(this, () => LobbyRoom.deps.credentials);
 
   static override async onAuth(token: string, options: { token?: string }): Promise<{ user?: AuthUser }> {
     const bearer = token || options?.token;
@@ -75,8 +82,10 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
   }
 
   override async onJoin(client: LobbyClient, _options: unknown, auth?: { user?: AuthUser }): Promise<void> {
-    const userId = auth?.user?.id;
+    // DESIGN 2.12: without games:read a personal token is sent no challenges (nor game_started).
+    const userId = gameReader(auth?.user)?.id;
     client.userData = { userId };
+    this.seats.follow(client, auth?.user);
     if (!userId) return;
     // onLeave runs even when the socket closes during this await, and finds the unsubscribe.
     client.userData.unsubscribe = await LobbyRoom.deps.events.subscribe(channels.user(userId), (event) =>
@@ -86,20 +95,23 @@ export class LobbyRoom extends Room<{ state: LobbyState; client: LobbyClient }> 
   }
 
   override async onDrop(client: LobbyClient): Promise<void> {
-    await this.allowReconnection(client, RECONNECT_SECONDS).catch(() => {});
+    await this.seats.waitForReconnection(client, RECONNECT_SECONDS);
   }
 
-  override onReconnect(client: LobbyClient): void {
+  override async onReconnect(client: LobbyClient): Promise<void> {
+    await this.seats.recheck(client); // a token that ended meanwhile is refused (UNAUTHORIZED)
     // The seeks come with the state; challenge changes sent while away are lost, so send them again.
     void this.sendChallenges(client);
   }
 
   override onLeave(client: LobbyClient): void {
+    this.seats.forget(client);
     client.userData?.unsubscribe?.();
     if (client.userData) client.userData.unsubscribe = undefined;
   }
 
   override onDispose(): void {
+    this.seats.forgetAll();
     this.timers?.clearAll();
     this.unsubscribeLobby?.();
   }

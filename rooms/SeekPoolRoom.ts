@@ -8,12 +8,20 @@ import { AppError } from '../src/errors.ts';
 import { reserveGameSeat, ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { fail } from '../src/result.ts';
 import { assertMaySeek, PoolRetired, SeekPoolActor, type ApiSeek, type Pairing } from '../src/services/seekPoolActor.ts';
+import type { LiveCredentials } from '../src/services/liveCredentials.ts';
 import { refuseUnknownMessage, type SeekPoolServerMessages } from './messages.ts';
+import { SeatCredentials } from './seatCredentials.ts';
 
 type SeekerData = { user: AuthUser; seekId?: string };
 type SeekerClient = Client<{ userData: SeekerData; auth: { user: AuthUser }; messages: SeekPoolServerMessages }>;
 
-export type SeekPoolRoomDeps = { ctx: AppContext; authenticate: (token: string) => Promise<AuthUser>; hostId: () => string };
+export type SeekPoolRoomDeps = {
+  ctx: AppContext;
+  authenticate: (token: string) => Promise<AuthUser>;
+  hostId: () => string;
+  /** DESIGN 2.12: a seeker's socket (and its seek) lasts no longer than its credential. */
+  credentials: Pick<LiveCredentials, 'watch' | 'check'>;
+};
 
 /** The pool's identity, as creators and joiners pass it (filterBy keeps one room per pool). */
 export const PoolOptions = z.object({
@@ -56,6 +64,7 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
   // Seekers send nothing after joining; anything beyond a trickle is a flood.
   override maxMessagesPerSecond = 20;
   private seekers = new Map<string, SeekerClient>();
+  private readonly seats = new SeatCredentials(this, () => SeekPoolRoom.deps.credentials);
 
   /**
    * Runs at /matchmake, before a room is found or created: only a caller who may seek right now
@@ -100,6 +109,7 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
 
   override async onJoin(client: SeekerClient, options: unknown, auth: { user: AuthUser }): Promise<void> {
     client.userData = { user: auth.user };
+    this.seats.follow(client, auth.user);
     this.pool.touch();
     const parsed = JoinOptions.safeParse(options ?? {});
     const color = parsed.success ? parsed.data.color : 'random';
@@ -117,6 +127,7 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
   }
 
   override async onLeave(client: SeekerClient): Promise<void> {
+    this.seats.forget(client);
     this.pool.touch();
     const seekId = client.userData?.seekId;
     if (seekId && this.seekers.get(seekId) === client) {
@@ -126,6 +137,7 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
   }
 
   override async onDispose(): Promise<void> {
+    this.seats.forgetAll();
     await this.pool?.close();
   }
 

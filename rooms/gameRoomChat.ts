@@ -8,7 +8,7 @@ import { ChatMessage } from './messages.ts';
  * The chat of one game's room (DESIGN 2.11). It listens to the game's `chat:<id>` channel only
  * while the room has clients (a game played over REST holds no subscription; the game's actor
  * holds nothing of chat) and tells each message to the clients that may read it: a player-room
- * one to the clients that joined with a player's token, a spectator-room one to all, neither to a
+ * one to the clients that joined with a player's token (a personal one with games:read), a spectator-room one to all, neither to a
  * player who muted its sender. A `chat` a client sends is stored and published by the chat service
  * as a REST one is; the sender hears it back from the channel like everyone else.
  */
@@ -62,7 +62,7 @@ export class GameRoomChat {
     const body = { room: event.room, message: event.message };
     for (const client of this.clients()) {
       const seat = client.userData;
-      if (event.room === 'player' && !seat?.color) continue;
+      if (event.room === 'player' && !seat?.playerChat) continue;
       if (seat?.userId && event.hidden_from.includes(seat.userId)) continue;
       client.send('chat', body);
     }

@@ -106,16 +106,17 @@ export async function startService(
       authenticate: services.auth.authenticate,
       hold: services.presence.hold,
       chat: services.chat,
+      credentials: services.auth.credentials,
       rematchOffers: (gameId, listener) =>
         events.subscribe(channels.game(gameId), (e) => {
           if (e.type === 'rematch_offer') listener(e);
         }),
     };
     gameServer.define(GAME_ROOM, GameRoom);
-    SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId };
+    SeekPoolRoom.deps = { ctx, authenticate: services.auth.authenticate, hostId: () => matchMaker.processId, credentials: services.auth.credentials };
     // One room per pool: joiners and the gateway find it by these four options.
     gameServer.define(POOL_ROOM, SeekPoolRoom).filterBy(['time_control', 'initial_time', 'increment', 'rated']);
-    LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate, clock };
+    LobbyRoom.deps = { reads: lobbyReads(pool), events, authenticate: services.auth.authenticate, clock, credentials: services.auth.credentials };
     gameServer.define(LOBBY_ROOM, LobbyRoom);
     TournamentRoom.deps = { ctx, hostId: () => matchMaker.processId, pool: tournamentPool, observe: registerTournamentMetrics(metrics.registry) };
     gameServer.define(TOURNAMENT_ROOM, TournamentRoom);

@@ -124,7 +124,7 @@ export function createPersonalTokenAuth(o: { pool: Pool; cache: PersonalTokenCac
       }
       await recordUse(found);
       const scopes = found.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
-      return { id: found.userId, email: found.email, sessionId: found.id, scopes };
+      return { id: found.userId, email: found.email, sessionId: found.id, scopes, ...(found.expiresAt ? { expiresAt: found.expiresAt.getTime() } : {}) };
     },
     isLive: (tokenId) => isPersonalTokenLive(o.pool, tokenId, new Date(o.now())),
   };

@@ -21,6 +21,13 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 /** Whether the caller may do what `scope` covers: always with a session's token. */
 export const hasScope = (user: AuthUser, scope: Scope): boolean => user.scopes === undefined || user.scopes.includes(scope);
 
+/**
+ * The caller as a reader of their own games' private parts (a pending game, the player chat):
+ * a personal token without games:read sees games as anyone does (DESIGN 2.12). The one rule for
+ * REST reads, streams, realtime subscriptions and rooms.
+ */
+export const gameReader = (user: AuthUser | undefined): AuthUser | undefined => (user && hasScope(user, 'games:read') ? user : undefined);
+
 export const missingScope = (scope: Scope) =>
   new AppError('MISSING_SCOPE', `This personal access token lacks the scope ${scope}`, { scope: [scope] });
 

@@ -8,15 +8,15 @@ import type { LiveSession } from '../db/sessions.ts';
  * and a node that cannot be told (its subscription is down) does not trust its entries at all.
  * An entry also lapses after `ttlMs` (a safety net) and at the session's absolute lifetime.
  */
-export type SessionCache = {
+export type SessionCache<S extends LiveSession = LiveSession> = {
   /** The live session of `sessionId`, if cached, unexpired and the cache is trusted. */
-  get: (sessionId: string) => LiveSession | undefined;
+  get: (sessionId: string) => S | undefined;
   /**
    * Call before reading a session from the database; pass the result to the function it
    * returns. A revocation (or a loss of trust) in between means the read may predate it: then
    * nothing is stored.
    */
-  begin: () => (session: LiveSession, sessionEndsAtMs: number) => void;
+  begin: () => (session: S, sessionEndsAtMs: number) => void;
   /** A session ended (`sessionId`), or every session of the user (`sessionId` null). */
   revoke: (userId: string, sessionId: string | null) => void;
   /** Whether revocations reach this process; untrusted, it stores and answers nothing. */
@@ -24,11 +24,11 @@ export type SessionCache = {
   readonly size: number;
 };
 
-type Entry = { session: LiveSession; expiresAtMs: number };
+type Entry<S> = { session: S; expiresAtMs: number };
 
-export function createSessionCache(o: { ttlMs: number; now: () => number; maxEntries?: number }): SessionCache {
+export function createSessionCache<S extends LiveSession = LiveSession>(o: { ttlMs: number; now: () => number; maxEntries?: number }): SessionCache<S> {
   const maxEntries = o.maxEntries ?? 50_000;
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Entry<S>>();
   // Bumped by every revocation and change of trust: a read begun before it is not stored.
   let generation = 0;
   let trusted = true;

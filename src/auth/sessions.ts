@@ -39,6 +39,9 @@ export type Sessions = {
 
 const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
 
+/** A live session with the end of its absolute lifetime (ms), as the cache keeps it. */
+export type TimedSession = LiveSession & { endsAtMs: number };
+
 /**
  * `maxAgeMs` is a session's absolute lifetime (SESSION_MAX_DAYS): after it neither its refresh
  * tokens nor its access tokens work, however often it was refreshed, and the user logs in again.
@@ -55,16 +58,17 @@ export function createSessions(o: {
    */
   onRevoked?: (userId: string, sessionId: string | null) => void | Promise<void>;
   /** Live sessions already looked up (src/auth/sessionCache.ts); every lookup reads PostgreSQL without it. */
-  cache?: SessionCache;
+  cache?: SessionCache<TimedSession>;
 }): Sessions {
   const maxAgeSeconds = o.maxAgeMs / 1000;
   /** Reads a session from PostgreSQL and caches it (unless a revocation came meanwhile). */
-  async function lookup(sessionId: string): Promise<LiveSession | undefined> {
+  async function lookup(sessionId: string): Promise<TimedSession | undefined> {
     const store = o.cache?.begin();
     const found = await findLiveSession(o.pool, sessionId, maxAgeSeconds);
     if (!found) return undefined;
-    const { createdAt, ...session } = found;
-    store?.(session, createdAt.getTime() + o.maxAgeMs);
+    const { createdAt, ...live } = found;
+    const session = { ...live, endsAtMs: createdAt.getTime() + o.maxAgeMs };
+    store?.(session, session.endsAtMs);
     return session;
   }
   async function ended(userId: string, sessionId: string | null): Promise<void> {
@@ -110,7 +114,9 @@ export function createSessions(o: {
       if (!claims) throw unauthorized('Invalid or expired access token');
       const session = o.cache?.get(claims.sid) ?? (await lookup(claims.sid));
       if (!session || session.userId !== claims.sub) throw unauthorized('Session has ended');
-      return { id: session.userId, email: session.email, sessionId: session.sessionId };
+      // Sockets opened with the token close when it expires, or the session's lifetime ends first.
+      const expiresAt = Math.min(claims.exp * 1000, session.endsAtMs);
+      return { id: session.userId, email: session.email, sessionId: session.sessionId, expiresAt };
     },
 
     isLive: async (sessionId) => (await findLiveSession(o.pool, sessionId, maxAgeSeconds)) !== undefined,

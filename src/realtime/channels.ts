@@ -1,9 +1,9 @@
-import { hasScope } from '../auth/scopes.ts';
+import { gameReader, hasScope } from '../auth/scopes.ts';
 import type { AuthUser } from '../context.ts';
 import { isAppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { channels, type ChannelEvents } from '../services/channelEvents.ts';
+import { CREDENTIAL_ENDED } from '../services/liveCredentials.ts';
 import { INTERNAL_USER_EVENTS } from '../services/userEvents.ts';
-import type { TimerHandle } from '../time.ts';
 import type { GameTicks } from './gameTicks.ts';
 import { GameWatch } from './gameWatch.ts';
 import type { ChannelHub, Relayed } from './hub.ts';
@@ -13,8 +13,8 @@ import { formatServerMessage, type ChannelMessage, type ChannelName, type Relaye
 /** What a subscription needs: the realtime deps it uses, the node's hub and game ticks, and its settings resolved. */
 export type ChannelDeps = Pick<
   RealtimeDeps,
-  'clock' | 'log' | 'authenticate' | 'sessionLive' | 'hold' | 'snapshot' | 'missed' | 'watching' | 'openSeeks' | 'tournamentExists'
-> & { hub: ChannelHub; ticks: GameTicks; now: () => number; sessionCheckMs: number };
+  'clock' | 'log' | 'authenticate' | 'credentials' | 'hold' | 'snapshot' | 'missed' | 'watching' | 'openSeeks' | 'tournamentExists'
+> & { hub: ChannelHub; ticks: GameTicks; now: () => number };
 
 export type ChannelOptions = {
   /** formatChannel(name): what it listens to on the bus and names in every message. */
@@ -35,22 +35,31 @@ export type Subscription = { close: () => void };
 
 /**
  * One subscription of a realtime socket (DESIGN 2.6). `game:<id>`: the stream's messages with
- * `channel` (watching is public; a pending game needs one of its players' tokens). `user:<id>`:
- * the user's own personal events, with a token of that user, for as long as that session lives.
- * `lobby`: the open seeks (`seeks` first, then `seek_added` / `seek_removed`). `tournament:<id>`: an
- * arena's `pairing` and `standings` messages (DESIGN 2.10), for any valid token.
+ * `channel` (watching is public; a pending game, and the player chat, need one of its players'
+ * tokens, with games:read if it is a personal one). `user:<id>`: the user's own personal events,
+ * with a token of that user. `lobby`: the open seeks (`seeks` first, then `seek_added` /
+ * `seek_removed`). `tournament:<id>`: an arena's `pairing` and `standings` messages (DESIGN
+ * 2.10), for any valid token. A subscription opened with a token ends with it (DESIGN 2.12):
+ * revoked or expired, it is refused UNAUTHORIZED (the socket stays for the others).
  */
 export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscription {
   let closed = false;
   let inner: Subscription | undefined;
+  let stopWatch: (() => void) | undefined;
   const guard = (s: Subscription) => (closed ? s.close() : (inner = s));
-  // Nothing more goes out once the client unsubscribed, even what was on its way.
+  const close = () => {
+    closed = true;
+    stopWatch?.();
+    inner?.close();
+  };
+  // Nothing more goes out once the client unsubscribed, even what was on its way; a subscription
+  // refused or ended is no longer watched.
   const o: ChannelOptions = {
     ...options,
     send: (json) => !closed && options.send(json),
     subscribed: () => !closed && options.subscribed(),
-    refused: (code, message) => !closed && options.refused(code, message),
-    ended: () => !closed && options.ended(),
+    refused: (code, message) => !closed && (stopWatch?.(), options.refused(code, message)),
+    ended: () => !closed && (stopWatch?.(), options.ended()),
   };
   // Started on the next tick, so the caller holds the subscription before any callback runs.
   void Promise.resolve().then(async () => {
@@ -66,9 +75,16 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
       }
     }
     if (closed) return;
+    if (user) {
+      stopWatch = deps.credentials.watch(user, (why) => {
+        close();
+        options.refused('UNAUTHORIZED', CREDENTIAL_ENDED[why]);
+      });
+    }
     switch (o.name.kind) {
       case 'game':
-        return guard(await gameChannel(deps, o, o.name.id, user));
+        // Without games:read a personal token watches as anyone does (DESIGN 2.12).
+        return guard(await gameChannel(deps, o, o.name.id, gameReader(user)));
       case 'user': {
         const refusal = userChannelRefusal(user, o.name.id);
         if (refusal) return o.refused(refusal.code, refusal.message);
@@ -84,12 +100,7 @@ export function openChannel(deps: ChannelDeps, options: ChannelOptions): Subscri
     deps.log.warn({ err, channel: o.channel }, 'subscription failed');
     o.refused('SERVICE_UNAVAILABLE', 'Could not subscribe; try again');
   });
-  return {
-    close() {
-      closed = true;
-      inner?.close();
-    },
-  };
+  return { close };
 }
 
 const NONE: Subscription = { close: () => {} };
@@ -138,44 +149,25 @@ export function userChannelRefusal(user: AuthUser | undefined, id: string): { co
   return undefined;
 }
 
-/** `user:<id>` for its own user: their personal events, for as long as their session lives. */
-export async function userChannel(deps: ChannelDeps, o: ChannelOptions, user: AuthUser): Promise<Subscription> {
-  let check: TimerHandle | undefined;
-  let stop: (() => void) | undefined;
+/**
+ * `user:<id>` for its own user: their personal events. It ends with the credential it was opened
+ * with, as every subscription does (openChannel, and GET /stream/events itself).
+ */
+export async function userChannel(deps: Pick<ChannelDeps, 'hub' | 'hold'>, o: ChannelOptions, user: AuthUser): Promise<Subscription> {
   // An open user channel is a live socket: its user is online for as long as it stays open.
   let release = deps.hold?.(user.id);
-  const end = (reason: string) => {
-    subscription.close();
-    o.refused('UNAUTHORIZED', reason);
-  };
-  const subscription: Subscription = {
+  let stop: (() => void) | undefined = await deps.hub.listen(channels.user(user.id), (m) => {
+    if (relayable(m)) o.send(m.withChannel(o.channel));
+  });
+  o.subscribed();
+  return {
     close() {
       stop?.();
       stop = undefined;
       release?.();
       release = undefined;
-      deps.clock.clearTimeout(check);
     },
   };
-  stop = await deps.hub.listen(channels.user(user.id), (m) => {
-    const event = m.data as unknown as ChannelEvents['user'];
-    if (event.type === 'session_revoked') {
-      if (event.session_id === null || event.session_id === user.sessionId) end('Your session has ended');
-      return;
-    }
-    if (relayable(m)) o.send(m.withChannel(o.channel));
-  });
-  o.subscribed();
-  // A revocation missed on the bus (Redis reconnecting) still ends the subscription within a check.
-  const recheck = () => {
-    check = deps.clock.setTimeout(async () => {
-      if (!stop) return;
-      if (!(await deps.sessionLive(user).catch(() => true))) return end('Your session has ended');
-      recheck();
-    }, deps.sessionCheckMs);
-  };
-  recheck();
-  return subscription;
 }
 
 /** The user events a socket may see: the internal ones stay on the bus. */

@@ -3,6 +3,7 @@ import type { AuthUser } from '../context.ts';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import type { GameSnapshot } from '../services/games.ts';
+import type { LiveCredentials } from '../services/liveCredentials.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { Clock } from '../time.ts';
 import type { SocketCapLimits } from './caps.ts';
@@ -15,7 +16,8 @@ export type RealtimeDeps = {
   log: Logger;
   /** A verified access token of a live session, else throws UNAUTHORIZED. */
   authenticate: (token: string) => Promise<AuthUser>;
-  sessionLive: (user: AuthUser) => Promise<boolean>;
+  /** Ends a socket, stream or subscription when the credential it was opened with ends (DESIGN 2.12). */
+  credentials: Pick<LiveCredentials, 'watch'>;
   /** Counts the user as online while their user channel is open (friend lists' `online`). */
   hold?: (userId: string) => () => void;
   /** The game as `viewerId` (or anyone) may see it; throws GAME_NOT_FOUND. */
@@ -36,6 +38,4 @@ export type RealtimeDeps = {
   heartbeatMs?: number;
   /** How often every HTTP stream gets its keep-alive newline (default 7 s, DESIGN 2.12). */
   keepAliveMs?: number;
-  /** How often a `user:` subscription checks its session is still live (default 5 min). */
-  sessionCheckMs?: number;
 };

@@ -1,10 +1,12 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { gameReader } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
 import type { AuthUser } from '../context.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, isAppError, type ErrorCode } from '../errors.ts';
+import { CREDENTIAL_ENDED, type CredentialEnd } from '../services/liveCredentials.ts';
 import type { TimerHandle } from '../time.ts';
 import { DEFAULT_SOCKET_CAPS, SocketCaps } from './caps.ts';
 import { openChannel, userChannel, userChannelRefusal, type ChannelDeps, type Subscription } from './channels.ts';
@@ -107,7 +109,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   }
   const overUserCap = () => `At most ${caps.limits.perUser} sockets per user; close one first`;
   const overAddressCap = () => `At most ${caps.limits.perAddress} sockets per address; close one first`;
-  const nodeChannelDeps: ChannelDeps = { ...deps, hub, ticks, now, log, sessionCheckMs: deps.sessionCheckMs ?? 300_000 };
+  const nodeChannelDeps: ChannelDeps = { ...deps, hub, ticks, now, log };
+  const addressOf = (req: IncomingMessage) => deps.addressOf?.(req) ?? req.socket.remoteAddress ?? 'unknown';
 
   function admit(ws: WebSocket): Peer {
     const peer = new Peer(ws, deps.clock, limits);
@@ -147,11 +150,17 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         peer.send(errorMessage('RATE_LIMIT_EXCEEDED', overUserCap()));
         return peer.close(CLOSE.TOO_MANY_SOCKETS, 'too many sockets');
       }
+      // DESIGN 2.12: the stream lives no longer than the credential it was opened with.
+      const stop = deps.credentials.watch(viewer, (why) => {
+        peer.send(errorMessage('UNAUTHORIZED', CREDENTIAL_ENDED[why]));
+        peer.close(CLOSE.UNAUTHORIZED, credentialClose(why));
+      });
+      ws.once('close', stop);
     }
     // The game's events go out on `game:<its id>`, in lower case: another spelling would hear none.
     const gameId = parseId(requestedId);
     if (!gameId) return notFound(peer);
-    const watch = watchGame(gameId, viewer, since, {
+    const watch = watchGame(gameId, gameReader(viewer), since, {
       send: (m) => peer.send(m.json),
       ended: () => peer.close(CLOSE.NORMAL, 'game over'),
       failed: () => peer.close(1011, 'reconnect with ?since'),
@@ -167,7 +176,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     }
   }
 
-  /** One viewer's watch of a game, for the stream in either form. */
+  /** One viewer's watch of a game, for the stream in either form: `viewer` is who may read its private parts (gameReader). */
   function watchGame(gameId: string, viewer: AuthUser | undefined, since: number | undefined, o: Pick<GameWatchOptions, 'send' | 'ended' | 'failed'>): GameWatch {
     return new GameWatch(
       { hub, ticks, snapshot: () => deps.snapshot(viewer?.id, gameId), missed: (after) => deps.missed(gameId, after), watching: () => deps.watching?.(gameId), now },
@@ -245,6 +254,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     peer.onClose(release);
   }
 
+  /** DESIGN 2.12: an HTTP stream ends with its credential, its last line the error UNAUTHORIZED (with `channel` on the user channel's). */
+  function endWithCredential(peer: HttpPeer, user: AuthUser, channel?: string): void {
+    peer.onClose(deps.credentials.watch(user, (why) => peer.refuse(new AppError('UNAUTHORIZED', CREDENTIAL_ENDED[why]), now(), channel)));
+  }
+
   /**
    * The game stream over HTTP: the socket's messages, in its order, one per line; the same token,
    * `since` and viewer (a player's token brings the player room's chat). The 200 goes out with
@@ -255,11 +269,14 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     if (since === null) throw new AppError('VALIDATION_ERROR', INVALID_SINCE.message, INVALID_SINCE.details);
     const token = url.searchParams.get('token') ?? bearerToken(req.headers.authorization);
     const viewer = token ? await deps.authenticate(token) : undefined;
-    if (viewer) countHttpAsUser(peer, viewer);
+    if (viewer) {
+      countHttpAsUser(peer, viewer);
+      endWithCredential(peer, viewer);
+    }
     const gameId = parseId(requestedId);
     if (!gameId) throw new AppError('GAME_NOT_FOUND', 'Game not found');
     if (!peer.open) return;
-    const watch = watchGame(gameId, viewer, since, {
+    const watch = watchGame(gameId, gameReader(viewer), since, {
       send: (m) => peer.send(m.json),
       ended: () => peer.end(),
       failed: (err) => peer.refuse(err, now()),
@@ -280,6 +297,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     const refusal = userChannelRefusal(user, user.id);
     if (refusal) throw new AppError(refusal.code, refusal.message, refusal.details);
     countHttpAsUser(peer, user);
+    endWithCredential(peer, user, formatChannel({ kind: 'user', id: user.id }));
     if (!peer.open) return;
     const name = { kind: 'user', id: user.id } as const;
     const channel = formatChannel(name);
@@ -307,7 +325,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       const events = !game && EVENTS_PATH.test(url.pathname);
       if (!events && !(game && acceptsNdjson(req.headers.accept))) return next();
       // One place for each of the address's sockets and HTTP streams together.
-      const release = caps.admitAddress(deps.addressOf?.(req) ?? req.socket.remoteAddress ?? 'unknown');
+      const release = caps.admitAddress(addressOf(req));
       if (!release) return next(new AppError('RATE_LIMIT_EXCEEDED', overAddressCap()));
       const peer = new HttpPeer(res, limits.maxBufferedBytes, next);
       httpPeers.add(peer);
@@ -326,7 +344,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     },
     upgrade(req, socket, head) {
       // Counted before the handshake: a refused address costs no WebSocket.
-      const release = caps.admitAddress(deps.addressOf?.(req) ?? req.socket.remoteAddress ?? 'unknown');
+      const release = caps.admitAddress(addressOf(req));
       if (!release) return refuseUpgrade(socket, new AppError('RATE_LIMIT_EXCEEDED', overAddressCap()));
       socket.once('close', release);
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -360,6 +378,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     },
   };
 }
+
+/** A close frame's reason for an ended credential (the error message before it says more). */
+const credentialClose = (why: CredentialEnd) => (why === 'expired' ? 'token expired' : 'token revoked');
 
 const INVALID_SINCE = { message: 'since must be an event number (an integer ≥ 0)', details: { since: ['must be an integer ≥ 0'] } };
 

@@ -29,7 +29,7 @@ export function attachRealtime({ ctx, services, gameEvents, app, httpServer, tra
     clock,
     log,
     authenticate: services.auth.authenticate,
-    sessionLive: services.auth.sessionLive,
+    credentials: services.auth.credentials,
     hold: services.presence.hold,
     snapshot: services.games.snapshot,
     missed: gameEvents.since,

@@ -89,9 +89,4 @@ export type UserEvent =
   /** DESIGN 2.10: the user was paired in a tournament; the game is active, both seated: join it. */
   | { type: 'tournament_pairing'; tournament_id: string; game_id: string; color: 'white' | 'black'; opponent: Who }
   /** The lobby room reloads the user's pending challenges on this. */
-  | { type: 'challenges_changed' }
-  /**
-   * Internal (never relayed): a session of the user ended (logout, refresh-token reuse), or all of
-   * them (`session_id` null: a password change). Sockets subscribed under it are told UNAUTHORIZED.
-   */
-  | { type: 'session_revoked'; session_id: string | null };
+  | { type: 'challenges_changed' };

@@ -2,7 +2,7 @@ import { createDomainCheck } from '../auth/emailDomain.ts';
 import { createMailer } from '../auth/mailer.ts';
 import { createPersonalTokenAuth, createPersonalTokenCache, isPersonalToken } from '../auth/personalTokens.ts';
 import { createSessionCache } from '../auth/sessionCache.ts';
-import { createSessions } from '../auth/sessions.ts';
+import { createSessions, type TimedSession } from '../auth/sessions.ts';
 import { createAccessTokens } from '../auth/tokens.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import { openTournament } from '../gateway/index.ts';
@@ -18,8 +18,8 @@ import type { LiveGameHost } from './liveGameHost.ts';
 import { createPersonalTokens, type PersonalTokens } from './personalTokens.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
 import { createTournaments, type Tournaments } from './tournaments.ts';
-import { userNotifier } from './userEvents.ts';
 import { createSessionRevocations } from './sessionRevocations.ts';
+import { createLiveCredentials, type LiveCredentials } from './liveCredentials.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
 
@@ -32,8 +32,8 @@ export type Services = {
      * and that it exists and has not expired; throws UNAUTHORIZED otherwise.
      */
     authenticate: (token: string) => Promise<AuthUser>;
-    /** Whether the caller's session or personal token is still live (a long-lived socket checks now and then). */
-    sessionLive: (user: AuthUser) => Promise<boolean>;
+    /** DESIGN 2.12: every socket, stream and subscription ends with the credential that opened it. */
+    credentials: LiveCredentials;
   };
   /** DESIGN 2.12: personal access tokens. */
   personalTokens: PersonalTokens;
@@ -58,21 +58,24 @@ export type Services = {
 /** `liveGames`: this process's live games, whose reads the games service serves from memory. */
 export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Services {
   const { config, log } = ctx;
-  const notify = userNotifier(ctx);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox`, log });
   const domainCheck = createDomainCheck({ log: log.child({ component: 'email-domain' }) });
   // A token's session is checked on every request: from this cache while revocations reach it.
-  const sessionCache = createSessionCache({ ttlMs: config.sessionCacheMs, now: () => ctx.clock.now() });
+  const sessionCache = createSessionCache<TimedSession>({ ttlMs: config.sessionCacheMs, now: () => ctx.clock.now() });
   // Personal tokens are cached alike, and told of revocations on the same channel (by token id).
   const tokenCache = createPersonalTokenCache({ ttlMs: config.sessionCacheMs, now: () => ctx.clock.now() });
+  // Made before the sessions it asks: `sessionLive` below reads them when the sockets are checked.
+  const credentials = createLiveCredentials({ clock: ctx.clock, log: log.child({ component: 'credentials' }), isLive: (user) => sessionLive(user) });
   const revocations = createSessionRevocations(ctx, {
     revoke: (userId, id) => {
       sessionCache.revoke(userId, id);
       tokenCache.revoke(userId, id);
+      credentials.revoke(userId, id);
     },
     setTrusted: (trusted) => {
       sessionCache.setTrusted(trusted);
       tokenCache.setTrusted(trusted);
+      credentials.setTrusted(trusted);
     },
   });
   const sessions = createSessions({
@@ -81,15 +84,22 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     log,
     maxAgeMs: config.sessionMaxMs,
     cache: sessionCache,
+    // Every ending of a session or a personal token comes here (logout, refresh-token reuse, a
+    // password changed or reset, a token deleted): this node's sockets close at once, the other
+    // nodes' when Redis tells them (src/services/sessionRevocations.ts).
     onRevoked: async (userId, sessionId) => {
       tokenCache.revoke(userId, sessionId);
-      notify(userId, { type: 'session_revoked', session_id: sessionId });
+      credentials.revoke(userId, sessionId);
       await revocations.publish(userId, sessionId);
     },
   });
   const accounts = createAccounts(ctx, sessions, { mailer, domainCheck });
   const presence = createPresence(ctx);
   const personalTokenAuth = createPersonalTokenAuth({ pool: ctx.pool, cache: tokenCache, now: () => ctx.clock.now(), log });
+  /** Whether the caller's session or personal token is still live, read from PostgreSQL. */
+  function sessionLive(user: AuthUser): Promise<boolean> {
+    return user.scopes ? personalTokenAuth.isLive(user.sessionId) : sessions.isLive(user.sessionId);
+  }
   // Every authenticated request and socket counts as a sign of life.
   const authenticate = async (token: string) => {
     const user = await (isPersonalToken(token) ? personalTokenAuth.authenticate(token) : sessions.authenticate(token));
@@ -101,7 +111,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     ctx,
     auth: {
       authenticate,
-      sessionLive: (user) => (user.scopes ? personalTokenAuth.isLive(user.sessionId) : sessions.isLive(user.sessionId)),
+      credentials,
     },
     personalTokens: createPersonalTokens(ctx, { ended: sessions.ended }),
     accounts,
@@ -118,6 +128,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     webhooks: createWebhooks(ctx),
     close: async () => {
       presence.stop();
+      credentials.stop();
       await revocations.close();
       await accounts.drain();
       await mailer.close();

@@ -4,7 +4,7 @@ import { channels, type UserEvent } from './channelEvents.ts';
 export type UserEventType = UserEvent['type'];
 
 /** Event types that stay inside the service. */
-export const INTERNAL_USER_EVENT_TYPES = ['session_revoked', 'challenges_changed'] as const satisfies readonly UserEventType[];
+export const INTERNAL_USER_EVENT_TYPES = ['challenges_changed'] as const satisfies readonly UserEventType[];
 export type InternalUserEventType = (typeof INTERNAL_USER_EVENT_TYPES)[number];
 export const INTERNAL_USER_EVENTS: ReadonlySet<UserEventType> = new Set(INTERNAL_USER_EVENT_TYPES);
 

@@ -21,10 +21,13 @@ export function subscribe(
   let closed = false;
   let attempt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The socket's subscription was answered `subscribed`. */
+  let live = false;
 
   const open = () => {
     const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/realtime`);
     socket = ws;
+    live = false;
     ws.onopen = async () => {
       const token = await o.token().catch(() => undefined);
       if (ws.readyState !== WebSocket.OPEN) return;
@@ -39,7 +42,12 @@ export function subscribe(
       }
       if (m.type === 'subscribed') {
         attempt = 0;
+        live = true;
         o.onStatus?.(true);
+      } else if (m.type === 'error' && m.code === 'UNAUTHORIZED' && m.channel === channel && live) {
+        // The token a live subscription was made with ended (it expired; or the session did, and
+        // subscribing again is refused): as after a drop, subscribe again with a fresh one.
+        ws.close();
       } else if (m.type === 'error' && (m.channel === channel || m.channel === undefined)) {
         closed = true;
         ws.close();

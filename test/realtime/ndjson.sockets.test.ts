@@ -40,7 +40,7 @@ describe('HTTP event streams: keep-alive, cleanup, caps, back-pressure, shutdown
         if (!user) throw new AppError('UNAUTHORIZED', 'no');
         return user;
       },
-      sessionLive: async () => true,
+      credentials: { watch: () => () => {} },
       snapshot: async () => {
         throw new AppError('GAME_NOT_FOUND', 'no');
       },

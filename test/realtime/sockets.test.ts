@@ -32,7 +32,7 @@ describe('realtime sockets: heartbeat, back-pressure, shutdown', () => {
       authenticate: async () => {
         throw new AppError('UNAUTHORIZED', 'no');
       },
-      sessionLive: async () => true,
+      credentials: { watch: () => () => {} },
       snapshot: async () => {
         throw new AppError('GAME_NOT_FOUND', 'no');
       },
@@ -87,6 +87,32 @@ describe('realtime sockets: heartbeat, back-pressure, shutdown', () => {
     assert.equal(realtime.stats().sockets, 0, `still open after ${published} messages`);
     (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
     assert.equal((await slow.closed).code, 1013);
+  });
+
+  it('stops watching the credential of a subscription that was refused, ended or closed', async () => {
+    const watched = new Set<object>();
+    const credentials = {
+      watch: () => {
+        const w = {};
+        watched.add(w);
+        return () => void watched.delete(w);
+      },
+    };
+    const me = { id: '00000000-0000-4000-8000-000000000002', email: 'me@example.com', sessionId: 's1' };
+    await start({ authenticate: async () => me, credentials });
+    const r = await WsClient.open(`${base}/realtime`);
+    r.send({ type: 'subscribe', channel: 'user:00000000-0000-4000-8000-000000000001', token: 't', id: 1 });
+    assert.equal((await r.next('error')).code, 'FORBIDDEN');
+    r.send({ type: 'subscribe', channel: 'game:00000000-0000-4000-8000-000000000000', token: 't', id: 2 });
+    assert.equal((await r.next('error')).code, 'GAME_NOT_FOUND');
+    assert.equal(watched.size, 0, 'refused subscriptions are not watched');
+    r.send({ type: 'subscribe', channel: 'lobby', token: 't', id: 3 });
+    await r.next('subscribed');
+    assert.equal(watched.size, 1);
+    r.send({ type: 'unsubscribe', channel: 'lobby', id: 4 });
+    await r.until('unsubscribed');
+    assert.equal(watched.size, 0, 'an unsubscribed one neither');
+    r.close();
   });
 
   it('closes every socket with 1012 when the service stops', async () => {

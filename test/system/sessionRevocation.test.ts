@@ -4,7 +4,9 @@ import { hashToken, randomToken } from '../../src/auth/tokens.ts';
 import { createDatabase } from '../support/database.ts';
 import { clusterRedisUrl } from '../helpers/cluster.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from '../support/process.ts';
+import { NdjsonClient } from '../helpers/ndjson.ts';
 import { testService } from '../helpers/service.ts';
+import { WsClient } from '../helpers/ws.ts';
 
 /**
  * Each node caches the sessions of the tokens it has checked (SESSION_CACHE_SECONDS), yet
@@ -149,6 +151,38 @@ describe('Session revocation across two nodes (REDIS_URL)', function () {
     );
     assert.equal((await call(a, 'POST', '/auth/password/update', { token, password: 'brand-new-pass-2' })).status, 200);
     expect401(await call(b, 'GET', '/users/me', undefined, pat.token));
+  });
+
+  // DESIGN 2.12: a socket lives no longer than its credential, whichever node holds it.
+  it("closes node B's game stream opened with a personal token as soon as node A has deleted the token", async () => {
+    const [a, b] = nodes;
+    const [white, black] = [await userSeenByB(), await userSeenByB()];
+    const game = await call(a, 'POST', '/games', { type: 'challenge', opponent_id: black.id, time_control: 'blitz', initial_time: 300, increment: 0, color: 'white' }, white.access);
+    assert.equal(game.status, 201, JSON.stringify(game.body));
+    const made = await call(a, 'POST', '/account/tokens', { description: 'bot', scopes: ['games:read'] }, white.access);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const pat = { id: made.body.data.id as string, token: made.body.data.token as string };
+    // A pending game shows to its players (a personal token with games:read): the stream starts with its state.
+    const stream = await WsClient.open(`${b.base.replace('http', 'ws')}/v1/games/${game.body.data.id}/stream?token=${pat.token}`);
+    assert.equal((await stream.next('state')).game.status, 'pending');
+    assert.equal((await call(a, 'DELETE', `/account/tokens/${pat.id}`, undefined, white.access)).status, 204);
+    assert.equal((await stream.until('error')).code, 'UNAUTHORIZED');
+    assert.equal((await stream.closed).code, 4401);
+  });
+
+  it("ends node B's NDJSON game stream of a session as soon as node A has changed the password from another session", async () => {
+    const [a, b] = nodes;
+    const [white, black] = [await userSeenByB(), await userSeenByB()];
+    const game = await call(a, 'POST', '/games', { type: 'challenge', opponent_id: black.id, time_control: 'blitz', initial_time: 300, increment: 0, color: 'white' }, white.access);
+    assert.equal(game.status, 201, JSON.stringify(game.body));
+    const login = await call(a, 'POST', '/auth/login', { email: `${await usernameOf(white.id)}@example.com`, password: 'revoke-test-1' });
+    assert.equal(login.status, 200);
+    const stream = await NdjsonClient.open(`${b.base}/v1/games/${game.body.data.id}/stream`, { authorization: `Bearer ${login.body.data.session.access_token}` });
+    assert.equal((await stream.next('state')).game.status, 'pending');
+    const changed = await call(a, 'POST', '/users/me/password', { current_password: 'revoke-test-1', new_password: 'brand-new-pass-3' }, white.access);
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal((await stream.next('error')).code, 'UNAUTHORIZED');
+    assert.equal(await stream.ended, 'complete');
   });
 
   async function usernameOf(id: string): Promise<string> {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { gameReader } from '../../auth/scopes.ts';
+import type { AuthUser } from '../../context.ts';
 import { COLORS, LIST_STATUSES, RESULTS } from '../../domain/game.ts';
 import { CLAIM_RESULTS } from '../../domain/gameDecider.ts';
 import { DAYS_PER_MOVE, MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
@@ -14,6 +16,7 @@ import {
   TakebackAnswerResult,
   TakebackOfferResult,
 } from '../../services/gameViews.ts';
+import { NO_VIEWER } from '../../services/gameAccess.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
 import { HttpAnswer, route, type Route } from '../route.ts';
@@ -173,8 +176,8 @@ export function gameRoutes({ games }: Services): Route[] {
       // would type every read of a game as "detail or string". GET /games/{id}/pgn is its operation.
       errors: ['GAME_NOT_FOUND'],
       handler: async ({ req, user, params, query }) => {
-        if (req.accepts(['application/json', PGN_TYPE]) === PGN_TYPE) return pgnAnswer(await games.getPgn(user!.id, params.id, query));
-        return games.getGame(user!.id, params.id);
+        if (req.accepts(['application/json', PGN_TYPE]) === PGN_TYPE) return pgnAnswer(await games.getPgn(viewerOf(user), params.id, query));
+        return games.getGame(viewerOf(user), params.id);
       },
     }),
     route({
@@ -188,7 +191,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       query: PgnOptionsQuery,
       errors: ['GAME_NOT_FOUND'],
-      handler: async ({ user, params, query }) => pgnAnswer(await games.getPgn(user!.id, params.id, query)),
+      handler: async ({ user, params, query }) => pgnAnswer(await games.getPgn(viewerOf(user), params.id, query)),
     }),
     route({
       method: 'post',
@@ -334,3 +337,6 @@ export function gameRoutes({ games }: Services): Route[] {
     }),
   ];
 }
+
+/** Who reads a game: the caller, or anyone for a personal token without games:read (its pending games stay hidden, as on its streams). */
+const viewerOf = (user: AuthUser | undefined): string => gameReader(user)?.id ?? NO_VIEWER;
