@@ -1,4 +1,7 @@
-/** How many sockets of the stream and the realtime channel one address, and one user, may hold open on a node. */
+/**
+ * How many sockets one address may hold open on a node (the stream's, the realtime channel's, the
+ * HTTP streams and the rooms' together), and one user (the stream's and the realtime channel's).
+ */
 export type SocketCapLimits = { perAddress: number; perUser: number };
 
 export const DEFAULT_SOCKET_CAPS: SocketCapLimits = { perAddress: 50, perUser: 20 };

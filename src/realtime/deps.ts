@@ -30,7 +30,7 @@ export type RealtimeDeps = {
   /** Whether a tournament exists (`tournament:<id>` of an unknown one is refused). */
   tournamentExists?: (id: string) => Promise<boolean>;
   limits?: Partial<PeerLimits>;
-  /** Open sockets one client address, and one user, may hold on this node (default 50 and 20). */
+  /** Open sockets one client address (the rooms' too: Realtime.admitOther), and one user, may hold on this node (default 50 and 20). */
   caps?: Partial<SocketCapLimits>;
   /** The client's address, as the HTTP side sees it behind trusted proxies (default: the peer's address). */
   addressOf?: (req: IncomingMessage) => string | undefined;

@@ -32,6 +32,12 @@ export type Realtime = {
    * starts goes to `next(error)` (the error envelope).
    */
   serveHttp: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+  /**
+   * Counts an upgrade for another surface of the port (the rooms': Colyseus's sockets) in the
+   * client address's socket cap, together with the stream's and the realtime channel's: false
+   * when it refused it (429, the error envelope), else the place is given back as it closes.
+   */
+  admitOther: (req: IncomingMessage) => boolean;
   /** Closes every socket with 1012 and ends every HTTP stream (the service restarts: connect again). */
   close: () => Promise<void>;
   /** Open sockets and HTTP streams (not those closing) and the channels they listen to. */
@@ -356,6 +362,13 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         };
         serveStream(ws, req, stream[1]).catch(peerFailed);
       });
+    },
+    admitOther(req) {
+      const release = caps.admitAddress(addressOf(req));
+      // An upgrade's request carries its socket: the place is held for as long as it is open.
+      if (!release) return (refuseUpgrade(req.socket, new AppError('RATE_LIMIT_EXCEEDED', overAddressCap())), false);
+      req.socket.once('close', release);
+      return true;
     },
     async close() {
       deps.clock.clearTimeout(heartbeat);

@@ -40,7 +40,9 @@ export function attachRealtime({ ctx, services, gameEvents, app, httpServer, tra
     // The address Express gives a request (req.ip): behind TRUST_PROXY, the forwarded client's.
     addressOf: (req) => proxyAddr(req, app.get('trust proxy fn')),
   });
-  transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) });
+  // Every other upgrade is a room's socket: it counts in the address's socket cap with the
+  // stream's and the realtime channel's (admitOther refuses it with 429 past the cap).
+  transport.attachToServer(httpServer, { filter: (req) => !realtime.handles(req) && realtime.admitOther(req) });
   httpServer.on('upgrade', (req, socket, head) => {
     if (realtime.handles(req)) realtime.upgrade(req, socket, head);
   });
