@@ -14,7 +14,7 @@ import { GameTicks } from './gameTicks.ts';
 import { GameWatch, type GameWatchOptions } from './gameWatch.ts';
 import { ChannelHub } from './hub.ts';
 import { acceptsNdjson, HttpPeer } from './httpPeer.ts';
-import { formatChannel, formatServerMessage, parseClientMessage, parseChannel, type ErrorMessage } from './messages.ts';
+import { formatChannel, formatServerMessage, parseClientMessage, parseChannel, type ClientMessage, type ErrorMessage } from './messages.ts';
 import { CLOSE, DEFAULT_PEER_LIMITS, Peer } from './peer.ts';
 import type { RealtimeDeps } from './deps.ts';
 
@@ -195,10 +195,18 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     peer.close(CLOSE.NOT_FOUND, 'game not found');
   }
 
-  /** The realtime channel: subscribe / unsubscribe / ping, many channels per socket. */
+  /**
+   * The realtime channel: subscribe / unsubscribe / ping, many channels per socket. Subscribes
+   * and unsubscribes are answered in the order they came (a subscribe's answer waits on its
+   * token's check): each is taken up once the one before it is answered. A ping is answered at once.
+   */
   function serveChannels(ws: WebSocket): void {
     const peer = admit(ws);
     const subscriptions = new Map<string, Subscription>();
+    let answered: Promise<void> = Promise.resolve();
+    const inTurn = (answer: () => void | Promise<void>) => {
+      answered = answered.then(answer).catch((err) => log.warn({ err }, 'realtime answer failed'));
+    };
     const channelDeps: ChannelDeps = {
       ...nodeChannelDeps,
       // A token makes this socket one of its user's, which the user may have only so many of.
@@ -215,10 +223,19 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (!peer.spend()) return peer.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages'));
       const parsed = parseClientMessage(data, isBinary);
-      if (!parsed.ok) return peer.refuse(errorMessage('VALIDATION_ERROR', parsed.error.message, parsed.error.details ? { details: parsed.error.details } : {}));
+      if (!parsed.ok) {
+        const refusal = errorMessage('VALIDATION_ERROR', parsed.error.message, parsed.error.details ? { details: parsed.error.details } : {});
+        return inTurn(() => peer.refuse(refusal));
+      }
       const m = parsed.value;
+      if (m.type === 'ping') return peer.send({ type: 'pong', ...(m.id !== undefined ? { id: m.id } : {}), ts: now() });
+      inTurn(() => answer(m));
+    });
+
+    /** Answers a subscribe or an unsubscribe: resolves once its answer went out. */
+    function answer(m: Exclude<ClientMessage, { type: 'ping' }>): void | Promise<void> {
+      if (!peer.open) return;
       const reply = { ...(m.id !== undefined ? { id: m.id } : {}) };
-      if (m.type === 'ping') return peer.send({ type: 'pong', ...reply, ts: now() });
       const name = parseChannel(m.channel);
       const channel = name ? formatChannel(name) : m.channel;
       if (m.type === 'unsubscribe') {
@@ -233,22 +250,29 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       if (subscriptions.size >= MAX_CHANNELS) {
         return peer.send(errorMessage('VALIDATION_ERROR', `At most ${MAX_CHANNELS} channels per socket`, { channel, ...reply }));
       }
-      const subscription = openChannel(channelDeps, {
-        channel,
-        name,
-        token: m.token,
-        send: (text) => peer.send(text),
-        subscribed: () => peer.send({ type: 'subscribed', channel, ...reply, ts: now() }),
-        refused: (code, message) => {
-          if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
-          peer.send(errorMessage(code, message, { channel, ...reply }));
-        },
-        ended: () => {
-          if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
-        },
+      return new Promise<void>((done) => {
+        const subscription = openChannel(channelDeps, {
+          channel,
+          name,
+          token: m.token,
+          send: (text) => peer.send(text),
+          subscribed: () => {
+            peer.send({ type: 'subscribed', channel, ...reply, ts: now() });
+            done();
+          },
+          refused: (code, message) => {
+            if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
+            peer.send(errorMessage(code, message, { channel, ...reply }));
+            done();
+          },
+          ended: () => {
+            if (subscriptions.get(channel) === subscription) subscriptions.delete(channel);
+            done();
+          },
+        });
+        subscriptions.set(channel, subscription);
       });
-      subscriptions.set(channel, subscription);
-    });
+    }
   }
 
   // ---- the HTTP forms (DESIGN 2.12) ------------------------------------------------------------

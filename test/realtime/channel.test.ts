@@ -181,4 +181,36 @@ describe('{ws}/realtime (the realtime channel)', () => {
     assert.equal((await r.next()).type, 'pong');
     r.close();
   });
+
+  describe('answers in the order of the subscribes', () => {
+    /** The answers (`subscribed`, `error`) to `count` requests, in the order they came, as `type:id`. */
+    async function answers(r: WsClient<ChannelMessage>, count: number): Promise<string[]> {
+      const seen: string[] = [];
+      while (seen.length < count) {
+        const m = await r.next();
+        if (m.type === 'subscribed' || m.type === 'error') seen.push(`${m.type === 'error' ? m.code : m.type}:${m.id}`);
+      }
+      return seen;
+    }
+
+    it("refuses both of two quick subscribes to another user's channel, the first first", async () => {
+      const [me, other] = await Promise.all([createUser(), createUser()]);
+      const r = await realtime();
+      r.send({ type: 'subscribe', channel: `user:${other.id}`, token: me.accessToken, id: 1 });
+      r.send({ type: 'subscribe', channel: `user:${other.id}`, token: me.accessToken, id: 2 });
+      assert.deepEqual(await answers(r, 2), ['FORBIDDEN:1', 'FORBIDDEN:2']);
+      r.close();
+    });
+
+    it('answers a subscribe that checks a token before the public one sent after it', async () => {
+      const me = await createUser();
+      const r = await realtime();
+      r.send({ type: 'subscribe', channel: `user:${me.id}`, token: me.accessToken, id: 1 });
+      r.send({ type: 'subscribe', channel: 'lobby', id: 2 });
+      r.send({ type: 'subscribe', channel: 'nowhere', id: 3 });
+      r.send({ type: 'subscribe', channel: `game:${randomUUID()}`, id: 4 });
+      assert.deepEqual(await answers(r, 4), ['subscribed:1', 'subscribed:2', 'VALIDATION_ERROR:3', 'GAME_NOT_FOUND:4']);
+      r.close();
+    });
+  });
 });
