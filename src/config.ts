@@ -59,6 +59,9 @@ const EnvSchema = z.object({
   FRIEND_REQUEST_COOLDOWN_SECONDS: seconds.default(86_400),
   REALTIME_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   REALTIME_SOCKETS_PER_USER: z.coerce.number().int().min(1).default(20),
+  EXPORT_IDLE_SECONDS: seconds.default(30),
+  EXPORTS_PER_NODE: z.coerce.number().int().min(1).default(2),
+  EXPORTS_PER_ADDRESS: z.coerce.number().int().min(1).default(1),
 });
 
 export type Config = {
@@ -128,6 +131,12 @@ export type Config = {
   realtimeSocketsPerAddress: number;
   /** Stream and realtime sockets one user's tokens may be used on, on this node. */
   realtimeSocketsPerUser: number;
+  /** A game export whose client takes nothing written to it for this long ends (its slot and connection go). */
+  exportIdleMs: number;
+  /** Game exports this node runs at once (429 past it): each takes a share of the CPU the live games need. */
+  exportsPerNode: number;
+  /** Game exports one client address runs at once on this node, whoever the callers are. */
+  exportsPerAddress: number;
 };
 
 export class ConfigError extends Error {}
@@ -191,6 +200,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     friendRequestCooldownMs: e.FRIEND_REQUEST_COOLDOWN_SECONDS * 1000,
     realtimeSocketsPerAddress: e.REALTIME_SOCKETS_PER_ADDRESS,
     realtimeSocketsPerUser: e.REALTIME_SOCKETS_PER_USER,
+    exportIdleMs: e.EXPORT_IDLE_SECONDS * 1000,
+    exportsPerNode: e.EXPORTS_PER_NODE,
+    exportsPerAddress: e.EXPORTS_PER_ADDRESS,
   };
 }
 

@@ -73,7 +73,10 @@ export function registerGameMetrics(
 type WriterStat = 'batches' | 'moves' | 'failedBatches' | 'timeouts' | 'badRows';
 
 /** Game exports (DESIGN 2.12) of this process: running now, batches read and games written. */
-export function registerExportMetrics(registry: Registry, stats: { batches: number; games: number; active: number; waiting: number; reading: number }): void {
+export function registerExportMetrics(
+  registry: Registry,
+  stats: { batches: number; games: number; active: number; waiting: number; reading: number; idle: number; refused: number },
+): void {
   new Gauge({ name: 'chess_exports_active', help: 'Game exports streaming now', registers: [registry], collect() {
     this.set(stats.active);
   } });
@@ -83,10 +86,12 @@ export function registerExportMetrics(registry: Registry, stats: { batches: numb
   new Gauge({ name: 'chess_exports_waiting', help: 'Game exports waiting for their client to take the last batch (it reads slower than they read)', registers: [registry], collect() {
     this.set(stats.waiting);
   } });
-  const counted = { batches: 0, games: 0 };
+  const counted = { batches: 0, games: 0, idle: 0, refused: 0 };
   for (const [key, name, help] of [
     ['batches', 'chess_export_batches_total', 'Batches of games the exports read from PostgreSQL'],
     ['games', 'chess_export_games_total', 'Games the exports wrote'],
+    ['idle', 'chess_exports_idle_total', 'Game exports hung up on: their client took nothing for EXPORT_IDLE_SECONDS'],
+    ['refused', 'chess_exports_refused_total', 'Game exports refused (429): the caller, its address or this node already ran as many as allowed'],
   ] as const) {
     new Counter({ name, help, registers: [registry], collect() {
       this.inc(stats[key] - counted[key]);

@@ -9,7 +9,8 @@ import type { GameAnalysis } from '../domain/gameAnalysis.ts';
 import { loadOpeningBook, type OpeningBook } from '../domain/openings.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import { AppError } from '../errors.ts';
-import { createExportSlots } from './exportSlots.ts';
+import { withTimeout } from '../time.ts';
+import { createExportSlots, type ExportRefusal } from './exportSlots.ts';
 import type { PgnOptions } from './gameReads.ts';
 import { formatGameDetail, formatGamePgn, type DetailInput } from './gameViews.ts';
 
@@ -39,20 +40,50 @@ export type ExportQuery = PgnOptions & {
   vs?: string;
 };
 
-/** Where the batches go: `start` once the export is accepted, then each batch; false from `write` means the client left. */
-export type ExportSink = { start(): void; write(chunk: string): Promise<boolean> };
+/**
+ * Where the batches go: `start` once the export is accepted, then each batch (`write` resolves
+ * once the client has taken it: false means the client left), then `end` (resolves once the
+ * client has all of it, or left). `abort` hangs up on a client that took nothing for the idle
+ * deadline: its connection goes, and `write` and `end` resolve.
+ */
+export type ExportSink = { start(): void; write(chunk: string): Promise<boolean>; end(): Promise<void>; abort(): void };
+
+/** How an export ended once started: every game sent, the client gone, or the client taking nothing for the idle deadline. */
+export type ExportEnd = 'complete' | 'client_gone' | 'idle';
+
+/** Who starts an export: `caller` keys its one export at a time (the user, else the address), `address` the client's. */
+export type ExportCaller = { caller: string; address: string };
 
 /**
  * `waiting`: exports whose client has not taken the last batch yet (the socket's buffer is full);
- * `reading`: batches being read now.
+ * `reading`: batches being read now; `idle`: exports ended by the idle deadline; `refused`: exports
+ * refused by a limit (the caller's, the address's or the node's).
  */
-export type ExportStats = { batches: number; games: number; active: number; waiting: number; reading: number };
+export type ExportStats = { batches: number; games: number; active: number; waiting: number; reading: number; idle: number; refused: number };
 
 export type GameExports = ReturnType<typeof createGameExports>;
 
+/** Why a limit refused an export, and when to try again (seconds: a caller's own export ends sooner than it makes sense to poll a busy node). */
+function refusal(limit: ExportRefusal, config: Pick<AppContext['config'], 'exportsPerNode' | 'exportsPerAddress'>): AppError {
+  switch (limit) {
+    case 'caller':
+      return new AppError('EXPORT_IN_PROGRESS', 'One export at a time: wait for the running one to end', undefined, { retryAfter: 1 });
+    case 'address':
+      return new AppError('EXPORT_IN_PROGRESS', `At most ${config.exportsPerAddress} exports at once from one address: wait for one to end`, undefined, { retryAfter: 5 });
+    case 'node':
+      return new AppError('EXPORT_IN_PROGRESS', `The server runs ${config.exportsPerNode} exports at once, the most it may: retry shortly`, undefined, { retryAfter: 5 });
+  }
+}
+
 export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clock' | 'redis'>) {
-  const slots = createExportSlots(ctx.redis);
-  const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0, reading: 0 };
+  const slots = createExportSlots(ctx.redis, { perNode: ctx.config.exportsPerNode, perAddress: ctx.config.exportsPerAddress });
+  const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0, reading: 0, idle: 0, refused: 0 };
+  const IDLE = Symbol('idle');
+  /**
+   * `step` (a write, the end) within the idle deadline: a client that takes nothing for
+   * EXPORT_IDLE_SECONDS would hold its slot, a connection and a socket buffer forever otherwise.
+   */
+  const withinIdle = <T>(step: Promise<T>): Promise<T | typeof IDLE> => withTimeout(step, ctx.config.exportIdleMs, () => IDLE, ctx.clock);
   let book: OpeningBook | undefined;
 
   /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
@@ -71,77 +102,94 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
   }
 
   /**
-   * Streams the games of `userId` into `sink`. `caller` keys the one-export-at-a-time slot (the
-   * rate limiter's key: the user, else the client address). Throws USER_NOT_FOUND or
-   * EXPORT_IN_PROGRESS before `start`; after it, a failure is the sink's to report.
+   * Streams the games of `userId` into `sink`, then ends it. `who.caller` keys the
+   * one-export-at-a-time slot (the rate limiter's key: the user, else the client address),
+   * `who.address` the address's share of the node's exports. Throws USER_NOT_FOUND or
+   * EXPORT_IN_PROGRESS before `start`; after it, a failure is the sink's to report. A write or the
+   * end the client does not take within EXPORT_IDLE_SECONDS aborts the sink and frees the slot.
    */
-  async function exportGames(caller: string, userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink): Promise<void> {
+  async function exportGames(who: ExportCaller, userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink): Promise<ExportEnd> {
     if (!(await userExists(ctx.pool, userId))) throw new AppError('USER_NOT_FOUND', 'User not found');
     const opponentId = q.vs === undefined ? undefined : await findUserIdByUsername(ctx.pool, q.vs);
-    const release = await slots.take(caller);
-    if (!release) throw new AppError('EXPORT_IN_PROGRESS', 'One export at a time: wait for the running one to end', undefined, { retryAfter: 1 });
+    const slot = await slots.take(who.caller, who.address);
+    if ('refused' in slot) {
+      stats.refused++;
+      throw refusal(slot.refused, ctx.config);
+    }
     stats.active++;
     try {
       sink.start();
       // A `vs` naming nobody matches no game.
-      if (q.vs !== undefined && !opponentId) return;
-      const filter: ExportFilter = {
-        userId,
-        since: q.since === undefined ? undefined : new Date(q.since),
-        until: q.until === undefined ? undefined : new Date(q.until),
-        rated: q.rated,
-        timeControl: q.time_control,
-        color: q.color,
-        opponentId,
-        withAnalysis: format === 'pgn' && q.evals,
-      };
-      let left = q.max ?? Number.POSITIVE_INFINITY;
-      const read = (after: ExportCursor | undefined) => {
-        const limit = Math.min(EXPORT_BATCH, left);
-        stats.reading++;
-        return findExportBatch(ctx.pool, filter, after, limit).then(
-          (rows) => {
-            stats.reading--;
-            stats.batches++;
-            return { rows, limit };
-          },
-          (error: unknown) => {
-            stats.reading--;
-            throw error;
-          },
-        );
-      };
-      let next: ReturnType<typeof read> | undefined = read(undefined);
-      try {
-        while (next) {
-          const { rows, limit } = await next;
-          next = undefined;
-          if (rows.length === 0) return;
-          left -= rows.length;
-          // The next batch is read while this one is formatted and written (the database and this
-          // process work at once), and no further: memory holds two batches at most.
-          if (rows.length === limit && left > 0) next = read(rows[rows.length - 1].cursor);
-          const now = ctx.clock.now();
-          let chunk = '';
-          // Each game leaves the batch as it is formatted: what the collector finds alive at its
-          // next pass is what it moves to the old generation, which only a full collection empties.
-          for (let row = rows.shift(); row; row = rows.shift()) {
-            chunk += formatGame(row, format, q, now);
-            stats.games++;
-            if (chunk.length < EXPORT_CHUNK && rows.length > 0) continue;
-            stats.waiting++;
-            const taken = await sink.write(chunk).finally(() => stats.waiting--);
-            if (!taken) return;
-            chunk = '';
-          }
-        }
-      } finally {
-        // Gone or failed with a batch still being read: it ends on its own; nobody waits for it.
-        next?.catch(() => {});
+      const sent = q.vs !== undefined && !opponentId ? 'complete' : await stream(userId, q, format, sink, opponentId);
+      if (sent === 'idle' || (await withinIdle(sink.end())) === IDLE) {
+        stats.idle++;
+        sink.abort();
+        return 'idle';
       }
+      return sent;
     } finally {
       stats.active--;
-      await release();
+      await slot.release();
+    }
+  }
+
+  /** Writes the games into the sink, batch after batch, until the last, or the client leaves or takes nothing. */
+  async function stream(userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink, opponentId: string | undefined): Promise<ExportEnd> {
+    const filter: ExportFilter = {
+      userId,
+      since: q.since === undefined ? undefined : new Date(q.since),
+      until: q.until === undefined ? undefined : new Date(q.until),
+      rated: q.rated,
+      timeControl: q.time_control,
+      color: q.color,
+      opponentId,
+      withAnalysis: format === 'pgn' && q.evals,
+    };
+    let left = q.max ?? Number.POSITIVE_INFINITY;
+    const read = (after: ExportCursor | undefined) => {
+      const limit = Math.min(EXPORT_BATCH, left);
+      stats.reading++;
+      return findExportBatch(ctx.pool, filter, after, limit).then(
+        (rows) => {
+          stats.reading--;
+          stats.batches++;
+          return { rows, limit };
+        },
+        (error: unknown) => {
+          stats.reading--;
+          throw error;
+        },
+      );
+    };
+    let next: ReturnType<typeof read> | undefined = read(undefined);
+    try {
+      while (next) {
+        const { rows, limit } = await next;
+        next = undefined;
+        if (rows.length === 0) return 'complete';
+        left -= rows.length;
+        // The next batch is read while this one is formatted and written (the database and this
+        // process work at once), and no further: memory holds two batches at most.
+        if (rows.length === limit && left > 0) next = read(rows[rows.length - 1].cursor);
+        const now = ctx.clock.now();
+        let chunk = '';
+        // Each game leaves the batch as it is formatted: what the collector finds alive at its
+        // next pass is what it moves to the old generation, which only a full collection empties.
+        for (let row = rows.shift(); row; row = rows.shift()) {
+          chunk += formatGame(row, format, q, now);
+          stats.games++;
+          if (chunk.length < EXPORT_CHUNK && rows.length > 0) continue;
+          stats.waiting++;
+          const taken = await withinIdle(sink.write(chunk)).finally(() => stats.waiting--);
+          if (taken === IDLE) return 'idle';
+          if (!taken) return 'client_gone';
+          chunk = '';
+        }
+      }
+      return 'complete';
+    } finally {
+      // Gone or failed with a batch still being read: it ends on its own; nobody waits for it.
+      next?.catch(() => {});
     }
   }
 

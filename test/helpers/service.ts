@@ -23,6 +23,12 @@ export const TEST_ENV = {
   // load the machine. Analysis tests run their own workers (test/workers/analysis.test.ts) or
   // processes (test/system/analysisProcess.test.ts).
   ANALYSIS_WORKERS: '0',
+  // A client that stops reading is hung up on after this: long enough for the export tests that
+  // pause a client on purpose and read on, short enough to wait for in the test of the deadline.
+  EXPORT_IDLE_SECONDS: '5',
+  // Apart, so that a test can fill an address's share without filling the node.
+  EXPORTS_PER_NODE: '3',
+  EXPORTS_PER_ADDRESS: '2',
 } as const;
 
 /** `clock`: the service's time, wall time unless a test skips it forward (and resets it). */

@@ -42,7 +42,9 @@ export const ExportQuery = PgnOptionsQuery.extend({
 /**
  * Writes each batch to the response and resolves once the client has taken it: `res.write`
  * returning false means the socket's buffer is full, so the next batch waits for 'drain'. False
- * once the client has gone (the response closed): the export stops reading.
+ * once the client has gone (the response closed): the export stops reading. `end` resolves once
+ * the last byte is handed to the kernel ('finish') or the client left; `abort` closes the
+ * connection (the service's idle deadline: a client that takes nothing keeps nothing).
  */
 function responseSink(res: Response, contentType: string): ExportSink {
   let open = true;
@@ -74,6 +76,25 @@ function responseSink(res: Response, contentType: string): ExportSink {
       if (!res.write(chunk)) await drainedOrClosed();
       return open;
     },
+    end() {
+      if (!open || res.writableFinished) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('finish', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('finish', done);
+        res.once('close', done);
+        res.end();
+      });
+    },
+    abort() {
+      // A reset, not a close: a close would leave the unsent bytes to the kernel, which keeps the
+      // connection (and its buffer) for as long as the client's window stays shut.
+      res.socket?.resetAndDestroy();
+      res.destroy();
+    },
   };
 }
 
@@ -91,8 +112,10 @@ export function gameExportRoutes({ exports, ctx }: Services): Route[] {
         '`Accept: application/x-chess-pgn` (the default, also for `*/*` or no Accept) answers each game as `GET /games/{id}/pgn` ' +
         'with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail ' +
         '(`GET /games/{id}`\'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows ' +
-        'the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else ' +
-        'the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.',
+        'the reading down, and closing the connection stops it; a client that takes nothing for `EXPORT_IDLE_SECONDS` (30) is ' +
+        'hung up on. One export at a time per caller (the user with a token, else the client address), at most ' +
+        '`EXPORTS_PER_ADDRESS` (1) at once from one address and `EXPORTS_PER_NODE` (2) on a node: past any of them the export ' +
+        'is **429** `EXPORT_IN_PROGRESS` with `Retry-After`. Public: a token changes only who the caller is.',
       tags: ['Games'],
       auth: 'optional',
       query: ExportQuery,
@@ -101,15 +124,14 @@ export function gameExportRoutes({ exports, ctx }: Services): Route[] {
         const format: ExportFormat = req.accepts([PGN_TYPE, NDJSON_TYPE]) === NDJSON_TYPE ? 'ndjson' : 'pgn';
         const sink = responseSink(res, format === 'ndjson' ? NDJSON_TYPE : PGN_TYPE);
         try {
-          await exports.exportGames(limitKey(user, req.ip), params.id, query, format, sink);
+          const ended = await exports.exportGames({ caller: limitKey(user, req.ip), address: req.ip ?? 'unknown' }, params.id, query, format, sink);
+          if (ended === 'idle') ctx.log.info({ userId: params.id, ip: req.ip }, 'game export ended: its client took nothing for the idle deadline');
         } catch (error) {
           // Before the stream starts, the error is an answer; after, the client can only see the stream break.
           if (!res.headersSent) throw error;
           ctx.log.error({ err: error, userId: params.id }, 'game export failed mid-stream');
           res.destroy();
-          return STREAMED;
         }
-        res.end();
         return STREAMED;
       },
     }),
