@@ -306,7 +306,9 @@ room's WebSocket with the seat it got. Put the access token in the join options 
 (the SDK would write it into the socket's URL). Allowed: \`joinById/{game id}\` (a player with a token, a spectator without),
 \`reconnect/{room id}\` (\`{reconnectionToken}\`, within 60 s of a drop), \`joinOrCreate/lobby\` (token optional) and
 \`joinOrCreate/seek_pool\` (\`{time_control, initial_time, increment, rated, color, token}\`). Errors are the REST envelope with
-REST statuses plus a top-level \`message: "CODE: text"\`.
+REST statuses plus a top-level \`message: "CODE: text"\`. A room socket lives no longer than its token's credential: a personal
+token deleted or expired, a logout, an access token's expiry, a password changed or reset send \`error UNAUTHORIZED\` and close
+4401 (join again with a valid token); a reconnection authenticates again.
 
 **Game room** (room id = game id). Send \`move {from, to, promotion?, lag?, id?}\`, \`resign {id?}\`, \`offer_draw {id?}\`,
 \`answer_draw {offer_id, accept, id?}\`, \`abort {id?}\`, \`claim {result: "win"|"draw", id?}\`, \`takeback {id?}\`,
@@ -324,20 +326,22 @@ current_turn, times, v}\` when one is accepted (the state's moves lose those pli
 after the end, while the room lingers, \`rematch_offer {game_id, offered_by}\`. 100 messages per 20 s per player; close 4503: the game moved
 to another node, join it again by id. Chat (any client joined with a token): send \`chat {text, room: "player" | "spectator", id?}\`,
 answered \`chat:ok {id?, message}\` or \`error\` (the rules and codes of POST /games/{id}/chat); every chat message of the game
-arrives as \`chat {room, message}\`, a player-room one only to the clients that joined with a player's token.
+arrives as \`chat {room, message}\`, a player-room one only to the clients that joined with a player's token (a personal one with games:read).
 
 **Lobby room**: state \`seeks\` (a map of open seeks \`{id, userId, username, rating, timeControl, initialTime, increment,
-rated, color, createdAt, expiresAt}\`); with a token also \`challenges {challenges: [...]}\` (yours, incoming and outgoing) and
-\`game_started {game_id, seek_id?}\`. Clients send nothing.
+rated, color, createdAt, expiresAt}\`); with a token (a personal one with games:read) also \`challenges {challenges: [...]}\` (yours,
+incoming and outgoing) and \`game_started {game_id, seek_id?}\`. Clients send nothing.
 
 **Seek pool room**: joining seeks (one pool per time control and mode); \`seeking {seek_id, expires_at}\`, then
 \`paired {game_id, reservation}\` (consume the reservation, or join the game by id). Leaving cancels the seek.`;
 
-const SOCKET_CAPS_DOC = `Sockets of the stream and the realtime channel together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
+const SOCKET_CAPS_DOC = `Sockets of the stream, the realtime channel and the rooms together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
 per client address on a node; past it the upgrade is answered 429 with the error envelope (\`RATE_LIMIT_EXCEEDED\`), no WebSocket.`;
 
 const STREAM_DOC = `A WebSocket (\`ws://…/v1/games/{id}/stream\`, also under /api and /api/v1). Watching is public; a token
-(\`?token=\` or \`Authorization: Bearer\`) is optional and, when given, must be valid (a pending game shows only to its players).
+(\`?token=\` or \`Authorization: Bearer\`) is optional and, when given, must be valid (a pending game shows only to its players;
+a personal token without games:read watches as anyone does). A stream opened with a token ends when its credential does
+(revoked or expired): \`error UNAUTHORIZED\`, then close 4401 (over HTTP, the last line).
 Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` (Unix ms):
 - \`state {game}\`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
 - \`move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}\`, each followed by \`time_update {times}\` (seconds);
@@ -351,7 +355,7 @@ Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` 
 - \`chat {room, message}\`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
 \`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
 The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 game over, 1008 too many refused messages,
-1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
+1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad or ended token
 (after \`error UNAUTHORIZED\`), 4404 unknown game (after \`error GAME_NOT_FOUND\`), 4429 the token's user holds
 REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after \`error RATE_LIMIT_EXCEEDED\`).
 ${SOCKET_CAPS_DOC}
@@ -370,7 +374,8 @@ const EVENTS_DOC = `Your \`user:<your id>\` channel of the realtime WebSocket ov
 \`tournament_pairing\`, friend and club news), one JSON object per line of a chunked body (\`application/x-ndjson\`, whatever the
 Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
 The channel keeps no replay buffer, so there is no \`?since=\`: what was missed while disconnected is read back through REST
-(\`GET /games?status=pending\` for challenges). When the session ends (logout) the last line is \`error UNAUTHORIZED\`; when the
+(\`GET /games?status=pending\` for challenges). When the token's credential ends (a logout, a password change or reset, a
+personal token deleted, an expiry) the last line is \`error UNAUTHORIZED\`; when the
 service restarts, \`error SERVICE_UNAVAILABLE\`; a client reading too slowly is cut off. The token: \`Authorization: Bearer\`
 (or \`?token=\`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
 REALTIME_SOCKETS_PER_USER: 429 \`RATE_LIMIT_EXCEEDED\` past them).`;
@@ -391,12 +396,14 @@ const NDJSON_EVENTS_EXAMPLE = [
 
 const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) carrying many channels. The client sends
 \`{"type":"subscribe","channel":…,"token"?:…,"id"?:…}\`, \`{"type":"unsubscribe","channel":…}\` and \`{"type":"ping"}\`; the answers are
-\`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`. Channels:
+\`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`, subscribes and
+unsubscribes in the order sent. A subscription opened with a token ends with its credential (revoked or expired): \`error
+UNAUTHORIZED\` with its channel. Channels:
 - \`game:<id>\`: the stream's messages, each with \`channel\` (public; a pending game needs a player's token);
 - \`user:<your id>\` (your token): \`challenge_received {game_id, from}\`, \`challenge_declined {game_id, by}\`, \`challenge_cancelled {game_id, by}\`,
   \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`, \`rematch_offer {game_id, rematch_of, from}\`, \`tournament_started {tournament: {id, name, starts_at}}\`,
   \`tournament_pairing {tournament_id, game_id, color, opponent: {id, username}}\` (the game is active, both seated: join its room);
-  when the session ends (logout) \`error UNAUTHORIZED\` and the subscription stops;
+  a personal token needs games:read;
 - \`tournament:<id>\` (any valid token): \`pairing {game_id, white: {id, username}, black: {id, username}}\`, \`standings {standings
   (the first 100), standings_total}\` after counted games, \`status {status}\` when the arena starts running and when it finishes;
 - \`lobby\`: \`seeks {seeks}\` first, then \`seek_added {seek}\` and \`seek_removed {id, reason}\`.

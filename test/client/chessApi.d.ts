@@ -170,7 +170,7 @@ export interface paths {
   "/users/{id}/games/export": {
     /**
      * Export the finished games of a user, newest first: PGN (the default) or NDJSON by Accept, streamed
-     * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it; a client that takes nothing for `EXPORT_IDLE_SECONDS` (30) is hung up on. One export at a time per caller (the user with a token, else the client address), at most `EXPORTS_PER_ADDRESS` (1) at once from one address and `EXPORTS_PER_NODE` (2) on a node: past any of them the export is **429** `EXPORT_IN_PROGRESS` with `Retry-After`. Public: a token changes only who the caller is.
+     * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.
      */
     get: operations["exportUserGames"];
   };
@@ -306,7 +306,9 @@ export interface paths {
     /**
      * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
      * @description A WebSocket (`ws://…/v1/games/{id}/stream`, also under /api and /api/v1). Watching is public; a token
-     * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players).
+     * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players;
+     * a personal token without games:read watches as anyone does). A stream opened with a token ends when its credential does
+     * (revoked or expired): `error UNAUTHORIZED`, then close 4401 (over HTTP, the last line).
      * Every message is JSON with `type`, `v` (the game's event number) and `ts` (Unix ms):
      * - `state {game}`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
      * - `move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}`, each followed by `time_update {times}` (seconds);
@@ -320,10 +322,10 @@ export interface paths {
      * - `chat {room, message}`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
      * `?since=v` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
      * The client may send `{"type":"ping"}` (answered `pong`). Close codes: 1000 game over, 1008 too many refused messages,
-     * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
+     * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad or ended token
      * (after `error UNAUTHORIZED`), 4404 unknown game (after `error GAME_NOT_FOUND`), 4429 the token's user holds
      * REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after `error RATE_LIMIT_EXCEEDED`).
-     * Sockets of the stream and the realtime channel together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
+     * Sockets of the stream, the realtime channel and the rooms together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
      * per client address on a node; past it the upgrade is answered 429 with the error envelope (`RATE_LIMIT_EXCEEDED`), no WebSocket.
      *
      * **Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with `Accept: application/x-ndjson` and no
@@ -347,7 +349,8 @@ export interface paths {
      * `tournament_pairing`, friend and club news), one JSON object per line of a chunked body (`application/x-ndjson`, whatever the
      * Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
      * The channel keeps no replay buffer, so there is no `?since=`: what was missed while disconnected is read back through REST
-     * (`GET /games?status=pending` for challenges). When the session ends (logout) the last line is `error UNAUTHORIZED`; when the
+     * (`GET /games?status=pending` for challenges). When the token's credential ends (a logout, a password change or reset, a
+     * personal token deleted, an expiry) the last line is `error UNAUTHORIZED`; when the
      * service restarts, `error SERVICE_UNAVAILABLE`; a client reading too slowly is cut off. The token: `Authorization: Bearer`
      * (or `?token=`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
      * REALTIME_SOCKETS_PER_USER: 429 `RATE_LIMIT_EXCEEDED` past them).
@@ -362,7 +365,9 @@ export interface paths {
      * (the SDK would write it into the socket's URL). Allowed: `joinById/{game id}` (a player with a token, a spectator without),
      * `reconnect/{room id}` (`{reconnectionToken}`, within 60 s of a drop), `joinOrCreate/lobby` (token optional) and
      * `joinOrCreate/seek_pool` (`{time_control, initial_time, increment, rated, color, token}`). Errors are the REST envelope with
-     * REST statuses plus a top-level `message: "CODE: text"`.
+     * REST statuses plus a top-level `message: "CODE: text"`. A room socket lives no longer than its token's credential: a personal
+     * token deleted or expired, a logout, an access token's expiry, a password changed or reset send `error UNAUTHORIZED` and close
+     * 4401 (join again with a valid token); a reconnection authenticates again.
      *
      * **Game room** (room id = game id). Send `move {from, to, promotion?, lag?, id?}`, `resign {id?}`, `offer_draw {id?}`,
      * `answer_draw {offer_id, accept, id?}`, `abort {id?}`, `claim {result: "win"|"draw", id?}`, `takeback {id?}`,
@@ -380,11 +385,11 @@ export interface paths {
      * after the end, while the room lingers, `rematch_offer {game_id, offered_by}`. 100 messages per 20 s per player; close 4503: the game moved
      * to another node, join it again by id. Chat (any client joined with a token): send `chat {text, room: "player" | "spectator", id?}`,
      * answered `chat:ok {id?, message}` or `error` (the rules and codes of POST /games/{id}/chat); every chat message of the game
-     * arrives as `chat {room, message}`, a player-room one only to the clients that joined with a player's token.
+     * arrives as `chat {room, message}`, a player-room one only to the clients that joined with a player's token (a personal one with games:read).
      *
      * **Lobby room**: state `seeks` (a map of open seeks `{id, userId, username, rating, timeControl, initialTime, increment,
-     * rated, color, createdAt, expiresAt}`); with a token also `challenges {challenges: [...]}` (yours, incoming and outgoing) and
-     * `game_started {game_id, seek_id?}`. Clients send nothing.
+     * rated, color, createdAt, expiresAt}`); with a token (a personal one with games:read) also `challenges {challenges: [...]}` (yours,
+     * incoming and outgoing) and `game_started {game_id, seek_id?}`. Clients send nothing.
      *
      * **Seek pool room**: joining seeks (one pool per time control and mode); `seeking {seek_id, expires_at}`, then
      * `paired {game_id, reservation}` (consume the reservation, or join the game by id). Leaving cancels the seek.
@@ -3597,7 +3602,7 @@ export interface operations {
   };
   /**
    * Export the finished games of a user, newest first: PGN (the default) or NDJSON by Accept, streamed
-   * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it; a client that takes nothing for `EXPORT_IDLE_SECONDS` (30) is hung up on. One export at a time per caller (the user with a token, else the client address), at most `EXPORTS_PER_ADDRESS` (1) at once from one address and `EXPORTS_PER_NODE` (2) on a node: past any of them the export is **429** `EXPORT_IN_PROGRESS` with `Retry-After`. Public: a token changes only who the caller is.
+   * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.
    */
   exportUserGames: {
     parameters: {
@@ -5548,7 +5553,9 @@ export interface operations {
   /**
    * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
    * @description A WebSocket (`ws://…/v1/games/{id}/stream`, also under /api and /api/v1). Watching is public; a token
-   * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players).
+   * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players;
+   * a personal token without games:read watches as anyone does). A stream opened with a token ends when its credential does
+   * (revoked or expired): `error UNAUTHORIZED`, then close 4401 (over HTTP, the last line).
    * Every message is JSON with `type`, `v` (the game's event number) and `ts` (Unix ms):
    * - `state {game}`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
    * - `move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}`, each followed by `time_update {times}` (seconds);
@@ -5562,10 +5569,10 @@ export interface operations {
    * - `chat {room, message}`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
    * `?since=v` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
    * The client may send `{"type":"ping"}` (answered `pong`). Close codes: 1000 game over, 1008 too many refused messages,
-   * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad token
+   * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad or ended token
    * (after `error UNAUTHORIZED`), 4404 unknown game (after `error GAME_NOT_FOUND`), 4429 the token's user holds
    * REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after `error RATE_LIMIT_EXCEEDED`).
-   * Sockets of the stream and the realtime channel together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
+   * Sockets of the stream, the realtime channel and the rooms together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
    * per client address on a node; past it the upgrade is answered 429 with the error envelope (`RATE_LIMIT_EXCEEDED`), no WebSocket.
    *
    * **Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with `Accept: application/x-ndjson` and no
@@ -5642,7 +5649,8 @@ export interface operations {
    * `tournament_pairing`, friend and club news), one JSON object per line of a chunked body (`application/x-ndjson`, whatever the
    * Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
    * The channel keeps no replay buffer, so there is no `?since=`: what was missed while disconnected is read back through REST
-   * (`GET /games?status=pending` for challenges). When the session ends (logout) the last line is `error UNAUTHORIZED`; when the
+   * (`GET /games?status=pending` for challenges). When the token's credential ends (a logout, a password change or reset, a
+   * personal token deleted, an expiry) the last line is `error UNAUTHORIZED`; when the
    * service restarts, `error SERVICE_UNAVAILABLE`; a client reading too slowly is cut off. The token: `Authorization: Bearer`
    * (or `?token=`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
    * REALTIME_SOCKETS_PER_USER: 429 `RATE_LIMIT_EXCEEDED` past them).
@@ -5695,7 +5703,9 @@ export interface operations {
    * (the SDK would write it into the socket's URL). Allowed: `joinById/{game id}` (a player with a token, a spectator without),
    * `reconnect/{room id}` (`{reconnectionToken}`, within 60 s of a drop), `joinOrCreate/lobby` (token optional) and
    * `joinOrCreate/seek_pool` (`{time_control, initial_time, increment, rated, color, token}`). Errors are the REST envelope with
-   * REST statuses plus a top-level `message: "CODE: text"`.
+   * REST statuses plus a top-level `message: "CODE: text"`. A room socket lives no longer than its token's credential: a personal
+   * token deleted or expired, a logout, an access token's expiry, a password changed or reset send `error UNAUTHORIZED` and close
+   * 4401 (join again with a valid token); a reconnection authenticates again.
    *
    * **Game room** (room id = game id). Send `move {from, to, promotion?, lag?, id?}`, `resign {id?}`, `offer_draw {id?}`,
    * `answer_draw {offer_id, accept, id?}`, `abort {id?}`, `claim {result: "win"|"draw", id?}`, `takeback {id?}`,
@@ -5713,11 +5723,11 @@ export interface operations {
    * after the end, while the room lingers, `rematch_offer {game_id, offered_by}`. 100 messages per 20 s per player; close 4503: the game moved
    * to another node, join it again by id. Chat (any client joined with a token): send `chat {text, room: "player" | "spectator", id?}`,
    * answered `chat:ok {id?, message}` or `error` (the rules and codes of POST /games/{id}/chat); every chat message of the game
-   * arrives as `chat {room, message}`, a player-room one only to the clients that joined with a player's token.
+   * arrives as `chat {room, message}`, a player-room one only to the clients that joined with a player's token (a personal one with games:read).
    *
    * **Lobby room**: state `seeks` (a map of open seeks `{id, userId, username, rating, timeControl, initialTime, increment,
-   * rated, color, createdAt, expiresAt}`); with a token also `challenges {challenges: [...]}` (yours, incoming and outgoing) and
-   * `game_started {game_id, seek_id?}`. Clients send nothing.
+   * rated, color, createdAt, expiresAt}`); with a token (a personal one with games:read) also `challenges {challenges: [...]}` (yours,
+   * incoming and outgoing) and `game_started {game_id, seek_id?}`. Clients send nothing.
    *
    * **Seek pool room**: joining seeks (one pool per time control and mode); `seeking {seek_id, expires_at}`, then
    * `paired {game_id, reservation}` (consume the reservation, or join the game by id). Leaving cancels the seek.
