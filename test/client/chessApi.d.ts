@@ -170,7 +170,7 @@ export interface paths {
   "/users/{id}/games/export": {
     /**
      * Export the finished games of a user, newest first: PGN (the default) or NDJSON by Accept, streamed
-     * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.
+     * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it; a client that takes nothing for `EXPORT_IDLE_SECONDS` (30) is hung up on. One export at a time per caller (the user with a token, else the client address), at most `EXPORTS_PER_ADDRESS` (1) at once from one address and `EXPORTS_PER_NODE` (2) on a node: past any of them the export is **429** `EXPORT_IN_PROGRESS` with `Retry-After`. Public: a token changes only who the caller is.
      */
     get: operations["exportUserGames"];
   };
@@ -3602,7 +3602,7 @@ export interface operations {
   };
   /**
    * Export the finished games of a user, newest first: PGN (the default) or NDJSON by Accept, streamed
-   * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it. One export at a time per caller (the user with a token, else the client address): a second one meanwhile is **429** `EXPORT_IN_PROGRESS`. Public: a token changes only who the caller is.
+   * @description `Accept: application/x-chess-pgn` (the default, also for `*\/*` or no Accept) answers each game as `GET /games/{id}/pgn` with the same options does, games separated by a blank line; `Accept: application/x-ndjson` answers one game detail (`GET /games/{id}`'s `data`) per line. The games leave as they are read, in batches; a client that reads slowly slows the reading down, and closing the connection stops it; a client that takes nothing for `EXPORT_IDLE_SECONDS` (30) is hung up on. One export at a time per caller (the user with a token, else the client address), at most `EXPORTS_PER_ADDRESS` (1) at once from one address and `EXPORTS_PER_NODE` (2) on a node: past any of them the export is **429** `EXPORT_IN_PROGRESS` with `Retry-After`. Public: a token changes only who the caller is.
    */
   exportUserGames: {
     parameters: {
