@@ -159,6 +159,48 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
     assertNoProblems(w, b);
   });
 
+  it('joins the room again with a fresh token before the one it joined with expires, the seat never empty', async () => {
+    const game = await gameOverApi(app.base());
+    const [w, b] = [await app.open(), await app.open()];
+    // White's page runs on a clock the test moves: to just before its access token's hour ends.
+    await w.page.clock.install();
+    await logIn(w, game.white);
+    await logIn(b, game.black);
+    const roomSockets: { url: string; closed: boolean }[] = [];
+    let rotated!: () => void;
+    const rotation = new Promise<void>((resolve) => (rotated = resolve));
+    const check = () => roomSockets.length === 2 && roomSockets[0].closed && rotated();
+    w.page.on('websocket', (ws) => {
+      if (!ws.url().includes(game.id)) return; // the room's socket names the room; the channel's does not
+      const entry = { url: ws.url(), closed: false };
+      roomSockets.push(entry);
+      ws.on('close', () => {
+        entry.closed = true;
+        check();
+      });
+      check();
+    });
+    for (const u of [w, b]) {
+      await u.page.goto(`/play/${game.id}`);
+      await u.page.locator('.controls').waitFor();
+    }
+    // Black's page notes any moment White's seat shows as away.
+    await b.page.evaluate(() => {
+      const w = window as unknown as { sawAway: boolean };
+      w.sawAway = false;
+      new MutationObserver(() => (w.sawAway ||= !!document.querySelector('.player .away'))).observe(document.body, { subtree: true, childList: true });
+    });
+    assert.equal(roomSockets.length, 1);
+    await w.page.clock.fastForward('59:20');
+    await Promise.race([rotation, new Promise((_, reject) => setTimeout(() => reject(new Error(`no rotation: ${JSON.stringify(roomSockets)}`)), 20_000))]);
+    assert.equal(roomSockets.length, 2, 'a second room socket');
+    assert.equal(roomSockets[0].closed, true, 'the first one left');
+    await clickMove(w.page, 'e2', 'e4');
+    assert.deepEqual(await waitForMoves(b.page, 1), ['e4'], 'moves go through the new socket');
+    assert.equal(await b.page.evaluate(() => (window as unknown as { sawAway: boolean }).sawAway), false, 'White was never away');
+    assertNoProblems(w, b);
+  });
+
   it('counts down while the opponent is gone, then claims victory after their tab closed', async () => {
     const { id, white, w, b } = await seated();
     const spectator = await app.open({ path: `/play/${id}` });

@@ -26,6 +26,8 @@ import { parseTypedMove } from './typedMove.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const opposite = (c: Color): Color => (c === 'white' ? 'black' : 'white');
+/** How long before its access token expires a room socket is replaced (session.ts refreshes within a minute of it). */
+const ROTATE_BEFORE_EXPIRY_MS = 45_000;
 
 export async function playPage(ctx: PageContext & { go: (path: string) => void }): Promise<void> {
   const id = ctx.params.id.toLowerCase();
@@ -110,8 +112,33 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     }
   };
 
+  /**
+   * A room socket lives no longer than the access token it joined with (DESIGN 2.12): shortly
+   * before that token expires the page joins again with a fresh one, and only then leaves the old
+   * socket, so the seat never has no client (no `opponent_gone`, no claim count).
+   */
+  let rotation: ReturnType<typeof setTimeout> | undefined;
+  ctx.cleanup(() => clearTimeout(rotation));
+  const rotateBeforeExpiry = (r: Room) => {
+    clearTimeout(rotation);
+    const expiresAt = session.get()?.expiresAt;
+    if (!expiresAt) return;
+    rotation = setTimeout(async () => {
+      if (room !== r || ctx.signal.aborted || game?.status !== 'active') return;
+      try {
+        const joined = await rooms.joinById(id, { token: await session.accessToken() });
+        if (room !== r || ctx.signal.aborted) return void joined.leave();
+        wireRoom(joined);
+        void r.leave();
+      } catch {
+        // The old socket ends at the token's expiry and the page rejoins as after a drop.
+      }
+    }, Math.max(0, expiresAt - ROTATE_BEFORE_EXPIRY_MS - Date.now()));
+  };
+
   const wireRoom = (r: Room) => {
     room = r;
+    rotateBeforeExpiry(r);
     if (rejoining) {
       say('Reconnected.');
       chat.reload();
@@ -121,6 +148,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     channel = undefined;
     let lastTurnStart = 0;
     r.onStateChange((state: RoomState) => {
+      if (room !== r) return; // a socket being left after a rotation
       if (state.turnStartedAt !== lastTurnStart) {
         lastTurnStart = state.turnStartedAt;
         time.observe(state.turnStartedAt);
@@ -141,17 +169,18 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     // The state carries the claim count (claimableAt); these say it to everyone in the room.
     r.onMessage('opponent_gone', () => {});
     r.onMessage('opponent_back', () => {});
-    r.onMessage('chat', (m: { message: ChatMessage }) => chat.receive(m.message));
+    r.onMessage('chat', (m: { message: ChatMessage }) => room === r && chat.receive(m.message));
     r.onMessage('rematch_offer', (m: { game_id: string; offered_by: string }) => {
       game = { ...game!, rematch: { game_id: m.game_id, offered_by: m.offered_by, status: 'pending' } };
       update();
     });
     r.onMessage('takeback_offer', (m: { takeback: { offered_by: string; status: string } }) => {
-      if (m.takeback.offered_by !== me?.id) return;
+      if (room !== r || m.takeback.offered_by !== me?.id) return;
       if (m.takeback.status === 'declined') say('Your opponent declined the takeback.');
       else if (m.takeback.status === 'expired') say('Your takeback proposal lapsed.');
     });
     r.onMessage('takeback', (m: { plies: number }) => {
+      if (room !== r) return;
       premove.set(undefined);
       say(m.plies === 1 ? 'Takeback: the last move was taken back.' : `Takeback: the last ${m.plies} moves were taken back.`);
     });
@@ -161,6 +190,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       chat.reload();
     });
     r.onLeave((code: number) => {
+      if (room !== r) return; // left on purpose after a rotation
       room = undefined;
       if (ctx.signal.aborted) return;
       // Moved to another node (4503), or reconnection gave up: follow the game again and rejoin.
