@@ -38,9 +38,9 @@ export type ExportedGame = {
   cursor: ExportCursor;
 };
 
-/** The user's id by username (case-insensitive), if there is one. */
-export async function findUserIdByUsername(db: Queryable, username: string): Promise<string | undefined> {
-  const { rows } = await db.query('SELECT id FROM users WHERE lower(username) = lower($1)', [username]);
+/** The user's id by username, given in its lookup form (auth/rules.ts `normalizeUsername`), if there is one. */
+export async function findUserIdByUsername(db: Queryable, usernameKey: string): Promise<string | undefined> {
+  const { rows } = await db.query('SELECT id FROM users WHERE lower(username) = $1', [usernameKey]);
   return rows[0]?.id;
 }
 

@@ -2,6 +2,7 @@
 // NDJSON, read in batches and handed to the caller's sink one batch at a time. One batch is read
 // ahead while the sink takes the last, no more (a slow client slows the reading), and a sink that
 // says the client has gone stops it. Memory holds two batches, whatever the number of games.
+import { normalizeUsername } from '../auth/rules.ts';
 import type { AppContext } from '../context.ts';
 import { findExportBatch, findUserIdByUsername, userExists, type ExportCursor, type ExportFilter, type ExportedGame } from '../db/gameExport.ts';
 import type { Color } from '../domain/game.ts';
@@ -110,7 +111,7 @@ export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clo
    */
   async function exportGames(who: ExportCaller, userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink): Promise<ExportEnd> {
     if (!(await userExists(ctx.pool, userId))) throw new AppError('USER_NOT_FOUND', 'User not found');
-    const opponentId = q.vs === undefined ? undefined : await findUserIdByUsername(ctx.pool, q.vs);
+    const opponentId = q.vs === undefined ? undefined : await findUserIdByUsername(ctx.pool, normalizeUsername(q.vs));
     const slot = await slots.take(who.caller, who.address);
     if ('refused' in slot) {
       stats.refused++;

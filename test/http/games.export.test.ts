@@ -4,7 +4,7 @@ import { as, createActiveGame, getGame, playLine, type ActiveGame } from '../hel
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
-import { createUser, type TestUser } from '../helpers/users.ts';
+import { createUser, uniqueUsername, type TestUser } from '../helpers/users.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { EXPORT_BATCH as BATCH } from '../../src/services/gameExport.ts';
 import { insertFinishedGames, insertUser } from '../support/fixtures.ts';
@@ -62,7 +62,8 @@ describe('GET /users/{id}/games/export', () => {
   let g2: ActiveGame;
   let g3: ActiveGame;
   before(async () => {
-    [a, b, c] = await Promise.all([createUser(), createUser(), createUser()]);
+    // b's name holds an i (the `vs` filter must not read İ as one).
+    [a, b, c] = await Promise.all([createUser(), createUser({ username: uniqueUsername('vis') }), createUser()]);
     // Oldest to newest: a (White) beats b; c (White) loses to a (Black), casual bullet; a (White) mated by b, rapid.
     g1 = await finishedGame(a, b, ['e2e4', 'e7e5', 'g1f3', 'b8c6']);
     g2 = await finishedGame(c, a, ['d2d4', 'd7d5'], { loser: 'white', time_control: 'bullet', initial_time: 60, increment: 0, rated: false });
@@ -167,6 +168,10 @@ describe('GET /users/{id}/games/export', () => {
       assert.deepEqual(await ids(`vs=${c.username}`), [g2.id]);
       assert.deepEqual(await ids(`vs=${b.username.toUpperCase()}`), [g3.id, g1.id]);
       assert.deepEqual(await ids('vs=nobody_here_1'), []);
+      // The form the login's lookup uses: full-width letters reach the name, İ for an i does not.
+      const fullWidth = [...b.username].map((ch) => (/[a-z]/.test(ch) ? String.fromCodePoint(ch.codePointAt(0)! - 0x61 + 0xff41) : ch)).join('');
+      assert.deepEqual(await ids(`vs=${encodeURIComponent(fullWidth)}`), [g3.id, g1.id]);
+      assert.deepEqual(await ids(`vs=${encodeURIComponent(b.username.replace('i', 'İ'))}`), []);
     });
 
     it('since and until: on the time the game ended (ms since the epoch), since inclusive, until exclusive', async () => {
