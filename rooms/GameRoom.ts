@@ -1,8 +1,7 @@
 import { Protocol, Room, type Client } from '@colyseus/core';
 import { Encoder } from '@colyseus/schema';
 import { z } from 'zod';
-import { gameReader, requireScope } from '../src/auth/scopes.ts';
-import type { AuthUser } from '../src/context.ts';
+import { gameReader, requireScope, type AuthUser } from '../src/auth/scopes.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { parseId } from '../src/domain/ids.ts';
@@ -18,18 +17,13 @@ import {
   refuseUnknownMessage,
   type COMMAND_OF,
   type CommandAnswers,
+  type GameClient,
   type GameClientMessages,
   type GameCommand,
   type GameServerMessages,
 } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState, TakebackOfferState } from './schema/GameState.ts';
 
-/**
- * Who a socket is; `release` ends its user's presence hold (online in friend lists). `playerChat`:
- * a player whose token may read the player chat (DESIGN 2.12: a personal one needs games:read).
- */
-type Seat = { userId?: string; color?: Color; playerChat?: boolean; release?: () => void };
-export type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
 
 /** Close code telling clients the game moved to another node: join it again by id. */
 export const CLOSE_GAME_MOVED = 4503;

@@ -1,6 +1,5 @@
 import { logger, Room, type Client } from '@colyseus/core';
-import { gameReader } from '../src/auth/scopes.ts';
-import type { AuthUser } from '../src/context.ts';
+import { gameReader, type AuthUser } from '../src/auth/scopes.ts';
 import type { EventBus } from '../src/events.ts';
 import { channels, type ChannelEvents } from '../src/services/channelEvents.ts';
 import type { LiveCredentials } from '../src/services/liveCredentials.ts';

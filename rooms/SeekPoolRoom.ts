@@ -1,7 +1,7 @@
 import { Room, type AuthContext, type Client } from '@colyseus/core';
 import { z } from 'zod';
-import { requireScope } from '../src/auth/scopes.ts';
-import type { AppContext, AuthUser } from '../src/context.ts';
+import { requireScope, type AuthUser } from '../src/auth/scopes.ts';
+import type { AppContext } from '../src/context.ts';
 import { poolId, type PoolKey } from '../src/domain/pairing.ts';
 import { validateTimeControl } from '../src/domain/timeControl.ts';
 import { AppError } from '../src/errors.ts';

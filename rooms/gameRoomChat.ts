@@ -1,8 +1,7 @@
 import { isAppError } from '../src/errors.ts';
 import type { RoomChatEvent } from '../src/services/channelEvents.ts';
 import type { Chat } from '../src/services/chat.ts';
-import type { GameClient } from './GameRoom.ts';
-import { ChatMessage } from './messages.ts';
+import { ChatMessage, type GameClient } from './messages.ts';
 
 /**
  * The chat of one game's room (DESIGN 2.11). It listens to the game's `chat:<id>` channel only

@@ -1,5 +1,7 @@
 import type { Client } from '@colyseus/core';
 import { z } from 'zod';
+import type { AuthUser } from '../src/auth/scopes.ts';
+import type { Color } from '../src/domain/game.ts';
 import type { ErrorCode, ErrorDetails } from '../src/errors.ts';
 import type { GameEvent } from '../src/domain/liveGameViews.ts';
 import type { CommandAnswers } from '../src/services/gameViews.ts';
@@ -104,6 +106,15 @@ export const COMMAND_OF = {
   answer_takeback: 'answer_takeback',
 } as const satisfies Record<GameCommand, keyof CommandAnswers>;
 type NumberedOf<T extends GameEvent['type']> = Omit<Extract<GameEvent, { type: T }>, 'type'> & { v: number };
+
+/**
+ * Who a game room's socket is; `release` ends its user's presence hold (online in friend lists).
+ * `playerChat`: a player whose token may read the player chat (DESIGN 2.12: a personal one needs
+ * games:read).
+ */
+export type Seat = { userId?: string; color?: Color; playerChat?: boolean; release?: () => void };
+/** A game room's socket: its seat, the caller it authenticated as, and the messages it may be sent. */
+export type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
 
 export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & CommandAnswers[(typeof COMMAND_OF)[C]] } & {
   error: ErrorBody;

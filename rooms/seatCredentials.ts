@@ -1,5 +1,5 @@
 import type { Client, Room } from '@colyseus/core';
-import type { AuthUser } from '../src/context.ts';
+import type { AuthUser } from '../src/auth/scopes.ts';
 import { roomRefusal } from '../src/gateway/index.ts';
 import { CREDENTIAL_ENDED, type CredentialEnd, type LiveCredentials } from '../src/services/liveCredentials.ts';
 

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { AuthUser } from '../context.ts';
 import type { Pool } from '../db/pool.ts';
 import { findPersonalTokenByHash, isPersonalTokenLive, touchPersonalToken, type LivePersonalToken } from '../db/personalTokens.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { SCOPES, type Scope } from './scopes.ts';
+import { SCOPES, type Scope, type AuthUser } from './scopes.ts';
 import { hashToken } from './tokens.ts';
 
 /** Every personal access token starts so: a server tells it from a JWT without trying both. */

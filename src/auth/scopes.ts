@@ -1,4 +1,3 @@
-import type { AuthUser } from '../context.ts';
 import { AppError } from '../errors.ts';
 
 /**
@@ -7,6 +6,16 @@ import { AppError } from '../errors.ts';
  */
 export const SCOPES = ['games:read', 'games:play', 'social:write', 'puzzles:write', 'tournaments:write', 'webhooks:write', 'account:read'] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * The caller of a request or socket: from a verified access token of a live session, or from a
+ * personal access token (DESIGN 2.12). `sessionId` is what a revocation names: the session, or
+ * the personal token's id. `scopes` is set only for a personal token.
+ * `expiresAt` (ms): when the credential stops working (the access token's `exp` or the session's
+ * absolute end, whichever is first; a personal token's `expires_at`), absent when it never does;
+ * a socket opened with it closes then (src/services/liveCredentials.ts).
+ */
+export type AuthUser = { id: string; email: string; sessionId: string; scopes?: readonly Scope[]; expiresAt?: number };
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'games:read': 'read your games, their chats, and your user: channel (personal events)',

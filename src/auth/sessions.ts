@@ -1,4 +1,4 @@
-import type { AuthUser } from '../context.ts';
+import type { AuthUser } from './scopes.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';

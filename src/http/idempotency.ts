@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { AuthUser } from '../context.ts';
+import type { AuthUser } from '../auth/scopes.ts';
 import { validationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { claimKey, releaseKey, settleKey, type ClaimedKey, type IdempotencyDeps, type StoredAnswer } from '../services/idempotency.ts';

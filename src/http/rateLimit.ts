@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { AuthUser } from '../context.ts';
+import type { AuthUser } from '../auth/scopes.ts';
 import { CLASS_LIMITS, OPERATION_LIMITS, rateLimitExceeded, type RateLimits } from '../limits.ts';
 import type { Route } from './route.ts';
 

@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
-import type { AuthUser } from '../context.ts';
-import { requireScope, requireSession } from '../auth/scopes.ts';
+import { requireScope, requireSession, type AuthUser } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, type ErrorCode } from '../errors.ts';

@@ -1,5 +1,4 @@
-import { gameReader, hasScope } from '../auth/scopes.ts';
-import type { AuthUser } from '../context.ts';
+import { gameReader, hasScope, type AuthUser } from '../auth/scopes.ts';
 import { isAppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { channels, type ChannelEvents } from '../services/channelEvents.ts';
 import { CREDENTIAL_ENDED } from '../services/liveCredentials.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AuthUser } from '../context.ts';
+import type { AuthUser } from '../auth/scopes.ts';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../logger.ts';
 import type { GameSnapshot } from '../services/games.ts';

@@ -1,9 +1,8 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { gameReader } from '../auth/scopes.ts';
+import { gameReader, type AuthUser } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
-import type { AuthUser } from '../context.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import { CREDENTIAL_ENDED, type CredentialEnd } from '../services/liveCredentials.ts';

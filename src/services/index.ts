@@ -4,7 +4,8 @@ import { createPersonalTokenAuth, createPersonalTokenCache, isPersonalToken } fr
 import { createSessionCache } from '../auth/sessionCache.ts';
 import { createSessions, type TimedSession } from '../auth/sessions.ts';
 import { createAccessTokens } from '../auth/tokens.ts';
-import type { AppContext, AuthUser } from '../context.ts';
+import type { AppContext } from '../context.ts';
+import type { AuthUser } from '../auth/scopes.ts';
 import { openTournament } from '../gateway/index.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createAnalysisService, type AnalysisService } from './analysis.ts';

@@ -1,4 +1,4 @@
-import type { AuthUser } from '../context.ts';
+import type { AuthUser } from '../auth/scopes.ts';
 import type { Logger } from '../logger.ts';
 import type { Clock, TimerHandle } from '../time.ts';
 

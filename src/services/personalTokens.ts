@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { newPersonalToken } from '../auth/personalTokens.ts';
 import { plainText } from '../auth/rules.ts';
-import { requireSession, SCOPES } from '../auth/scopes.ts';
+import { requireSession, SCOPES, type AuthUser } from '../auth/scopes.ts';
 import { hashToken } from '../auth/tokens.ts';
-import type { AppContext, AuthUser } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { withTransaction } from '../db/pool.ts';
 import { deletePersonalToken, insertPersonalToken, listPersonalTokens, type PersonalTokenRecord } from '../db/personalTokens.ts';
 import { parseId } from '../domain/ids.ts';

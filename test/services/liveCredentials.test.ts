@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AuthUser } from '../../src/context.ts';
+import type { AuthUser } from '../../src/auth/scopes.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createLiveCredentials, type CredentialEnd } from '../../src/services/liveCredentials.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';

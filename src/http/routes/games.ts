@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { gameReader } from '../../auth/scopes.ts';
-import type { AuthUser } from '../../context.ts';
+import { gameReader, type AuthUser } from '../../auth/scopes.ts';
 import { COLORS, LIST_STATUSES, RESULTS } from '../../domain/game.ts';
 import { CLAIM_RESULTS } from '../../domain/gameDecider.ts';
 import { DAYS_PER_MOVE, MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
