@@ -3,13 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import openapiTS from 'openapi-typescript';
-import type { components, paths } from '../client/chessApi.js';
+import type { components, paths } from '../../src/web/types/chessApi.js';
 import { api, newIp } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 import { uniqueEmail, uniqueUsername } from '../helpers/users.ts';
 
-/** The typed client's declarations, made by openapi-typescript from the document and committed. */
-const CLIENT_TYPES = new URL('../client/chessApi.d.ts', import.meta.url);
+/** The typed client's declarations, made by openapi-typescript from the document and committed beside the web app's types. */
+const CLIENT_TYPES = new URL('../../src/web/types/chessApi.d.ts', import.meta.url);
 
 describe('typed client generated from the OpenAPI document', () => {
   it('is what openapi-typescript makes of the document today (regenerate: UPDATE_OPENAPI_CLIENT=1)', async () => {
@@ -20,7 +20,7 @@ describe('typed client generated from the OpenAPI document', () => {
     assert.equal(
       readFileSync(CLIENT_TYPES, 'utf8'),
       generated,
-      'test/client/chessApi.d.ts is stale: UPDATE_OPENAPI_CLIENT=1 npx mocha test/http/openapi.client.test.ts',
+      'src/web/types/chessApi.d.ts is stale: UPDATE_OPENAPI_CLIENT=1 npx mocha test/http/openapi.client.test.ts',
     );
   });
 
