@@ -2,6 +2,7 @@
 // errors as ApiError with the API's code, message and details.
 
 import { session } from './session.ts';
+import type { Pagination, PublicUser } from './types/api.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -71,7 +72,6 @@ export function plainError(e: unknown): string {
   return fields.length ? fields.join(' ') : sentence(e.message);
 }
 
-export type Pagination = { page: number; limit: number; total: number; total_pages: number; hasNext: boolean; hasPrev: boolean };
 export type Answer<T> = { status: number; data: T; pagination?: Pagination; headers: Headers };
 
 type Options = { body?: unknown; auth?: boolean };
@@ -126,9 +126,9 @@ export async function download(path: string, name: string): Promise<void> {
 }
 
 /** The user with this exact username (case-insensitive), through the prefix search. */
-export async function findUser(username: string): Promise<{ id: string; username: string; rating: number } | undefined> {
+export async function findUser(username: string): Promise<PublicUser | undefined> {
   const q = username.trim();
   if (!q) return undefined;
-  const found = await get<{ id: string; username: string; rating: number }[]>(`/users/search?q=${encodeURIComponent(q)}&limit=100`);
+  const found = await get<PublicUser[]>(`/users/search?q=${encodeURIComponent(q)}&limit=100`);
   return found.find((u) => u.username.toLowerCase() === q.toLowerCase());
 }

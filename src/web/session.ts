@@ -13,7 +13,10 @@
 // tabs must never refresh with the same one: a refresh runs under a Web Lock shared by the tabs,
 // and re-reads the stored pair inside it (another tab may have refreshed meanwhile).
 
-export type SessionUser = { id: string; username: string; email: string };
+import type { LoginResult, TokenPair } from './types/api.ts';
+
+/** The signed-in user as the session keeps it (what login and signup both answer of it). */
+export type SessionUser = Pick<LoginResult['user'], 'id' | 'username' | 'email'>;
 export type Session = { user: SessionUser; accessToken: string; refreshToken: string; expiresAt: number };
 
 const KEY = 'chess.session';
@@ -49,7 +52,7 @@ export const session = {
   user: () => current?.user,
 
   /** After signup or login. */
-  start(user: SessionUser, tokens: { access_token: string; refresh_token: string; expires_in: number }): void {
+  start(user: SessionUser, tokens: TokenPair): void {
     store({ user, ...pair(tokens) });
   },
 
@@ -84,7 +87,7 @@ export const session = {
   },
 };
 
-const pair = (t: { access_token: string; refresh_token: string; expires_in: number }) => ({
+const pair = (t: TokenPair) => ({
   accessToken: t.access_token,
   refreshToken: t.refresh_token,
   expiresAt: Date.now() + t.expires_in * 1000,

@@ -7,7 +7,7 @@ import { ApiError, request } from '../api.ts';
 import { fill, h, svg } from '../dom.ts';
 import { Board } from '../play/board.ts';
 import type { PageContext } from '../router.ts';
-import type { AnalysedMove, Analysis } from '../types/api.ts';
+import type { AnalysedMove, Analysis, AnalysisPending } from '../types/api.ts';
 
 type Ply = { san: string; fen: string; from: string; to: string; move: AnalysedMove; color: 'white' | 'black'; number: number };
 
@@ -20,13 +20,13 @@ export async function analysisPage(ctx: PageContext): Promise<void> {
   let analysis: Analysis | undefined;
   while (!ctx.signal.aborted) {
     try {
-      const res = await request<Analysis & { status?: string; progress?: { done: number; total: number } }>('GET', `/games/${id}/analysis`);
-      if (res.status === 200) {
+      const res = await request<Analysis | AnalysisPending>('GET', `/games/${id}/analysis`);
+      if (!('progress' in res.data)) {
         analysis = res.data;
         break;
       }
       const p = res.data.progress;
-      status.textContent = `The engine is analysing this game${p ? `: ${p.done} of ${p.total} positions` : ''}…`;
+      status.textContent = `The engine is analysing this game: ${p.done} of ${p.total} positions…`;
       const wait = Math.min(10, Math.max(1, Number(res.headers.get('retry-after')) || 2));
       await new Promise((r) => setTimeout(r, wait * 1000));
     } catch (e) {

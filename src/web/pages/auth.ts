@@ -3,10 +3,10 @@
 import { plainError, post } from '../api.ts';
 import { fieldError, fill, h } from '../dom.ts';
 import type { PageContext } from '../router.ts';
-import { session, type SessionUser } from '../session.ts';
+import { session } from '../session.ts';
+import type { LoginResult, SignupResult } from '../types/api.ts';
 
 type Go = (path: string) => void;
-type Tokens = { access_token: string; refresh_token: string; expires_in: number };
 
 export function loginPage(ctx: PageContext & { go: Go }): void {
   authForm(ctx, {
@@ -19,7 +19,7 @@ export function loginPage(ctx: PageContext & { go: Go }): void {
     submit: 'Log in',
     aside: h('p', { class: 'aside' }, h('a', { href: '/forgot-password' }, 'Forgot your password?')),
     other: h('p', null, 'New here? ', h('a', { href: `/signup${location.search}` }, 'Create an account'), '.'),
-    send: (v) => post<{ user: SessionUser; session: Tokens }>('/auth/login', { email: v.email, password: v.password }, { auth: false }),
+    send: (v) => post<LoginResult>('/auth/login', { email: v.email, password: v.password }, { auth: false }),
   });
 }
 
@@ -37,7 +37,7 @@ export function signupPage(ctx: PageContext & { go: Go }): void {
     },
     submit: 'Sign up',
     other: h('p', null, 'Have an account? ', h('a', { href: `/login${location.search}` }, 'Log in'), '.'),
-    send: (v) => post<{ user: SessionUser; session: Tokens }>('/auth/signup', { username: v.username, email: v.email, password: v.password }, { auth: false }),
+    send: (v) => post<SignupResult>('/auth/signup', { username: v.username, email: v.email, password: v.password }, { auth: false }),
   });
 }
 
@@ -50,7 +50,7 @@ function authForm(
     submit: string;
     aside?: HTMLElement;
     other: HTMLElement;
-    send: (values: Record<string, string>) => Promise<{ user: SessionUser; session: Tokens }>;
+    send: (values: Record<string, string>) => Promise<LoginResult | SignupResult>;
   },
 ): void {
   const errors = fieldError();

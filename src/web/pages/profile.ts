@@ -6,27 +6,15 @@ import { fill, formatDate, h, userLink } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { describeKind } from '../timeControl.ts';
-import type { Friend, GameSummary, TimeControl } from '../types/api.ts';
-
-type PublicProfile = {
-  id: string;
-  username: string;
-  full_name: string | null;
-  country: string | null;
-  rating: number;
-  ratings: Record<TimeControl, number>;
-  puzzle_rating: number;
-  stats: { games: number; wins: number; losses: number; draws: number };
-  created_at: string;
-};
+import type { Friend, GameSummary, PublicUser, TimeControl } from '../types/api.ts';
 
 const CATEGORIES: TimeControl[] = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 
 export async function profilePage(ctx: PageContext & { go: (path: string, o?: { replace?: boolean }) => void }): Promise<void> {
   const me = session.user()!;
-  let p: PublicProfile;
+  let p: PublicUser;
   try {
-    p = await get<PublicProfile>(`/users/by-username/${encodeURIComponent(ctx.params.username)}`);
+    p = await get<PublicUser>(`/users/by-username/${encodeURIComponent(ctx.params.username)}`);
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
       return fill(ctx.root, h('h1', null, 'No such player'), h('p', null, `Nobody is called “${ctx.params.username}”. `, h('a', { href: '/friends' }, 'Find a player'), '.'));

@@ -7,6 +7,7 @@ import { prefs } from '../prefs.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { playSound } from '../sound.ts';
+import type { EmailChangeResult, User } from '../types/api.ts';
 
 type Field = [name: string, label: string, attrs: Record<string, string | number>];
 
@@ -37,7 +38,7 @@ function settingsForm(o: { id: string; title: string; intro?: HTMLElement; field
 }
 
 export async function settingsPage(ctx: PageContext): Promise<void> {
-  const me = await get<{ email: string; email_verified: boolean }>('/users/me');
+  const me = await get<User>('/users/me');
   const emailLine = h('p', null);
   const drawEmail = (email: string, verified: boolean) =>
     fill(emailLine, 'Your email: ', h('strong', null, email), verified ? ' (confirmed)' : [' (not confirmed yet: ', h('a', { href: '/confirm-email' }, 'mail me a new link'), ')']);
@@ -81,7 +82,7 @@ export async function settingsPage(ctx: PageContext): Promise<void> {
       help: 'We mail a confirmation link to the new address.',
       submit: 'Change email',
       send: async (v) => {
-        const changed = await post<{ email: string; email_verified: boolean }>('/users/me/email', { email: v.email, password: v.password });
+        const changed = await post<EmailChangeResult>('/users/me/email', { email: v.email, password: v.password });
         drawEmail(changed.email, changed.email_verified);
         const user = session.user();
         if (user) session.update({ ...user, email: changed.email });

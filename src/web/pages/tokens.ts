@@ -4,8 +4,7 @@
 import { ApiError, del, plainError, post, request } from '../api.ts';
 import { fieldError, fill, formatDate, h } from '../dom.ts';
 import type { PageContext } from '../router.ts';
-
-type PersonalToken = { id: string; description: string; scopes: string[]; created_at: string; expires_at: string | null; last_used_at: string | null };
+import type { CreatedPersonalToken, PersonalToken } from '../types/api.ts';
 
 /** The scopes the API knows (src/auth/scopes.ts), in its order, as a person reads them. */
 const SCOPES: [scope: string, label: string][] = [
@@ -76,7 +75,7 @@ export async function tokensPage(ctx: PageContext): Promise<void> {
     const expires = String(data.get('expires') ?? '');
     button.disabled = true;
     try {
-      const made = await post<PersonalToken & { token: string }>('/account/tokens', {
+      const made = await post<CreatedPersonalToken>('/account/tokens', {
         description: String(data.get('description') ?? ''),
         scopes: data.getAll('scopes').map(String),
         // The end of the chosen day, where the person is.

@@ -4,7 +4,7 @@
 
 import { Chess } from 'chess.js';
 import type { ChannelMessage } from '../realtime.ts';
-import type { Color, GameDetail, GameStatus, RatingChanges, Rematch, TimeControl } from '../types/api.ts';
+import type { Color, DrawOffer, GameDetail, GameEndResult, GameStatus, RatingChanges, Rematch, Takeback, TimeControl } from '../types/api.ts';
 import { remainingMs, type ClockState } from './clock.ts';
 
 export type Side = { id: string; username: string; rating: number; connected?: boolean };
@@ -80,9 +80,9 @@ export function fromDetail(g: GameDetail, ts: number): GameModel {
     termination: g.termination,
     abortReason: g.abort_reason,
     ratingChanges: g.rating_changes,
-    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated, days: g.days_per_move ?? null },
-    tournamentId: g.tournament_id ?? null,
-    rematch: g.rematch ?? null,
+    timeControl: { initial: g.initial_time, increment: g.increment, category: g.time_control, rated: g.rated, days: g.days_per_move },
+    tournamentId: g.tournament_id,
+    rematch: g.rematch,
     claimableAt: { white: 0, black: 0 },
   };
 }
@@ -112,11 +112,11 @@ export function applyChannel(game: GameModel, m: ChannelMessage): GameModel {
     case 'time_update':
       return withTimes(game, m.times as Times | undefined);
     case 'draw_offer': {
-      const offer = m.draw_offer as { id: string; offered_by: string; status: string };
+      const offer = m.draw_offer as DrawOffer;
       return { ...game, drawOffer: offer.status === 'pending' ? { id: offer.id, offeredBy: offer.offered_by } : undefined };
     }
     case 'takeback_offer': {
-      const t = m.takeback as { id: string; offered_by: string; plies: number; status: string };
+      const t = m.takeback as Takeback;
       return { ...game, takebackOffer: t.status === 'pending' ? { id: t.id, offeredBy: t.offered_by, plies: t.plies } : undefined };
     }
     case 'takeback':
@@ -128,7 +128,7 @@ export function applyChannel(game: GameModel, m: ChannelMessage): GameModel {
     case 'rematch_offer':
       return { ...game, rematch: { game_id: String(m.game_id), offered_by: String(m.offered_by), status: 'pending' } };
     case 'game_end': {
-      const r = m.result as { result: string | null; winner: Color | null; termination: string | null; rating_changes: RatingChanges };
+      const r = m.result as Omit<GameEndResult, 'status'>;
       return endGame(game, { status: m.status as GameStatus, abort_reason: (m.abort_reason as string | null) ?? null, ...r }, ts);
     }
     default:

@@ -6,7 +6,7 @@
 import { plainError, post } from '../api.ts';
 import { fill, h } from '../dom.ts';
 import type { ChannelMessage } from '../realtime.ts';
-import type { Color, GameDetail, PendingGame, Rematch } from '../types/api.ts';
+import type { Color, GameDetail, PendingRematch, Rematch } from '../types/api.ts';
 import { rematchNews, type GameModel } from './model.ts';
 
 type Page = {
@@ -58,7 +58,7 @@ export class RematchPanel {
 
   /** Asks (201, or 200 when asked before: our pending challenge), or accepts the opponent's ask (200: the new game, active). */
   private async ask(): Promise<void> {
-    const answer = await post<(PendingGame & { rematch_of: string }) | GameDetail>(`/games/${this.page.gameId}/rematch`);
+    const answer = await post<PendingRematch | GameDetail>(`/games/${this.page.gameId}/rematch`);
     if (answer.status === 'active') return this.page.go(answer.id);
     this.page.changed({ game_id: answer.id, offered_by: this.page.me!.id, status: 'pending' });
   }

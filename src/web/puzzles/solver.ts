@@ -9,7 +9,7 @@ import { typedMoveForm } from '../play/layout.ts';
 import { parseTypedMove } from '../play/typedMove.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
-import type { AttemptResult, Color, Puzzle } from '../types/api.ts';
+import type { AttemptResult, Color, Puzzle, User } from '../types/api.ts';
 import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel, type Ply } from './line.ts';
 
 type Go = (path: string, o?: { replace?: boolean }) => void;
@@ -259,7 +259,7 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
     setText(ratingLine, `Your puzzle rating: ${rating}`);
   };
   // Shown until an answer brings a newer one.
-  if (me) void get<{ puzzle_rating: number }>('/users/me').then((u) => rated || showRating(u.puzzle_rating), () => {});
+  if (me) void get<User>('/users/me').then((u) => rated || showRating(u.puzzle_rating), () => {});
   draw();
   return el;
 }
