@@ -27,14 +27,11 @@ import { startAnalysisWorkers } from '../src/workers/analysis.ts';
 import { engineCommand, UciEngine, type EngineCommand } from '../src/workers/engine.ts';
 import { createDatabase } from '../test/support/database.ts';
 import { insertFinishedGame } from '../test/support/fixtures.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const DEPTH = Number(arg('depth', '14'));
-const PLIES = Number(arg('plies', '80'));
-const GAMES = Number(arg('games', '4'));
+const DEPTH = arg('depth', 14);
+const PLIES = arg('plies', 80);
+const GAMES = arg('games', 4);
 const NATIVE = arg('native', existsSync('/usr/games/stockfish') ? '/usr/games/stockfish' : '');
 
 const round = (x: number, places = 2) => Number(x.toFixed(places));

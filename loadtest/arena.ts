@@ -29,11 +29,8 @@ import { pairArena, type ArenaPlayer } from '../src/domain/arenaPairing.ts';
 import { createDatabase } from '../test/support/database.ts';
 import { requestJson, startServiceProcess } from '../test/support/process.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const PLAYERS = arg('players', 1000);
 const MINUTES = arg('minutes', 2);
 const BASELINE_SECONDS = arg('baseline-seconds', 60);

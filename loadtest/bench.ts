@@ -31,11 +31,8 @@ import { startServiceProcess } from '../test/support/process.ts';
 import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
 import { postgresCpu, processCpu, threadSched, threadsCpu } from './cpu.ts';
 import { chessJsLoop, randomGame } from './lines.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const o = {
   start: arg('start', 500),
   step: arg('step', 500),

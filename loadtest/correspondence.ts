@@ -34,11 +34,8 @@ import { createDatabase } from '../test/support/database.ts';
 import { insertCorrespondenceGames } from '../test/support/fixtures.ts';
 import { postData, requestJson, startServiceProcess } from '../test/support/process.ts';
 import { processCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const GAMES = arg('games', 10_000);
 const API_GAMES = arg('api', 200);
 const COLD = arg('cold', 100);

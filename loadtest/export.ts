@@ -29,18 +29,15 @@ import pg from 'pg';
 import { createOpeningBook, loadOpeningBook } from '../src/domain/openings.ts';
 import { postData, startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { benchDatabaseName, ensureGamesDatabase } from './gamesDb.ts';
+import { arg, flag } from './args.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const GAMES = Number(arg('games', '1000000'));
-const USER_GAMES = Number(arg('user-games', '100000'));
-const LINES = Number(arg('lines', '2000'));
-const SLOW_GAMES = Number(arg('slow-games', '20000'));
-const SLOW_RATE = Number(arg('slow-rate', '2000000'));
-const WARM_GAMES = Number(arg('warm-games', '20000'));
-const FRESH = process.argv.includes('--fresh');
+const GAMES = arg('games', 1_000_000);
+const USER_GAMES = arg('user-games', 100_000);
+const LINES = arg('lines', 2000);
+const SLOW_GAMES = arg('slow-games', 20_000);
+const SLOW_RATE = arg('slow-rate', 2_000_000);
+const WARM_GAMES = arg('warm-games', 20_000);
+const FRESH = flag('fresh');
 const log = (line: string) => console.error(line);
 
 const HEAVY = 'export_bench_player';

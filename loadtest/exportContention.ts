@@ -19,11 +19,8 @@ import { createDatabase } from '../test/support/database.ts';
 import { insertFinishedGames, insertUser } from '../test/support/fixtures.ts';
 import { startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { LINE, newGame, sendMove } from './setup.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const GAMES = arg('games', 20_000);
 const SECONDS = arg('seconds', 8);
 const GAP_MS = arg('gap-ms', 20);

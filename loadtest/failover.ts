@@ -23,13 +23,10 @@ import pg from 'pg';
 import { createDatabase } from '../test/support/database.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { LINE, setupGames, type BenchGame } from './setup.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const GAMES = Number(arg('games', '6'));
-const RUNS = Number(arg('runs', '3'));
+const GAMES = arg('games', 6);
+const RUNS = arg('runs', 3);
 const LEASES = arg('leases', '3,15').split(',').map(Number);
 const DETECTIONS = arg('detection', 'lease,lock').split(',');
 const PLIES_BEFORE = 4;

@@ -26,11 +26,8 @@ import { requestJson, startServiceProcess } from '../test/support/process.ts';
 import { LINE, newGame, sendMove, setupGames } from './setup.ts';
 import { freePort } from '../src/util/net.ts';
 import { processCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const WATCHERS = arg('watchers', 1000);
 const GAMES = arg('games', 1000);
 const PLIES = arg('plies', 40);

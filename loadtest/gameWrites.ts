@@ -20,11 +20,8 @@ import { RENEW_CHUNK } from '../src/services/liveGameHost.ts';
 import { createDatabase } from '../test/support/database.ts';
 import { insertUser } from '../test/support/fixtures.ts';
 import { processCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const GAMES = arg('games', 2000);
 const PLIES = arg('plies', 10);
 const FINISHED = arg('finished', 100_000);

@@ -21,6 +21,7 @@ import { Chess } from 'chess.js';
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
+import { arg, flag } from './args.ts';
 
 export type GamesDbOptions = { games: number; users: number; fresh?: boolean; log?: (line: string) => void };
 export type GamesDb = { url: string; name: string; built: boolean; buildSeconds?: number };
@@ -202,15 +203,11 @@ async function fill(url: string, o: GamesDbOptions, log: (line: string) => void)
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''));
 if (isMain) {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 ? Number(process.argv[i + 1]) : fallback;
-  };
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const result = await ensureGamesDatabase(serverUrl, {
     games: arg('games', 1_000_000),
     users: arg('users', 20_000),
-    fresh: process.argv.includes('--fresh'),
+    fresh: flag('fresh'),
     log: (line) => console.error(line),
   });
   console.log(JSON.stringify(result, null, 2));

@@ -18,11 +18,8 @@ import { startServiceProcess } from '../test/support/process.ts';
 import { setupGames } from './setup.ts';
 import { chessJsLoop, randomGame, type Uci } from './lines.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const GAMES = arg('games', 200);
 const PLIES = arg('plies', 60);
 /** After the moves, how long to watch the server hold every game live with nobody moving. */

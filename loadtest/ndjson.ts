@@ -19,11 +19,8 @@ import { createDatabase } from '../test/support/database.ts';
 import { startServiceProcess } from '../test/support/process.ts';
 import { LINE, newGame, sendMove } from './setup.ts';
 import { processCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const WATCHERS = arg('watchers', 500);
 const PLIES = arg('plies', 40);
 

@@ -30,16 +30,13 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AREAS, attribute, type CpuProfile } from './cpuProfile.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
 const o = {
-  games: Number(arg('games') ?? 1000),
-  windowS: Number(arg('window') ?? 30),
-  bots: Number(arg('bots') ?? 2),
-  intervalUs: Number(arg('interval-us') ?? 1000),
+  games: arg('games', 1000),
+  windowS: arg('window', 30),
+  bots: arg('bots', 2),
+  intervalUs: arg('interval-us', 1000),
 };
 const root = path.resolve(import.meta.dirname, '..');
 

@@ -13,6 +13,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { parsePuzzleRecord, PUZZLE_COLUMNS, type PuzzleCsvRecord } from '../src/domain/puzzles.ts';
 import { BUNDLED_PUZZLES } from '../src/services/puzzleImport.ts';
+import { arg } from './args.ts';
 
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_SPACE = 62 ** 6;
@@ -78,17 +79,13 @@ export async function writePuzzleCsv(file: string, rows: number, seed = 1): Prom
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
-  const rows = Number(arg('rows') ?? 1_000_000);
+  const rows = arg('rows', 1_000_000);
   const out = arg('out');
   if (!out || !Number.isInteger(rows) || rows < 1) {
     console.error('usage: npx tsx loadtest/puzzleCsv.ts --rows 5000000 --out /tmp/puzzles.csv [--seed 1]');
     process.exit(2);
   }
   const started = performance.now();
-  await writePuzzleCsv(out, rows, Number(arg('seed') ?? 1));
+  await writePuzzleCsv(out, rows, arg('seed', 1));
   console.log(JSON.stringify({ file: out, rows, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) }));
 }

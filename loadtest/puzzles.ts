@@ -26,11 +26,8 @@ import { createDatabase } from '../test/support/database.ts';
 import { postData, startServiceProcess } from '../test/support/process.ts';
 import { processCpu } from './cpu.ts';
 import { writePuzzleCsv } from './puzzleCsv.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const PUZZLES = arg('puzzles', 1_000_000);
 const USERS = arg('users', 200);
 const REQUESTS = arg('requests', 4000);

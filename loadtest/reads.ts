@@ -29,18 +29,15 @@ import { postData, requestJson, startServiceProcess, type ServiceProcess } from 
 import { ensureGamesDatabase } from './gamesDb.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 import { LINE } from './setup.ts';
+import { arg, flag } from './args.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const GAMES = Number(arg('games', '1000000'));
-const DURATION = Number(arg('duration', '10'));
-const CONNECTIONS = Number(arg('connections', '50'));
+const GAMES = arg('games', 1_000_000);
+const DURATION = arg('duration', 10);
+const CONNECTIONS = arg('connections', 50);
 const ONLY = arg('only', '').split(',').filter(Boolean);
 const REDIS_URL = arg('redis', '');
-const RATE_LIMITS = process.argv.includes('--rate-limits');
-const ROUNDS = Number(arg('rounds', '3'));
+const RATE_LIMITS = flag('rate-limits');
+const ROUNDS = arg('rounds', 3);
 
 type Target = { name: string; path: string; token?: string | (() => string) };
 type Run = { req_per_s: number; p50_ms: number; p99_ms: number; non_2xx: number; errors: number; requests: number };

@@ -28,15 +28,12 @@ const post = (base: string, p: string, body: unknown, token?: string) => request
 const get = (base: string, p: string, token: string) => requestJson(base, 'GET', p, undefined, token);
 import { postgresCpu, processCpu } from './cpu.ts';
 import { createDatabase } from '../test/support/database.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const USERS = Number(arg('users', '200'));
+const USERS = arg('users', 200);
 const RATES = arg('rates', '50,100,200,400').split(',').map(Number);
-const BURST = Number(arg('burst', '400'));
-const SPREAD = Number(arg('spread', '0'));
+const BURST = arg('burst', 400);
+const SPREAD = arg('spread', 0);
 /** One pool for the whole run: a pool's actor is the unit being measured. */
 const POOL = { time_control: 'blitz', initial_time: 300, increment: 0, rated: true } as const;
 

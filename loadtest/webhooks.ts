@@ -20,11 +20,8 @@ import { postData, startServiceProcess } from '../test/support/process.ts';
 import { WebhookReceiver } from '../test/support/receiver.ts';
 import { processCpu } from './cpu.ts';
 import { LINE, sendMove, setupGames, type BenchGame } from './setup.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const GAMES = arg('games', 100);
 const PLIES = Math.min(arg('plies', 40), LINE.length);
 
