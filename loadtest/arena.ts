@@ -29,6 +29,7 @@ import { pairArena, type ArenaPlayer } from '../src/domain/arenaPairing.ts';
 import { createDatabase } from '../test/support/database.ts';
 import { requestJson, startServiceProcess } from '../test/support/process.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const PLAYERS = arg('players', 1000);
@@ -38,7 +39,6 @@ const CHANNELS_PER_SOCKET = 50;
 const JOIN_LEAD_MS = arg('join-lead-seconds', 60) * 1000;
 
 type Bot = { id: string; token: string };
-type Percentiles = { p50: number; p90: number; p99: number; max: number; n: number } | null;
 
 /** A POST as a well-behaved client sends it: again after Retry-After while the answer is 503. */
 async function post(base: string, path: string, body: unknown, token?: string) {
@@ -201,8 +201,8 @@ async function runArena(api: string, port: number, pid: number, bots: Bot[], dbU
     games_counted: counted,
     games_per_s: round(ended / wall, 1),
     bot_request_errors: errors,
-    pairing_latency_ms: percentiles(latencies),
-    pairing_latency_in_database_ms: percentiles(serverLatencies),
+    pairing_latency_ms: { ...percentiles(latencies, 1), n: latencies.length },
+    pairing_latency_in_database_ms: { ...percentiles(serverLatencies, 1), n: serverLatencies.length },
     rounds: steps('pair'),
     pair_step_ms_mean: round((1000 * stepSeconds('pair')) / Math.max(1, steps('pair'))),
     count_step_ms_mean: round((1000 * stepSeconds('count')) / Math.max(1, steps('count'))),
@@ -327,13 +327,6 @@ async function scrape(api: string): Promise<Map<string, number>> {
     if (m) out.set(m[1], Number(m[2]));
   }
   return out;
-}
-
-function percentiles(values: number[]): Percentiles {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => round(sorted[Math.floor(p * (sorted.length - 1))]);
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), n: sorted.length };
 }
 
 // Digits read as letters to the offensive-word check; names spelled without vowels or digits spell nothing.

@@ -31,6 +31,7 @@ import { startServiceProcess } from '../test/support/process.ts';
 import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
 import { postgresCpu, processCpu, threadSched, threadsCpu } from './cpu.ts';
 import { chessJsLoop, randomGame } from './lines.ts';
+import { percentile } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const o = {
@@ -97,11 +98,10 @@ function afterFullGc(line: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-function percentiles(values: number[]) {
-  if (!values.length) return { p50: null, p95: null, p99: null, max: null };
-  const sorted = Float64Array.from(values).sort();
-  const at = (p: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(2));
-  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: Number(sorted[sorted.length - 1].toFixed(2)) };
+/** The acks' median, p95, p99 and maximum (NaN, null in JSON, without acks). */
+function ackPercentiles(values: number[]) {
+  const at = (p: number) => round2(percentile(values, p));
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: at(1) };
 }
 
 async function main() {
@@ -198,7 +198,7 @@ async function main() {
       server_live_games: s.m1('chess_live_games'),
       moves,
       moves_per_s: Math.round(moves / s.wallS),
-      ack_ms: percentiles(acks),
+      ack_ms: ackPercentiles(acks),
       server_cpu_percent: Math.round((s.cpuS / s.wallS) * 100),
       server_cpu_us_per_move: moves ? Math.round((s.cpuS * 1e6) / moves) : null,
       postgres_cpu_percent: Math.round((s.pgS / s.wallS) * 100),

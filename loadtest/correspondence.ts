@@ -34,6 +34,7 @@ import { createDatabase } from '../test/support/database.ts';
 import { insertCorrespondenceGames } from '../test/support/fixtures.ts';
 import { postData, requestJson, startServiceProcess } from '../test/support/process.ts';
 import { processCpu } from './cpu.ts';
+import { percentile } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const GAMES = arg('games', 10_000);
@@ -48,8 +49,6 @@ const PLAYERS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 type Player = { id: string; token: string };
 type Figures = {
@@ -92,7 +91,7 @@ async function figures(base: string, pid: number): Promise<Figures> {
     if (m) resources[m[1]] = value;
   }
   return {
-    rss_mb: round(median(rss) / 2 ** 20),
+    rss_mb: round(percentile(rss, 0.5) / 2 ** 20),
     heap_used_mb: round(Math.min(...heap) / 2 ** 20),
     active_handles: last.get('nodejs_active_handles_total') ?? NaN,
     active_resources: resources,
@@ -236,7 +235,7 @@ async function main() {
     const top = plan.rows[0]['QUERY PLAN'][0];
     const indexOf = (node: any): string | undefined => node['Index Name'] ?? node.Plans?.map(indexOf).find(Boolean);
 
-    const stats = (xs: number[]) => ({ p50_ms: round(percentile(xs, 50)), p90_ms: round(percentile(xs, 90)), max_ms: round(Math.max(...xs)), n: xs.length });
+    const stats = (xs: number[]) => ({ p50_ms: round(percentile(xs, 0.5)), p90_ms: round(percentile(xs, 0.9)), max_ms: round(Math.max(...xs)), n: xs.length });
     const delta = (a: Figures, b: Figures, games: number) => ({
       rss_mb: round(b.rss_mb - a.rss_mb),
       heap_used_mb: round(b.heap_used_mb - a.heap_used_mb),

@@ -19,6 +19,7 @@ import { createDatabase } from '../test/support/database.ts';
 import { insertFinishedGames, insertUser } from '../test/support/fixtures.ts';
 import { startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { LINE, newGame, sendMove } from './setup.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const GAMES = arg('games', 20_000);
@@ -26,11 +27,7 @@ const SECONDS = arg('seconds', 8);
 const GAP_MS = arg('gap-ms', 20);
 const log = (line: string) => console.error(line);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Number((s[Math.floor(p * (s.length - 1))] ?? NaN).toFixed(1));
-};
-const summary = (xs: number[]) => ({ p50: pct(xs, 0.5), p90: pct(xs, 0.9), p99: pct(xs, 0.99), max: pct(xs, 1), moves: xs.length });
+const summary = (xs: number[]) => ({ ...percentiles(xs, 1), moves: xs.length });
 
 /** Exports the player's games until `stop`, reading as fast as it can: how each export was answered. */
 async function exportLoop(base: string, userId: string, address: string, stop: () => boolean): Promise<{ complete: number; refused: number; bytes: number }> {

@@ -23,6 +23,7 @@ import pg from 'pg';
 import { createDatabase } from '../test/support/database.ts';
 import { requestJson, startServiceProcess, type ServiceProcess } from '../test/support/process.ts';
 import { LINE, setupGames, type BenchGame } from './setup.ts';
+import { percentile } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const GAMES = arg('games', 6);
@@ -201,10 +202,8 @@ async function restartedNode(lease: number, detection: string): Promise<Sample &
   }
 }
 
-const summary = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? { min: s[0], p50: s[Math.floor((s.length - 1) / 2)], max: s[s.length - 1], n: s.length } : null;
-};
+const summary = (xs: number[]) =>
+  xs.length ? { min: percentile(xs, 0), p50: percentile(xs, 0.5), max: percentile(xs, 1), n: xs.length } : null;
 
 async function main() {
   const report: Record<string, unknown>[] = [];

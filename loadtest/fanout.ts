@@ -26,6 +26,7 @@ import { requestJson, startServiceProcess } from '../test/support/process.ts';
 import { LINE, newGame, sendMove, setupGames } from './setup.ts';
 import { freePort } from '../src/util/net.ts';
 import { processCpu } from './cpu.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const WATCHERS = arg('watchers', 1000);
@@ -34,11 +35,7 @@ const PLIES = arg('plies', 40);
 /** (b): how often each game moves. */
 const MOVE_EVERY_MS = arg('move-every-ms', 5000);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Number((s[Math.floor(p * (s.length - 1))] ?? NaN).toFixed(2));
-};
-const summary = (xs: number[]) => ({ p50: pct(xs, 0.5), p90: pct(xs, 0.9), p99: pct(xs, 0.99), max: pct(xs, 1), samples: xs.length });
+const summary = (xs: number[]) => ({ ...percentiles(xs), samples: xs.length });
 
 /** The `v` and `ts` of a move message, without parsing the whole of it (the subscribers are many). */
 function moveVt(text: string): { v: number; ts: number } | undefined {

@@ -18,6 +18,7 @@ import { startServiceProcess } from '../test/support/process.ts';
 import { setupGames } from './setup.ts';
 import { chessJsLoop, randomGame, type Uci } from './lines.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const GAMES = arg('games', 200);
@@ -78,8 +79,6 @@ async function main() {
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const idleCpuPercent = ((processCpu(server.pid!) - idle0) / IDLE_SECONDS) * 100;
     const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) => Number(latencies[Math.floor(p * (latencies.length - 1))].toFixed(2));
     console.log(
       JSON.stringify(
         {
@@ -95,7 +94,7 @@ async function main() {
           chessjs_loop_us_per_move: Number(chessUs.toFixed(1)),
           ratio_server_to_chessjs: Number((serverUs / chessUs).toFixed(2)),
           moves_per_db_batch: Number((metric('chess_moves_written_total') / metric('chess_move_batches_total')).toFixed(1)),
-          move_latency_ms: { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: pct(1) },
+          move_latency_ms: percentiles(latencies),
           live_games_held: metric('chess_live_games'),
           idle_server_cpu_percent: Number(idleCpuPercent.toFixed(1)),
           server_rss_mb: Math.round(rssMb),

@@ -19,16 +19,13 @@ import { createDatabase } from '../test/support/database.ts';
 import { startServiceProcess } from '../test/support/process.ts';
 import { LINE, newGame, sendMove } from './setup.ts';
 import { processCpu } from './cpu.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const WATCHERS = arg('watchers', 500);
 const PLIES = arg('plies', 40);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Number((s[Math.floor(p * (s.length - 1))] ?? NaN).toFixed(2));
-};
-const summary = (xs: number[]) => ({ p50: pct(xs, 0.5), p90: pct(xs, 0.9), p99: pct(xs, 0.99), max: pct(xs, 1), samples: xs.length });
+const summary = (xs: number[]) => ({ ...percentiles(xs), samples: xs.length });
 
 /** The `v` and `ts` of a move message, without parsing the whole of it. */
 function moveVt(text: string): { v: number; ts: number } | undefined {

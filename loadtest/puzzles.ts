@@ -26,6 +26,7 @@ import { createDatabase } from '../test/support/database.ts';
 import { postData, startServiceProcess } from '../test/support/process.ts';
 import { processCpu } from './cpu.ts';
 import { writePuzzleCsv } from './puzzleCsv.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const PUZZLES = arg('puzzles', 1_000_000);
@@ -40,8 +41,6 @@ type Timing = { ms: number; status: number };
 const loadAverage = () => os.loadavg().map((l) => Number(l.toFixed(2)));
 
 function summarize(name: string, timings: Timing[], wallS: number, cpu?: { server: number }) {
-  const ms = timings.map((t) => t.ms).sort((a, b) => a - b);
-  const pct = (p: number) => Number(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]!.toFixed(2));
   const failed = timings.filter((t) => t.status >= 400);
   return {
     name,
@@ -49,7 +48,7 @@ function summarize(name: string, timings: Timing[], wallS: number, cpu?: { serve
     failed: failed.length,
     ...(failed.length ? { failed_statuses: [...new Set(failed.map((t) => t.status))] } : {}),
     per_s: Math.round(timings.length / wallS),
-    latency_ms: { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: pct(1) },
+    latency_ms: percentiles(timings.map((t) => t.ms)),
     // The server's own CPU; PostgreSQL's is not told apart from the other databases on a shared server.
     ...(cpu ? { server_cpu_us_per_request: Math.round((cpu.server * 1e6) / timings.length) } : {}),
   };

@@ -28,6 +28,7 @@ const post = (base: string, p: string, body: unknown, token?: string) => request
 const get = (base: string, p: string, token: string) => requestJson(base, 'GET', p, undefined, token);
 import { postgresCpu, processCpu } from './cpu.ts';
 import { createDatabase } from '../test/support/database.ts';
+import { percentiles, type Percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const USERS = arg('users', 200);
@@ -69,8 +70,6 @@ type StageReport = {
   /** This process (HTTP clients): it shares the machine's cores with the server and PostgreSQL. */
   load_generator_cpu_us_per_seek: number;
 };
-
-type Percentiles = { p50: number; p90: number; p99: number; max: number } | null;
 
 async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -195,9 +194,9 @@ async function runStage(base: string, pid: number, name: string, players: Player
     paired_while_waiting: waited.length,
     unpaired: ok.filter((r) => r.pairedAt === undefined).length,
     peak_waiting: peakWaiting(ok),
-    time_to_pair_ms: percentiles([...onArrival, ...waited].map(ttp)),
-    time_to_pair_on_arrival_ms: percentiles(onArrival.map(ttp)),
-    time_to_pair_waiting_ms: percentiles(waited.map(ttp)),
+    time_to_pair_ms: percentiles([...onArrival, ...waited].map(ttp), 1),
+    time_to_pair_on_arrival_ms: percentiles(onArrival.map(ttp), 1),
+    time_to_pair_waiting_ms: percentiles(waited.map(ttp), 1),
     server_cpu_us_per_seek: Math.round((cpuS * 1e6) / records.length),
     postgres_cpu_us_per_seek: Math.round((pgS * 1e6) / records.length),
     load_generator_cpu_us_per_seek: Math.round((own.user + own.system) / records.length),
@@ -274,13 +273,6 @@ async function assignRatings(sql: pg.Pool, players: Player[]): Promise<number[]>
 
 function gaussian(): number {
   return Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
-}
-
-function percentiles(values: number[]): Percentiles {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => round(sorted[Math.floor(p * (sorted.length - 1))], 1);
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
 }
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits));

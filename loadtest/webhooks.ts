@@ -20,12 +20,11 @@ import { postData, startServiceProcess } from '../test/support/process.ts';
 import { WebhookReceiver } from '../test/support/receiver.ts';
 import { processCpu } from './cpu.ts';
 import { LINE, sendMove, setupGames, type BenchGame } from './setup.ts';
+import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
 
 const GAMES = arg('games', 100);
 const PLIES = Math.min(arg('plies', 40), LINE.length);
-
-const pct = (xs: number[], p: number) => Number(([...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))] ?? NaN).toFixed(2));
 
 async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -74,12 +73,13 @@ async function main() {
       await new Promise((r) => setTimeout(r, 1000));
       const cpuS = processCpu(server.pid!) - cpu0;
       await Promise.all(rooms.flatMap((r) => [r.white.leave(), r.black.leave()]));
+      const { p50, p99 } = percentiles(acks);
       return {
         phase: name,
         endpoints: subscribed,
         moves,
         server_cpu_us_per_move: Math.round((cpuS * 1e6) / moves),
-        move_ack_ms: { p50: pct(acks, 0.5), p99: pct(acks, 0.99) },
+        move_ack_ms: { p50, p99 },
         deliveries: expected,
         ...(deliveredS === null ? {} : { deliveries_per_s: Math.round(expected / deliveredS) }),
       };

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createPasswordHasher } from '../../src/auth/passwords.ts';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { percentile } from '../support/percentiles.ts';
 
 /**
  * The CPU time (ms) each of `works` costs, as the median of `runs` rounds taken in turn: CPU time,
@@ -19,7 +18,7 @@ async function cpuTimesOf(works: Array<() => Promise<unknown>>, runs = 7): Promi
       times[k].push((used.user + used.system) / 1000);
     }
   }
-  return times.map(median);
+  return times.map((xs) => percentile(xs, 0.5));
 }
 
 describe('password hashing', () => {

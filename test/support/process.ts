@@ -5,8 +5,8 @@ import path from 'node:path';
 import { freePort } from '../../src/util/net.ts';
 
 // test/support/ is the kit that tests and loadtest/ share (a database, a service process, fixture
-// rows, a webhook receiver): it imports src/ and nothing of test/helpers or mocha, so the benchmarks
-// depend on these four files alone and test/helpers stays free to change with the tests.
+// rows, a webhook receiver, percentiles): it imports src/ and nothing of test/helpers or mocha, so the
+// benchmarks depend on these files alone and test/helpers stays free to change with the tests.
 
 export type ServiceProcess = { child: ChildProcess; port: number; base: string; exited: Promise<number | null> };
 
