@@ -177,7 +177,7 @@ async function bareBroadcast(count: number) {
       if (req.url !== '/control') return;
       ws.on('message', (m) => { const text = String(m); for (const c of wss.clients) if (c !== ws) c.send(text); });
     });
-    process.send('ready');`;
+    wss.on('listening', () => process.send('ready'));`;
   const child = spawn(process.execPath, ['-e', code], { cwd: process.cwd(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise((r) => child.once('message', r));
   const sent = new Map<number, number>();
