@@ -23,7 +23,7 @@ import { Client } from '@colyseus/sdk';
 import WebSocket from 'ws';
 import { createDatabase } from '../test/support/database.ts';
 import { requestJson, startServiceProcess } from '../test/support/process.ts';
-import { LINE, newGame, sendMove, setupGames } from './setup.ts';
+import { LINE, moveVt, newGame, sendMove, setupGames } from './setup.ts';
 import { freePort } from '../src/util/net.ts';
 import { processCpu } from './cpu.ts';
 import { percentiles } from '../test/support/percentiles.ts';
@@ -36,15 +36,6 @@ const PLIES = arg('plies', 40);
 const MOVE_EVERY_MS = arg('move-every-ms', 5000);
 
 const summary = (xs: number[]) => ({ ...percentiles(xs), samples: xs.length });
-
-/** The `v` and `ts` of a move message, without parsing the whole of it (the subscribers are many). */
-function moveVt(text: string): { v: number; ts: number } | undefined {
-  if (!text.startsWith('{"type":"move"')) return undefined;
-  const at = text.lastIndexOf('"v":');
-  const ts = text.lastIndexOf('"ts":');
-  if (at < 0) return undefined;
-  return { v: Number.parseInt(text.slice(at + 4), 10), ts: ts < 0 ? NaN : Number.parseInt(text.slice(ts + 5), 10) };
-}
 
 /** Milliseconds from the event's `ts` (the room's clock when it accepted the move: this machine's) to now. */
 const sinceEvent: number[] = [];

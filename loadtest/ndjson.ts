@@ -17,7 +17,7 @@ import { Client } from '@colyseus/sdk';
 import WebSocket from 'ws';
 import { createDatabase } from '../test/support/database.ts';
 import { startServiceProcess } from '../test/support/process.ts';
-import { LINE, newGame, sendMove } from './setup.ts';
+import { LINE, moveVt, newGame, sendMove } from './setup.ts';
 import { processCpu } from './cpu.ts';
 import { percentiles } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
@@ -26,15 +26,6 @@ const WATCHERS = arg('watchers', 500);
 const PLIES = arg('plies', 40);
 
 const summary = (xs: number[]) => ({ ...percentiles(xs), samples: xs.length });
-
-/** The `v` and `ts` of a move message, without parsing the whole of it. */
-function moveVt(text: string): { v: number; ts: number } | undefined {
-  if (!text.startsWith('{"type":"move"')) return undefined;
-  const v = text.lastIndexOf('"v":');
-  const ts = text.lastIndexOf('"ts":');
-  if (v < 0) return undefined;
-  return { v: Number.parseInt(text.slice(v + 4), 10), ts: ts < 0 ? NaN : Number.parseInt(text.slice(ts + 5), 10) };
-}
 
 type Watcher = { close: () => void };
 type OnMove = (v: number, ts: number, at: number) => void;

@@ -46,3 +46,12 @@ export function sendMove(room: Room, uci: string): Promise<{ sent: number; ack: 
     room.send('move', { from: uci.slice(0, 2), to: uci.slice(2, 4) });
   });
 }
+
+/** The `v` and `ts` of a game stream's move message, without parsing the whole of it (the spectators are many). */
+export function moveVt(text: string): { v: number; ts: number } | undefined {
+  if (!text.startsWith('{"type":"move"')) return undefined;
+  const v = text.lastIndexOf('"v":');
+  const ts = text.lastIndexOf('"ts":');
+  if (v < 0) return undefined;
+  return { v: Number.parseInt(text.slice(v + 4), 10), ts: ts < 0 ? NaN : Number.parseInt(text.slice(ts + 5), 10) };
+}
