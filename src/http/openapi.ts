@@ -4,9 +4,8 @@ import { COLORS, RESULTS, TERMINATIONS } from '../domain/game.ts';
 import { ERROR_STATUS } from '../errors.ts';
 import { GameDetail, MoveView, RatingChanges } from '../services/gameViews.ts';
 import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
-import { componentDefinitions, operationIdOf } from './openapiNames.ts';
-import type { Route } from './route.ts';
-import { scopeDecision, type ScopeDecision } from './scopes.ts';
+import { componentDefinitions } from './openapiNames.ts';
+import type { Route, ScopeDecision } from './route.ts';
 
 extendZodWithOpenApi(z);
 
@@ -189,7 +188,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
   const seen = new Set<string>();
   for (const r of routes) {
     if (r.hidden) continue;
-    const operationId = operationIdOf(r);
+    const { operationId } = r;
     if (seen.has(operationId)) throw new Error(`operationId ${operationId} is used twice`);
     seen.add(operationId);
     const path = toOpenApiPath(r.path);
@@ -209,7 +208,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     }
     const codes = new Set([...(r.errors ?? []), ...Object.values(r.ids ?? {}), 'VALIDATION_ERROR']);
     if (r.auth === 'required') codes.add('UNAUTHORIZED');
-    const scope = r.auth === 'none' ? undefined : scopeDecision(r);
+    const { scope } = r;
     if (scope === 'session') codes.add('SESSION_REQUIRED');
     else if (scope && scope !== 'public') codes.add('MISSING_SCOPE');
     if (takesIdempotencyKey(r)) codes.add('IDEMPOTENCY_KEY_REUSED');

@@ -30,97 +30,11 @@ import { StandingView, TournamentSummaryView, TournamentView } from '../services
 import { PrivateProfile, PublicProfile } from '../services/users.ts';
 import { DeliveryView, WebhookView } from '../services/webhooks.ts';
 import { AnalysisPendingView, GameAnalysisView } from './routes/analysis.ts';
-import type { Route } from './route.ts';
 
 /**
- * The names of the OpenAPI document (src/http/openapi.ts) that a generated client shows: each
- * operation's `operationId` and each shared schema's component name.
+ * The component names of the OpenAPI document (src/http/openapi.ts) that a generated client shows
+ * (each operation's `operationId` is a field of its route).
  */
-
-/**
- * `operationId` by "METHOD path": stable camelCase names a generated client's functions take. A
- * route missing here gets one made of its method and path (`postAccountTokens`): give it a name.
- */
-export const OPERATION_IDS: Record<string, string> = {
-  'POST /auth/signup': 'signUp',
-  'POST /auth/login': 'logIn',
-  'GET /auth/oauth/google': 'logInWithGoogle',
-  'POST /auth/logout': 'logOut',
-  'POST /auth/refresh': 'refreshSession',
-  'POST /auth/password/reset': 'requestPasswordReset',
-  'POST /auth/password/update': 'resetPassword',
-  'POST /auth/verify': 'verifyEmail',
-  'POST /auth/verify/resend': 'resendVerification',
-  'POST /account/tokens': 'createPersonalToken',
-  'GET /account/tokens': 'listPersonalTokens',
-  'DELETE /account/tokens/:id': 'deletePersonalToken',
-  'GET /users/me': 'getMe',
-  'PATCH /users/me': 'updateMe',
-  'POST /users/me/password': 'changePassword',
-  'POST /users/me/email': 'changeEmail',
-  'GET /users/by-username/:username': 'getUserByUsername',
-  'GET /users/search': 'searchUsers',
-  'GET /users/:id': 'getUser',
-  'GET /users/:id/avatar.svg': 'getAvatar',
-  'GET /users/:id/games/export': 'exportUserGames',
-  'POST /games': 'createGame',
-  'GET /games': 'listGames',
-  'GET /games/:id': 'getGame',
-  'GET /games/:id/pgn': 'getGamePgn',
-  'POST /games/:id/accept': 'acceptChallenge',
-  'POST /games/:id/decline': 'declineChallenge',
-  'POST /games/:id/cancel': 'cancelChallenge',
-  'POST /games/:id/moves': 'makeMove',
-  'POST /games/:id/resign': 'resign',
-  'POST /games/:id/draw': 'offerDraw',
-  'POST /games/:id/draw/:offer_id': 'answerDraw',
-  'POST /games/:id/rematch': 'requestRematch',
-  'POST /games/:id/abort': 'abortGame',
-  'POST /games/:id/claim': 'claimGame',
-  'POST /games/:id/takeback': 'offerTakeback',
-  'POST /games/:id/takeback/:takeback_id': 'answerTakeback',
-  'POST /games/:id/chat': 'sendChat',
-  'GET /games/:id/chat': 'listChat',
-  'POST /games/:id/chat/mute': 'muteChat',
-  'DELETE /games/:id/chat/mute': 'unmuteChat',
-  'GET /games/:id/analysis': 'getAnalysis',
-  'POST /webhooks': 'createWebhook',
-  'GET /webhooks': 'listWebhooks',
-  'GET /webhooks/:id': 'getWebhook',
-  'DELETE /webhooks/:id': 'deleteWebhook',
-  'GET /webhooks/:id/deliveries': 'listWebhookDeliveries',
-  'POST /webhooks/:id/test': 'testWebhook',
-  'GET /friends': 'listFriends',
-  'POST /friends/:user_id': 'requestFriend',
-  'DELETE /friends/:user_id': 'removeFriend',
-  'POST /clubs': 'createClub',
-  'GET /clubs': 'listClubs',
-  'GET /clubs/:id': 'getClub',
-  'DELETE /clubs/:id': 'deleteClub',
-  'GET /clubs/:id/members': 'listClubMembers',
-  'POST /clubs/:id/join': 'joinClub',
-  'POST /clubs/:id/leave': 'leaveClub',
-  'POST /clubs/:id/invites': 'inviteToClub',
-  'GET /puzzles': 'listPuzzles',
-  'GET /puzzles/daily': 'getDailyPuzzle',
-  'GET /puzzles/next': 'getNextPuzzle',
-  'GET /puzzles/:id': 'getPuzzle',
-  'POST /puzzles/:id/attempt': 'attemptPuzzle',
-  'POST /tournaments': 'createTournament',
-  'GET /tournaments': 'listTournaments',
-  'GET /tournaments/:id': 'getTournament',
-  'GET /tournaments/:id/standings': 'getTournamentStandings',
-  'POST /tournaments/:id/join': 'joinTournament',
-  'POST /tournaments/:id/withdraw': 'withdrawFromTournament',
-};
-
-/** The route's operationId: its name above, else `getUsersByIdGamesExport` made of its method and path. */
-export function operationIdOf(r: Route): string {
-  const named = OPERATION_IDS[`${r.method.toUpperCase()} ${r.path}`];
-  if (named) return named;
-  const words = r.path.split(/[^A-Za-z0-9:]+/).filter(Boolean).map((w) => (w.startsWith(':') ? `by_${w.slice(1)}` : w));
-  return [r.method, ...words.flatMap((w) => w.split('_'))].map((w, i) => (i ? w.charAt(0).toUpperCase() + w.slice(1) : w)).join('');
-}
 
 /**
  * Component names of the shared schemas, given in place (zod's registry keyed by the very schema

@@ -162,6 +162,7 @@ const countedAs = (path: string, limit?: OperationLimit): Route => ({
   summary: '',
   tags: [],
   auth: 'none',
+  hidden: true,
   ...(limit ? { limit } : {}),
   handler: async () => undefined,
 });

@@ -1,20 +1,25 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { requireScope, requireSession, type AuthUser } from '../auth/scopes.ts';
+import { requireScope, requireSession, type AuthUser, type Scope } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
-
-export type { AuthUser };
-import { scopeDecision } from './scopes.ts';
+import type { OperationLimit } from '../limits.ts';
 import { objectBody, parseOrThrow } from './validate.ts';
+
+export type { AuthUser, OperationLimit };
 
 export type AuthMode = 'none' | 'optional' | 'required';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-import type { OperationLimit } from '../limits.ts';
-
-export type { OperationLimit };
+/**
+ * What a personal access token needs to call a route that takes a token (DESIGN 2.12):
+ * - a scope: the token must have it;
+ * - `public`: a read of public data, which needs none;
+ * - `session`: only a signed-in person may do it (the password, the email, the profile, personal
+ *   tokens themselves, logout); a personal token gets 403 `SESSION_REQUIRED`.
+ */
+export type ScopeDecision = Scope | 'public' | 'session';
 
 export type HandlerContext<B, Q> = {
   req: Request;
@@ -38,7 +43,22 @@ export class HttpAnswer {
   ) {}
 }
 
-export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> = {
+/**
+ * Who may call: a route that takes a token decides what a personal token needs (a route without
+ * `scope` does not compile), one that takes none has nothing to decide.
+ */
+type Access = { auth: 'none'; scope?: undefined } | { auth: Exclude<AuthMode, 'none'>; scope: ScopeDecision };
+
+/**
+ * A documented route has an `operationId`, the stable camelCase name a generated client's function
+ * takes (`getGame`); an alias served but left out of the document (`hidden`) has none.
+ */
+type Naming = { operationId: string; hidden?: false } | { hidden: true; operationId?: undefined };
+
+/** One route: how it is served, limited, authorised and documented, in one record. */
+export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> = RouteFields<B, Q> & Access & Naming;
+
+type RouteFields<B extends z.ZodType, Q extends z.ZodType> = {
   method: HttpMethod;
   /** Express-style path relative to the version prefix, e.g. `/games/:id`. */
   path: string;
@@ -46,7 +66,6 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   /** A longer explanation (Markdown) for the reference (OpenAPI only). */
   description?: string;
   tags: string[];
-  auth: AuthMode;
   /**
    * The path parameters that are ids, each with the code of its unknown id: the handler sees them
    * as parseId made them (lower-case), and a malformed one is that 404 (DESIGN 2.8).
@@ -81,8 +100,6 @@ export type Route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodTy
   alternatives?: Record<string, z.ZodType>;
   /** Documented error codes (OpenAPI only). */
   errors?: string[];
-  /** Served but left out of the OpenAPI document (aliases). */
-  hidden?: boolean;
   handler: (ctx: HandlerContext<z.infer<B>, z.infer<Q>>) => Promise<unknown>;
 };
 
@@ -128,7 +145,7 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
         await deps.rateLimit(req, res, r, user);
         if (authError) throw authError;
         if (r.auth === 'required' && !user) throw new AppError('UNAUTHORIZED', 'Missing or invalid access token');
-        if (user?.scopes) checkPersonalToken(r, user);
+        if (user?.scopes && r.auth !== 'none') checkPersonalToken(r.scope, user);
         const idempotency = await deps.idempotency?.(req, res, r, user);
         if (idempotency?.replayed) return;
         const body = r.body ? parseOrThrow(r.body, objectBody(req.body)) : undefined;
@@ -158,9 +175,8 @@ export function mountRoutes(router: Router, routes: Route[], deps: RouteDeps): v
   }
 }
 
-/** A personal access token may call the route only as src/http/scopes.ts decides (DESIGN 2.12). */
-function checkPersonalToken(r: Route, user: AuthUser): void {
-  const decision = scopeDecision(r);
+/** A personal access token may call the route only as its scope decision says (DESIGN 2.12). */
+function checkPersonalToken(decision: ScopeDecision, user: AuthUser): void {
   if (decision === 'public') return;
   if (decision === 'session') return requireSession(user);
   requireScope(user, decision);

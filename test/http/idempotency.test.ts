@@ -235,13 +235,15 @@ describe('Idempotency-Key', () => {
       const { service } = await testService();
       const log = createLogger('silent');
       const routes = [
-        route({ method: 'post', path: '/scripted', summary: '', tags: [], auth: 'required', handler: async () => outcome(count('scripted')) }),
+        route({ method: 'post', path: '/scripted', summary: '', tags: [], scope: 'session', auth: 'required', hidden: true, handler: async () => outcome(count('scripted')) }),
         route({
           method: 'post',
           path: '/gated',
           summary: '',
           tags: [],
+          scope: 'session',
           auth: 'required',
+          hidden: true,
           handler: async () => {
             const n = count('gated');
             await gate.opened;
@@ -253,7 +255,9 @@ describe('Idempotency-Key', () => {
           path: '/key',
           summary: '',
           tags: [],
+          scope: 'session',
           auth: 'required',
+          hidden: true,
           handler: async ({ idempotencyKey }) => ({ key: idempotencyKey ?? null }),
         }),
       ];

@@ -6,19 +6,20 @@ import { api } from '../helpers/http.ts';
 import { testService } from '../helpers/service.ts';
 
 describe('API reference', () => {
-  it('serves an OpenAPI 3.1 document that lists every route the service mounts', async () => {
+  it('serves an OpenAPI 3.1 document that lists every route the service mounts, under the operationId of its record', async () => {
     const { service } = await testService();
     const res = await api('GET', '/v1/openapi.json');
     assert.equal(res.status, 200);
     assert.equal(res.body.openapi, '3.1.0');
-    const documented = new Set(
-      Object.entries<Record<string, unknown>>(res.body.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)),
+    const documented = new Map(
+      Object.entries<Record<string, { operationId: string }>>(res.body.paths).flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => [`${m} ${p}`, op.operationId])),
     );
     const routes = buildRoutes(service.services).filter((r) => !r.hidden);
     assert.ok(routes.length > 10);
     for (const r of routes) {
       const key = `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`;
       assert.ok(documented.has(key), `missing from OpenAPI: ${key}`);
+      assert.equal(documented.get(key), r.operationId, key);
     }
   });
 

@@ -16,6 +16,7 @@ describe('a statement PostgreSQL cancels at its timeout', () => {
           summary: 'waits longer than the statement timeout',
           tags: [],
           auth: 'none',
+          hidden: true,
           handler: async () => (await pool.query('SELECT pg_sleep(1)')).rows,
         }),
       ],

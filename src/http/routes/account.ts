@@ -16,6 +16,7 @@ export function accountRoutes({ personalTokens }: Services): Route[] {
     route({
       method: 'post',
       path: '/account/tokens',
+      operationId: 'createPersonalToken',
       summary: 'Make a personal access token (`cst_…`) with scopes; the token is shown only in this answer',
       description:
         `${SESSION_ONLY} The token works wherever an access token does (\`Authorization: Bearer cst_…\`, the game stream, ` +
@@ -23,6 +24,7 @@ export function accountRoutes({ personalTokens }: Services): Route[] {
         '`details.scope`. Only a hash is stored. At most 50 per user (**409** `TOKEN_LIMIT`). It ends when deleted, at ' +
         '`expires_at`, or when the password is changed or reset; logging out does not end it.',
       tags,
+      scope: 'session',
       auth: 'required',
       body: CreatePersonalTokenBody,
       status: 201,
@@ -33,9 +35,11 @@ export function accountRoutes({ personalTokens }: Services): Route[] {
     route({
       method: 'get',
       path: '/account/tokens',
+      operationId: 'listPersonalTokens',
       summary: 'Your personal access tokens, newest first (without the tokens themselves)',
       description: SESSION_ONLY,
       tags,
+      scope: 'session',
       auth: 'required',
       query: PageQuery,
       envelope: 'list',
@@ -50,10 +54,12 @@ export function accountRoutes({ personalTokens }: Services): Route[] {
     route({
       method: 'delete',
       path: '/account/tokens/:id',
+      operationId: 'deletePersonalToken',
       ids: { id: 'TOKEN_NOT_FOUND' },
       summary: 'Delete one of your personal access tokens: it stops working at once, on every node',
       description: `${SESSION_ONLY} Another user's token, or an unknown id, is **404** \`TOKEN_NOT_FOUND\`.`,
       tags,
+      scope: 'session',
       auth: 'required',
       status: 204,
       errors: ['SESSION_REQUIRED', 'TOKEN_NOT_FOUND'],

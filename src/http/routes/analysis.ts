@@ -37,10 +37,12 @@ export function analysisRoutes({ analysis }: Services): Route[] {
     route({
       method: 'get',
       path: '/games/:id/analysis',
+      operationId: 'getAnalysis',
       ids: { id: 'GAME_NOT_FOUND' },
       summary:
         'Read a finished game\'s engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made',
       tags: ['Games'],
+      scope: 'public',
       auth: 'required',
       limit: 'getGame',
       response: GameAnalysisView,

@@ -24,6 +24,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/signup',
+      operationId: 'signUp',
       envelope: 'message',
       summary: 'Create an account; a verification email is sent',
       tags,
@@ -38,6 +39,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/login',
+      operationId: 'logIn',
       summary: 'Log in with email and password',
       description:
         '`email` holds the address or the username. A username is compared in its plain form (NFKC, so full-width letters ' +
@@ -56,6 +58,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/auth/oauth/google',
+      operationId: 'logInWithGoogle',
       summary: 'Log in with Google (coming soon): 501 NOT_IMPLEMENTED',
       description:
         'Announced by the interface and not available yet: the route answers **501** `NOT_IMPLEMENTED` ("coming soon") ' +
@@ -71,8 +74,10 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/logout',
+      operationId: 'logOut',
       summary: 'End the session of the presented access token',
       tags,
+      scope: 'session',
       auth: 'required',
       status: 204,
       handler: async ({ user }) => {
@@ -83,6 +88,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/refresh',
+      operationId: 'refreshSession',
       summary: 'Exchange a refresh token for a new token pair (single use)',
       tags,
       auth: 'none',
@@ -94,6 +100,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/password/reset',
+      operationId: 'requestPasswordReset',
       envelope: 'message',
       summary: 'Mail a password reset link (same answer whether the account exists or not)',
       tags,
@@ -107,6 +114,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/password/update',
+      operationId: 'resetPassword',
       envelope: 'message',
       summary: 'Set a new password with a reset token; ends every session of the account',
       tags,
@@ -121,6 +129,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/verify',
+      operationId: 'verifyEmail',
       envelope: 'message',
       summary: 'Confirm an email address with the token from the verification email',
       tags,
@@ -133,6 +142,7 @@ export function authRoutes({ accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/auth/verify/resend',
+      operationId: 'resendVerification',
       envelope: 'message',
       summary: 'Mail a new verification link (same answer whether the account exists or not)',
       tags,

@@ -11,6 +11,7 @@ export function chatRoutes({ chat }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/chat',
+      operationId: 'sendChat',
       ids: { id: 'GAME_NOT_FOUND' },
       summary: 'Send a chat message to the player or the spectator room of a game',
       description:
@@ -21,6 +22,7 @@ export function chatRoutes({ chat }: Services): Route[] {
         'The message goes live as `chat {room, message}` to the game room and streams: a player-room message only to ' +
         'the players.',
       tags: TAGS,
+      scope: 'games:play',
       auth: 'required',
       limit: 'chat',
       status: 201,
@@ -32,10 +34,12 @@ export function chatRoutes({ chat }: Services): Route[] {
     route({
       method: 'get',
       path: '/games/:id/chat',
+      operationId: 'listChat',
       ids: { id: 'GAME_NOT_FOUND' },
       summary: `Read the last ${CHAT_HISTORY} messages of a chat room, oldest first`,
       description: "The player room is the players' only (403 `NOT_A_PLAYER`). A player who muted the game does not see the opponent's messages.",
       tags: TAGS,
+      scope: 'games:read',
       auth: 'required',
       query: ChatQuery,
       response: z.array(ChatMessageView),
@@ -45,10 +49,12 @@ export function chatRoutes({ chat }: Services): Route[] {
     route({
       method: 'post',
       path: '/games/:id/chat/mute',
+      operationId: 'muteChat',
       ids: { id: 'GAME_NOT_FOUND' },
       summary: "Mute the opponent in this game's chat (a player): their messages no longer reach you, live or read",
       description: 'For this game only, in both rooms. The opponent is not told: their messages still show to them as sent.',
       tags: TAGS,
+      scope: 'games:play',
       auth: 'required',
       response: ChatMuteView,
       errors: ['GAME_NOT_FOUND', 'NOT_A_PLAYER'],
@@ -57,9 +63,11 @@ export function chatRoutes({ chat }: Services): Route[] {
     route({
       method: 'delete',
       path: '/games/:id/chat/mute',
+      operationId: 'unmuteChat',
       ids: { id: 'GAME_NOT_FOUND' },
       summary: "Unmute the opponent in this game's chat (a player)",
       tags: TAGS,
+      scope: 'games:play',
       auth: 'required',
       response: ChatMuteView,
       errors: ['GAME_NOT_FOUND', 'NOT_A_PLAYER'],

@@ -20,8 +20,10 @@ export function friendRoutes({ friends }: Services): Route[] {
     route({
       method: 'get',
       path: '/friends',
+      operationId: 'listFriends',
       summary: 'Your friends (status=friends, the default), requests to you (incoming) or from you (outgoing), newest first',
       tags,
+      scope: 'account:read',
       auth: 'required',
       query: ListFriendsQuery,
       envelope: 'list',
@@ -34,11 +36,13 @@ export function friendRoutes({ friends }: Services): Route[] {
     route({
       method: 'post',
       path: '/friends/:user_id',
+      operationId: 'requestFriend',
       ids: { user_id: 'USER_NOT_FOUND' },
       summary: 'Ask a user to be friends (201, status outgoing), or accept their request (200, status friends); 200 with the current state when already asked or friends',
       description:
         'A request tells the asked user (friend.request webhook, friend_request on their user channel) at most once per FRIEND_REQUEST_COOLDOWN_SECONDS (default 24 h) for the same asker: a request withdrawn or declined and sent again within it is made (201) without telling them again.',
       tags,
+      scope: 'social:write',
       auth: 'required',
       limit: 'friendRequest',
       status: 201,
@@ -53,9 +57,11 @@ export function friendRoutes({ friends }: Services): Route[] {
     route({
       method: 'delete',
       path: '/friends/:user_id',
+      operationId: 'removeFriend',
       ids: { user_id: 'USER_NOT_FOUND' },
       summary: 'Unfriend, withdraw your request, or decline theirs (204)',
       tags,
+      scope: 'social:write',
       auth: 'required',
       status: 204,
       errors: ['USER_NOT_FOUND', 'NOT_FOUND'],

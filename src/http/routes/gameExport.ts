@@ -103,6 +103,7 @@ export function gameExportRoutes({ exports, ctx }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/:id/games/export',
+      operationId: 'exportUserGames',
       ids: { id: 'USER_NOT_FOUND' },
       envelope: 'raw',
       contentType: PGN_TYPE,
@@ -117,6 +118,7 @@ export function gameExportRoutes({ exports, ctx }: Services): Route[] {
         '`EXPORTS_PER_ADDRESS` (1) at once from one address and `EXPORTS_PER_NODE` (2) on a node: past any of them the export ' +
         'is **429** `EXPORT_IN_PROGRESS` with `Retry-After`. Public: a token changes only who the caller is.',
       tags: ['Games'],
+      scope: 'public',
       auth: 'optional',
       query: ExportQuery,
       errors: ['USER_NOT_FOUND', 'EXPORT_IN_PROGRESS'],

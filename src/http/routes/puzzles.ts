@@ -58,8 +58,10 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
     route({
       method: 'get',
       path: '/puzzles',
+      operationId: 'listPuzzles',
       summary: 'List puzzles: by rating (default) or popularity, ascending unless asked otherwise; filter by theme and rating',
       tags,
+      scope: 'public',
       auth: 'optional',
       query: ListPuzzlesQuery,
       envelope: 'list',
@@ -74,8 +76,10 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
     route({
       method: 'get',
       path: '/puzzles/daily',
+      operationId: 'getDailyPuzzle',
       summary: "Today's puzzle (UTC day): the same for everyone, all day",
       tags,
+      scope: 'public',
       auth: 'optional',
       response: DailyPuzzleView,
       errors: READ_ERRORS,
@@ -84,8 +88,10 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
     route({
       method: 'get',
       path: '/puzzles/next',
+      operationId: 'getNextPuzzle',
       summary: "The puzzle the caller has not attempted whose rating is closest to the caller's puzzle rating",
       tags,
+      scope: 'public',
       auth: 'required',
       response: PuzzleView,
       errors: ['PUZZLE_NOT_FOUND'],
@@ -94,8 +100,10 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
     route({
       method: 'get',
       path: '/puzzles/:id',
+      operationId: 'getPuzzle',
       summary: 'Read a puzzle: the position after the setup move, the solver to move (the solution is not shown)',
       tags,
+      scope: 'public',
       auth: 'optional',
       response: PuzzleView,
       errors: READ_ERRORS,
@@ -104,9 +112,11 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
     route({
       method: 'post',
       path: '/puzzles/:id/attempt',
+      operationId: 'attemptPuzzle',
       summary:
         "Attempt a puzzle with the solver's moves; the first attempt is rated (Glicko-2, the user and the puzzle; while the user's rating is provisional, RD > 110, one attempt moves it no more than an even game would)",
       tags,
+      scope: 'puzzles:write',
       auth: 'required',
       body: AttemptBody,
       response: AttemptResultView,

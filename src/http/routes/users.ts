@@ -24,8 +24,10 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/me',
+      operationId: 'getMe',
       summary: 'The private profile of the caller',
       tags,
+      scope: 'account:read',
       auth: 'required',
       response: PrivateProfile,
       handler: ({ user }) => users.getMe(user!.id),
@@ -33,8 +35,10 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'patch',
       path: '/users/me',
+      operationId: 'updateMe',
       summary: 'Change the profile of the caller (full_name, avatar_url, country, username)',
       tags,
+      scope: 'session',
       auth: 'required',
       body: ProfilePatchBody,
       response: PrivateProfile,
@@ -44,6 +48,7 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/users/me/password',
+      operationId: 'changePassword',
       envelope: 'message',
       summary: 'Change the password of the caller, given the current one; ends every other session of the account',
       description:
@@ -53,6 +58,7 @@ export function userRoutes({ users, accounts }: Services): Route[] {
         'and while the account is locked (5 failures of login and password checks within 5 minutes) the change answers ' +
         '**429** `TOO_MANY_ATTEMPTS` with `Retry-After`, as the login does.',
       tags,
+      scope: 'session',
       auth: 'required',
       limit: 'accountChange',
       body: PasswordChangeBody,
@@ -65,6 +71,7 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'post',
       path: '/users/me/email',
+      operationId: 'changeEmail',
       envelope: 'message',
       summary: 'Change the email address of the caller, given the password; the new address must be confirmed',
       description:
@@ -73,6 +80,7 @@ export function userRoutes({ users, accounts }: Services): Route[] {
         'A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts ' +
         'as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.',
       tags,
+      scope: 'session',
       auth: 'required',
       limit: 'accountChange',
       body: EmailChangeBody,
@@ -86,8 +94,10 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/by-username/:username',
+      operationId: 'getUserByUsername',
       summary: 'The public profile of the user with this username (case-insensitive)',
       tags,
+      scope: 'public',
       auth: 'required',
       response: PublicProfile,
       errors: ['USER_NOT_FOUND'],
@@ -96,8 +106,10 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/search',
+      operationId: 'searchUsers',
       summary: 'Users whose username starts with q (case-insensitive), by username',
       tags,
+      scope: 'public',
       auth: 'required',
       query: SearchQuery,
       response: z.array(PublicProfile),
@@ -111,9 +123,11 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/:id',
+      operationId: 'getUser',
       ids: { id: 'USER_NOT_FOUND' },
       summary: 'The public profile of a user',
       tags,
+      scope: 'public',
       auth: 'required',
       response: PublicProfile,
       errors: ['USER_NOT_FOUND'],
@@ -122,6 +136,7 @@ export function userRoutes({ users, accounts }: Services): Route[] {
     route({
       method: 'get',
       path: '/users/:id/avatar.svg',
+      operationId: 'getAvatar',
       ids: { id: 'USER_NOT_FOUND' },
       envelope: 'raw',
       contentType: 'image/svg+xml',
