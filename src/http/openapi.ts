@@ -5,6 +5,7 @@ import { ERROR_STATUS } from '../errors.ts';
 import { GameDetail, MoveView, RatingChanges } from '../services/gameViews.ts';
 import { ERROR_EXAMPLES, EXAMPLES, type RouteExamples } from './openapiExamples.ts';
 import { componentDefinitions } from './openapiNames.ts';
+import { readProtocolDoc } from './protocolDoc.ts';
 import type { Route, ScopeDecision } from './route.ts';
 
 extendZodWithOpenApi(z);
@@ -232,8 +233,9 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
       responses,
     });
   }
-  registerStreams(registry);
-  registerMatchmake(registry);
+  const prose = protocolProse();
+  registerStreams(registry, prose);
+  registerMatchmake(registry, prose.rooms);
   registerWebhooks(registry);
   const components = [...componentDefinitions(), { type: 'schema' as const, schema: ErrorEnvelope }, { type: 'schema' as const, schema: Pagination }];
   const doc = new OpenApiGeneratorV31([...components, ...registry.definitions]).generateDocument({
@@ -241,12 +243,12 @@ export function buildOpenApi(routes: Route[], serverUrl: string): object {
     info: {
       title: 'Chess service',
       version: '1.0.0',
-      description: `${API_DESCRIPTION}\n\n## Game stream (WebSocket)\n\n${STREAM_DOC}\n\n## Realtime channel (WebSocket)\n\n${REALTIME_DOC}`,
+      description: `${API_DESCRIPTION}\n\n## Game stream (WebSocket)\n\n${prose.stream}\n\n## Realtime channel (WebSocket)\n\n${prose.realtime}`,
     },
     servers: [{ url: `${serverUrl}/v1` }],
   }) as unknown as OpenApiDocument;
   for (const r of routes) if (!r.hidden && r.discriminator) addDiscriminator(doc, r);
-  doc['x-websockets'] = websockets(serverUrl);
+  doc['x-websockets'] = websockets(serverUrl, prose);
   return doc;
 }
 
@@ -300,84 +302,27 @@ under 1500 rapid, else classical (so 600+0 is rapid, 180+2 is blitz).
 
 The web app at \`/\` is built on exactly these.`;
 
-const ROOMS_DOC = `Players use the Colyseus SDK (\`@colyseus/sdk\`, \`new Client('ws://host:2567')\`), which calls this route and then opens the
-room's WebSocket with the seat it got. Put the access token in the join options (\`{token}\`), never in \`client.auth.token\`
-(the SDK would write it into the socket's URL). Allowed: \`joinById/{game id}\` (a player with a token, a spectator without),
-\`reconnect/{room id}\` (\`{reconnectionToken}\`, within 60 s of a drop), \`joinOrCreate/lobby\` (token optional) and
-\`joinOrCreate/seek_pool\` (\`{time_control, initial_time, increment, rated, color, token}\`). Errors are the REST envelope with
-REST statuses plus a top-level \`message: "CODE: text"\`. A room socket lives no longer than its token's credential: a personal
-token deleted or expired, a logout, an access token's expiry, a password changed or reset send \`error UNAUTHORIZED\` and close
-4401 (join again with a valid token); a reconnection authenticates again.
-
-**Game room** (room id = game id). Send \`move {from, to, promotion?, lag?, id?}\`, \`resign {id?}\`, \`offer_draw {id?}\`,
-\`answer_draw {offer_id, accept, id?}\`, \`abort {id?}\`, \`claim {result: "win"|"draw", id?}\`, \`takeback {id?}\`,
-\`answer_takeback {takeback_id, accept, id?}\`; answers \`move:ok {id?, move, game}\` (as REST's), \`resign:ok\`, \`offer_draw:ok\`,
-\`answer_draw:ok\`, \`abort:ok\`, \`claim:ok\`, \`takeback:ok {id?, takeback}\`, \`answer_takeback:ok {id?, takeback, game?}\`, or
-\`error {id?, code, message, details?}\` with the REST codes. A command's \`id\` makes a resend safe.
-State (delta-synced): \`status, fen, turn, moves[] (SAN), lastMove {from, to, san}, white/black {id, username, rating,
-connected, remainingMs, claimableAt}, clockRunning, turnStartedAt\` (server Unix ms: count the mover's clock down from it),
-\`drawOffer {id, offeredBy, expiresAt}\`, \`result, winner, termination, eventSeq\`, \`takebackOffer {id, offeredBy, plies,
-expiresAt}\` (empty when none). At the end a \`game_end {result, winner,
-termination, rating_changes, status, abort_reason}\` message. \`opponent_gone {color, claimable_at, v}\` when a player who had
-joined has no client left (the opponent may \`claim\` from claimable_at), \`opponent_back {color, v}\` when they return;
-\`takeback_offer {takeback, v}\` when a takeback proposal opens or closes, \`takeback {takeback_id, plies, fen, move_count,
-current_turn, times, v}\` when one is accepted (the state's moves lose those plies);
-after the end, while the room lingers, \`rematch_offer {game_id, offered_by}\`. 100 messages per 20 s per player; close 4503: the game moved
-to another node, join it again by id. Chat (any client joined with a token): send \`chat {text, room: "player" | "spectator", id?}\`,
-answered \`chat:ok {id?, message}\` or \`error\` (the rules and codes of POST /games/{id}/chat); every chat message of the game
-arrives as \`chat {room, message}\`, a player-room one only to the clients that joined with a player's token (a personal one with games:read).
-
-**Lobby room**: state \`seeks\` (a map of open seeks \`{id, userId, username, rating, timeControl, initialTime, increment,
-rated, color, createdAt, expiresAt}\`); with a token (a personal one with games:read) also \`challenges {challenges: [...]}\` (yours,
-incoming and outgoing) and \`game_started {game_id, seek_id?}\`. Clients send nothing.
-
-**Seek pool room**: joining seeks (one pool per time control and mode); \`seeking {seek_id, expires_at}\`, then
-\`paired {game_id, reservation}\` (consume the reservation, or join the game by id). Leaving cancels the seek.`;
-
-const SOCKET_CAPS_DOC = `Sockets of the stream, the realtime channel and the rooms together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
-per client address on a node; past it the upgrade is answered 429 with the error envelope (\`RATE_LIMIT_EXCEEDED\`), no WebSocket.`;
-
-const STREAM_DOC = `A WebSocket (\`ws://…/v1/games/{id}/stream\`, also under /api and /api/v1). Watching is public; a token
-(\`?token=\` or \`Authorization: Bearer\`) is optional and, when given, must be valid (a pending game shows only to its players;
-a personal token without games:read watches as anyone does). A stream opened with a token ends when its credential does
-(revoked or expired): \`error UNAUTHORIZED\`, then close 4401 (over HTTP, the last line).
-Every message is JSON with \`type\`, \`v\` (the game's event number) and \`ts\` (Unix ms):
-- \`state {game}\`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
-- \`move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}\`, each followed by \`time_update {times}\` (seconds);
-- \`time_update {times}\` every 5 s while the clocks run (it carries the current v, it does not advance it);
-- \`draw_offer {draw_offer}\` when an offer opens or closes;
-- \`opponent_gone {color, claimable_at}\` / \`opponent_back {color}\` when a player who had joined the game's room leaves it / returns (not numbered);
-- \`rematch_offer {game_id, offered_by}\` when a player asks for a rematch after the end (not numbered);
-- \`takeback_offer {takeback: {id, offered_by, plies, status, expires_at}}\` when a takeback proposal opens or closes (declined, expired);
-- \`takeback {takeback_id, plies, fen, move_count, current_turn, times}\` when one is accepted: drop the last \`plies\` moves (keep \`move_count\`), the side to move's clock runs;
-- \`game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}\`, then the server closes with 1000;
-- \`chat {room, message}\`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
-\`?since=v\` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
-The client may send \`{"type":"ping"}\` (answered \`pong\`). Close codes: 1000 game over, 1008 too many refused messages,
-1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad or ended token
-(after \`error UNAUTHORIZED\`), 4404 unknown game (after \`error GAME_NOT_FOUND\`), 4429 the token's user holds
-REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after \`error RATE_LIMIT_EXCEEDED\`).
-${SOCKET_CAPS_DOC}
-
-**Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with \`Accept: application/x-ndjson\` and no
-upgrade answers 200 with the same messages, in the same order with the same \`v\`, one JSON object per line of a chunked
-body, and an empty line every 7 s as keep-alive; the same token and \`?since=\`. The body ends after \`game_end\`; a body that
-ends otherwise (after \`error SERVICE_UNAVAILABLE\` when the service restarts or the game could not be read, or cut off
-without its last chunk for a client reading too slowly) means: reconnect with \`?since=\`. Refusals come before the stream as
-HTTP errors: 400 \`VALIDATION_ERROR\` (since), 401 \`UNAUTHORIZED\`, 404 \`GAME_NOT_FOUND\`, 429 \`RATE_LIMIT_EXCEEDED\` (an HTTP
-stream counts as a socket in both caps). Without that Accept and without an upgrade the URL answers 404 \`NOT_FOUND\`.`;
-
-const EVENTS_DOC = `Your \`user:<your id>\` channel of the realtime WebSocket over HTTP (for clients that cannot hold a WebSocket):
-200 with its messages as the realtime socket sends them after \`subscribed\` (each with \`channel\`: \`challenge_received\`,
-\`challenge_declined\`, \`challenge_cancelled\`, \`challenge_expired\`, \`game_started\`, \`rematch_offer\`, \`tournament_started\`,
-\`tournament_pairing\`, friend and club news), one JSON object per line of a chunked body (\`application/x-ndjson\`, whatever the
-Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
-The channel keeps no replay buffer, so there is no \`?since=\`: what was missed while disconnected is read back through REST
-(\`GET /games?status=pending\` for challenges). When the token's credential ends (a logout, a password change or reset, a
-personal token deleted, an expiry) the last line is \`error UNAUTHORIZED\`; when the
-service restarts, \`error SERVICE_UNAVAILABLE\`; a client reading too slowly is cut off. The token: \`Authorization: Bearer\`
-(or \`?token=\`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
-REALTIME_SOCKETS_PER_USER: 429 \`RATE_LIMIT_EXCEEDED\` past them).`;
+/**
+ * The socket protocols as docs/protocol.md tells them (their one text), by section: the rooms for
+ * /matchmake, each WebSocket for x-websockets and the description, the NDJSON forms for their GETs.
+ */
+function protocolProse() {
+  const section = readProtocolDoc();
+  const overHttp = section('Realtime over HTTP (NDJSON streams)');
+  return {
+    rooms: section('Room protocol (players over Colyseus)', 'whole'),
+    stream: [
+      section('Realtime over plain WebSocket (spectators, bots, REST clients)'),
+      section('The game stream'),
+      section('Pings, limits and closing'),
+      `**Close codes** (rooms, stream, realtime)\n\n${section('Close codes')}`,
+    ].join('\n\n'),
+    realtime: `${section('The realtime channel')}\n\nPings, limits and close codes: as for the game stream.`,
+    streamOverHttp: `${overHttp}\n\n${section('The game stream over HTTP')}`,
+    events: `${overHttp}\n\n${section('The user channel over HTTP')}`,
+  };
+}
+type ProtocolProse = ReturnType<typeof protocolProse>;
 
 const NDJSON_GAME_EXAMPLE = [
   '{"type":"state","game":{"id":"…","status":"active","fen":"…"},"v":0,"ts":1767268800000}',
@@ -393,37 +338,18 @@ const NDJSON_EVENTS_EXAMPLE = [
   '{"channel":"user:…","type":"game_started","game_id":"…","ts":1767268805000}',
 ].join('\n');
 
-const REALTIME_DOC = `A WebSocket (\`ws://…/v1/realtime\`, also /realtime) carrying many channels. The client sends
-\`{"type":"subscribe","channel":…,"token"?:…,"id"?:…}\`, \`{"type":"unsubscribe","channel":…}\` and \`{"type":"ping"}\`; the answers are
-\`subscribed {channel}\`, \`unsubscribed {channel}\`, \`pong\` (echoing \`id\`) or \`error {code, message, channel?}\`, subscribes and
-unsubscribes in the order sent. A subscription opened with a token ends with its credential (revoked or expired): \`error
-UNAUTHORIZED\` with its channel. Channels:
-- \`game:<id>\`: the stream's messages, each with \`channel\` (public; a pending game needs a player's token);
-- \`user:<your id>\` (your token): \`challenge_received {game_id, from}\`, \`challenge_declined {game_id, by}\`, \`challenge_cancelled {game_id, by}\`,
-  \`challenge_expired {game_id}\`, \`game_started {game_id, seek_id?}\`, \`rematch_offer {game_id, rematch_of, from}\`, \`tournament_started {tournament: {id, name, starts_at}}\`,
-  \`tournament_pairing {tournament_id, game_id, color, opponent: {id, username}}\` (the game is active, both seated: join its room);
-  a personal token needs games:read;
-- \`tournament:<id>\` (any valid token): \`pairing {game_id, white: {id, username}, black: {id, username}}\`, \`standings {standings
-  (the first 100), standings_total}\` after counted games, \`status {status}\` when the arena starts running and when it finishes;
-- \`lobby\`: \`seeks {seeks}\` first, then \`seek_added {seek}\` and \`seek_removed {id, reason}\`.
-Errors: UNAUTHORIZED (bad token), FORBIDDEN (another user's channel), GAME_NOT_FOUND, TOURNAMENT_NOT_FOUND, VALIDATION_ERROR (malformed message,
-unknown channel), RATE_LIMIT_EXCEEDED (60 messages at once, 10 a second after that; or a token of a user who already holds
-REALTIME_SOCKETS_PER_USER (20) sockets on this node: a socket counts for a user from its first subscription with their token until it
-closes, and the socket stays open for channels without a token). Close codes as for the stream.
-${SOCKET_CAPS_DOC}`;
-
 /**
  * The HTTP forms of the two streams (NDJSON, src/realtime): real GETs a client may call, so they
  * are operations; their WebSocket forms are in `x-websockets`. Refusals come before the stream as
  * the error envelope (no rate-limit headers: the sockets' caps count them, not a route's limit).
  */
-function registerStreams(registry: OpenAPIRegistry): void {
+function registerStreams(registry: OpenAPIRegistry, prose: ProtocolProse): void {
   registry.registerPath({
     method: 'get',
     path: '/games/{id}/stream',
     operationId: 'streamGame',
     summary: 'Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order',
-    description: `${STREAM_DOC}\n\nThe WebSocket form (the same URL, upgraded) is under \`x-websockets\` (gameStream).`,
+    description: `${prose.streamOverHttp}\n\nThe messages are the game stream's: its WebSocket form (the same URL, upgraded) is under \`x-websockets\` (gameStream) and in the description.`,
     tags: ['Realtime'],
     security: [{}, { bearer: [] }],
     request: {
@@ -444,7 +370,7 @@ function registerStreams(registry: OpenAPIRegistry): void {
     path: '/stream/events',
     operationId: 'streamEvents',
     summary: 'Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs',
-    description: EVENTS_DOC,
+    description: prose.events,
     tags: ['Realtime'],
     security: [{ bearer: [] }, { personalToken: ['games:read'] }],
     request: {
@@ -474,14 +400,14 @@ const SeatReservation = z
  * The Colyseus matchmaking route: served at the root (where the SDK calls it) and, identically,
  * under /v1, so the document's one server holds it too.
  */
-function registerMatchmake(registry: OpenAPIRegistry): void {
+function registerMatchmake(registry: OpenAPIRegistry, rooms: string): void {
   const codes = ['VALIDATION_ERROR', 'UNAUTHORIZED', 'MISSING_SCOPE', 'NOT_FOUND', 'PLAYER_BUSY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'];
   registry.registerPath({
     method: 'post',
     path: '/matchmake/{method}/{room}',
     operationId: 'matchmake',
     summary: 'Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool',
-    description: `${ROOMS_DOC}\n\nServed at \`/matchmake/…\` (where the SDK calls it) and, the same, at \`/v1/matchmake/…\`.`,
+    description: rooms,
     tags: ['Rooms'],
     security: [],
     request: {
@@ -583,7 +509,7 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
  * The two WebSockets, out of `paths` (a generated client would make functions of them that
  * answer 404): `x-websockets`, one entry per socket, and sections of the description for people.
  */
-function websockets(serverUrl: string): object[] {
+function websockets(serverUrl: string, prose: ProtocolProse): object[] {
   const ws = serverUrl.replace(/^http/, 'ws');
   return [
     {
@@ -595,14 +521,14 @@ function websockets(serverUrl: string): object[] {
         { name: 'token', in: 'query', schema: { type: 'string' }, description: 'An access token (or the Authorization header); optional' },
         { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The last event number seen: resume after it' },
       ],
-      description: STREAM_DOC,
+      description: prose.stream,
     },
     {
       name: 'realtime',
       url: `${ws}/v1/realtime`,
       summary: 'Realtime channel: subscribe to games, your user channel, tournaments and the lobby',
       parameters: [],
-      description: REALTIME_DOC,
+      description: prose.realtime,
     },
   ];
 }

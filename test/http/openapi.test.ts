@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { examplesOf } from '../../src/http/openapi.ts';
 import { Conformance } from '../support/openapiConformance.ts';
 import { buildRoutes } from '../../src/http/routes/index.ts';
@@ -179,10 +180,19 @@ describe('API reference', () => {
     const seat = await api('POST', '/v1/matchmake/joinOrCreate/lobby', { body: {} });
     assert.equal(seat.status, 200, seat.text);
     assert.equal(seat.body.name, 'lobby');
-    for (const word of ['joinById', 'move {from, to', 'move:ok', 'answer_draw', 'turnStartedAt', 'game_end', 'Lobby room', 'seek_pool', 'paired', '4503']) {
+    for (const word of ['joinById', '`move` | `{from, to', 'move:ok', 'answer_draw', 'turnStartedAt', 'game_end', '### Lobby', 'seek_pool', 'paired', '4503']) {
       assert.ok(rooms.description.includes(word), word);
     }
     for (const word of ['game stream', 'realtime channel', 'rooms', '600+0 is rapid']) assert.ok(doc.info.description.includes(word), word);
+  });
+
+  it('takes the socket protocols from docs/protocol.md, its links made text', async () => {
+    const { body: doc } = await api('GET', '/v1/openapi.json');
+    const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
+    const closeCodes = protocol.split('\n').filter((line) => /^\| \d{4} \|/.test(line)).join('\n');
+    assert.ok(closeCodes && doc['x-websockets'][0].description.includes(closeCodes), 'the close codes table');
+    assert.ok(doc.paths['/matchmake/{method}/{room}'].post.description.includes('#### Leaving, aborting and claiming'));
+    assert.doesNotMatch(JSON.stringify(doc), /\]\([^)\s]+\)/, 'a link of the docs leads nowhere from /docs');
   });
 });
 

@@ -305,96 +305,278 @@ export interface paths {
   "/games/{id}/stream": {
     /**
      * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
-     * @description A WebSocket (`ws://…/v1/games/{id}/stream`, also under /api and /api/v1). Watching is public; a token
-     * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players;
-     * a personal token without games:read watches as anyone does). A stream opened with a token ends when its credential does
-     * (revoked or expired): `error UNAUTHORIZED`, then close 4401 (over HTTP, the last line).
-     * Every message is JSON with `type`, `v` (the game's event number) and `ts` (Unix ms):
-     * - `state {game}`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
-     * - `move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}`, each followed by `time_update {times}` (seconds);
-     * - `time_update {times}` every 5 s while the clocks run (it carries the current v, it does not advance it);
-     * - `draw_offer {draw_offer}` when an offer opens or closes;
-     * - `opponent_gone {color, claimable_at}` / `opponent_back {color}` when a player who had joined the game's room leaves it / returns (not numbered);
-     * - `rematch_offer {game_id, offered_by}` when a player asks for a rematch after the end (not numbered);
-     * - `takeback_offer {takeback: {id, offered_by, plies, status, expires_at}}` when a takeback proposal opens or closes (declined, expired);
-     * - `takeback {takeback_id, plies, fen, move_count, current_turn, times}` when one is accepted: drop the last `plies` moves (keep `move_count`), the side to move's clock runs;
-     * - `game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}`, then the server closes with 1000;
-     * - `chat {room, message}`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
-     * `?since=v` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
-     * The client may send `{"type":"ping"}` (answered `pong`). Close codes: 1000 game over, 1008 too many refused messages,
-     * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad or ended token
-     * (after `error UNAUTHORIZED`), 4404 unknown game (after `error GAME_NOT_FOUND`), 4429 the token's user holds
-     * REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after `error RATE_LIMIT_EXCEEDED`).
-     * Sockets of the stream, the realtime channel and the rooms together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
-     * per client address on a node; past it the upgrade is answered 429 with the error envelope (`RATE_LIMIT_EXCEEDED`), no WebSocket.
+     * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
+     * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+     * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
+     * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
+     * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
+     * what the WebSocket form sends, the same text in the same order with the same `v`.
      *
-     * **Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with `Accept: application/x-ndjson` and no
-     * upgrade answers 200 with the same messages, in the same order with the same `v`, one JSON object per line of a chunked
-     * body, and an empty line every 7 s as keep-alive; the same token and `?since=`. The body ends after `game_end`; a body that
-     * ends otherwise (after `error SERVICE_UNAVAILABLE` when the service restarts or the game could not be read, or cut off
-     * without its last chunk for a client reading too slowly) means: reconnect with `?since=`. Refusals come before the stream as
-     * HTTP errors: 400 `VALIDATION_ERROR` (since), 401 `UNAUTHORIZED`, 404 `GAME_NOT_FOUND`, 429 `RATE_LIMIT_EXCEEDED` (an HTTP
-     * stream counts as a socket in both caps). Without that Accept and without an upgrade the URL answers 404 `NOT_FOUND`.
+     * Both count as sockets: an HTTP stream takes one of its address's `REALTIME_SOCKETS_PER_ADDRESS`
+     * places and, with a token, one of its user's `REALTIME_SOCKETS_PER_USER` (beside their
+     * WebSockets), and gives them back when the connection closes, with its subscriptions; past
+     * either cap the answer is 429 before the body.
      *
-     * The WebSocket form (the same URL, upgraded) is under `x-websockets` (gameStream).
+     * `GET /v1/games/{id}/stream` with `Accept: application/x-ndjson` and no
+     * upgrade (also `/api/…`, `/api/v1/…`). The same token (`Authorization: Bearer` or `?token=`;
+     * a player's token brings the player room's chat, a personal one only with `games:read`, a
+     * spectator never gets it), the same `?since=v`
+     * (the events after `v` from the replay buffer, else a fresh `state`). The body ends after
+     * `game_end`. A body that ends any other way means "reconnect with `?since`": its last line is
+     * `error SERVICE_UNAVAILABLE` when the service restarts (SIGTERM) or the game could not be read,
+     * and a client that lets 1 MB of unsent lines pile up is cut off (the body stops without its last
+     * chunk). The client sends nothing (no `ping`: the keep-alive plays its part). Refusals come
+     * before the body, as HTTP errors with the usual envelope: **400** `VALIDATION_ERROR` (a `since`
+     * that is no event number), **401** `UNAUTHORIZED` (an invalid token), **404** `GAME_NOT_FOUND`
+     * (unknown, malformed, or a pending game of others), **429** `RATE_LIMIT_EXCEEDED`. A stream opened
+     * with a token ends when that credential does (revoked or expired): its last line is `error
+     * UNAUTHORIZED`.
+     *
+     * Without `Accept: application/x-ndjson` (`*\/*` and `application/json` do not count) and without
+     * an upgrade, the URL answers as before: **404** `NOT_FOUND` (the stream is a WebSocket there).
+     *
+     * The messages are the game stream's: its WebSocket form (the same URL, upgraded) is under `x-websockets` (gameStream) and in the description.
      */
     get: operations["streamGame"];
   };
   "/stream/events": {
     /**
      * Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs
-     * @description Your `user:<your id>` channel of the realtime WebSocket over HTTP (for clients that cannot hold a WebSocket):
-     * 200 with its messages as the realtime socket sends them after `subscribed` (each with `channel`: `challenge_received`,
-     * `challenge_declined`, `challenge_cancelled`, `challenge_expired`, `game_started`, `rematch_offer`, `tournament_started`,
-     * `tournament_pairing`, friend and club news), one JSON object per line of a chunked body (`application/x-ndjson`, whatever the
-     * Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
-     * The channel keeps no replay buffer, so there is no `?since=`: what was missed while disconnected is read back through REST
-     * (`GET /games?status=pending` for challenges). When the token's credential ends (a logout, a password change or reset, a
-     * personal token deleted, an expiry) the last line is `error UNAUTHORIZED`; when the
-     * service restarts, `error SERVICE_UNAVAILABLE`; a client reading too slowly is cut off. The token: `Authorization: Bearer`
-     * (or `?token=`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
-     * REALTIME_SOCKETS_PER_USER: 429 `RATE_LIMIT_EXCEEDED` past them).
+     * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
+     * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+     * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
+     * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
+     * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
+     * what the WebSocket form sends, the same text in the same order with the same `v`.
+     *
+     * Both count as sockets: an HTTP stream takes one of its address's `REALTIME_SOCKETS_PER_ADDRESS`
+     * places and, with a token, one of its user's `REALTIME_SOCKETS_PER_USER` (beside their
+     * WebSockets), and gives them back when the connection closes, with its subscriptions; past
+     * either cap the answer is 429 before the body.
+     *
+     * `GET /v1/stream/events` (token required: **401** `UNAUTHORIZED` without
+     * one; a personal access token needs the scope `games:read`, else **403** `MISSING_SCOPE`) sends what a realtime socket subscribed to `user:<your id>` is sent after its `subscribed`
+     * (each message with its `channel`; the realtime channel's table), whatever the `Accept` header. The `200` is
+     * the subscription: every event published after it arrives. The user channel keeps no replay
+     * buffer (neither form has `?since`); what a client missed while away it reads back over REST
+     * (`GET /games?status=pending` for challenges, `GET /friends?status=incoming`). When the session
+     * ends (logout, password change or reset), the personal token is deleted, or either expires, the
+     * last line is `error UNAUTHORIZED` (with `channel`) and the body ends; on a restart, `error
+     * SERVICE_UNAVAILABLE`.
      */
     get: operations["streamEvents"];
   };
   "/matchmake/{method}/{room}": {
     /**
      * Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool
-     * @description Players use the Colyseus SDK (`@colyseus/sdk`, `new Client('ws://host:2567')`), which calls this route and then opens the
-     * room's WebSocket with the seat it got. Put the access token in the join options (`{token}`), never in `client.auth.token`
-     * (the SDK would write it into the socket's URL). Allowed: `joinById/{game id}` (a player with a token, a spectator without),
-     * `reconnect/{room id}` (`{reconnectionToken}`, within 60 s of a drop), `joinOrCreate/lobby` (token optional) and
-     * `joinOrCreate/seek_pool` (`{time_control, initial_time, increment, rated, color, token}`). Errors are the REST envelope with
-     * REST statuses plus a top-level `message: "CODE: text"`. A room socket lives no longer than its token's credential: a personal
-     * token deleted or expired, a logout, an access token's expiry, a password changed or reset send `error UNAUTHORIZED` and close
-     * 4401 (join again with a valid token); a reconnection authenticates again.
+     * @description Join a live game by its id with the `@colyseus/sdk`, passing the access token in the join
+     * options (a player) or none (a spectator, read-only). Do not set `client.auth.token`: the SDK then
+     * also writes the token into the WebSocket URL (`?_authToken=…`), where proxies and access logs
+     * keep it. In the join options it travels in the body of the `/matchmake` POST; the socket URL
+     * carries only the one-time seat. A personal access token (`cst_…`, API)
+     * works here too when it has the scope `games:play` (every command of a game room, and a seek);
+     * without it the join is refused with `MISSING_SCOPE` (403). Such a token's seat is sent the player
+     * chat only if it also has `games:read` (what it could read over REST).
      *
-     * **Game room** (room id = game id). Send `move {from, to, promotion?, lag?, id?}`, `resign {id?}`, `offer_draw {id?}`,
-     * `answer_draw {offer_id, accept, id?}`, `abort {id?}`, `claim {result: "win"|"draw", id?}`, `takeback {id?}`,
-     * `answer_takeback {takeback_id, accept, id?}`; answers `move:ok {id?, move, game}` (as REST's), `resign:ok`, `offer_draw:ok`,
-     * `answer_draw:ok`, `abort:ok`, `claim:ok`, `takeback:ok {id?, takeback}`, `answer_takeback:ok {id?, takeback, game?}`, or
-     * `error {id?, code, message, details?}` with the REST codes. A command's `id` makes a resend safe.
-     * State (delta-synced): `status, fen, turn, moves[] (SAN), lastMove {from, to, san}, white/black {id, username, rating,
-     * connected, remainingMs, claimableAt}, clockRunning, turnStartedAt` (server Unix ms: count the mover's clock down from it),
-     * `drawOffer {id, offeredBy, expiresAt}`, `result, winner, termination, eventSeq`, `takebackOffer {id, offeredBy, plies,
-     * expiresAt}` (empty when none). At the end a `game_end {result, winner,
-     * termination, rating_changes, status, abort_reason}` message. `opponent_gone {color, claimable_at, v}` when a player who had
-     * joined has no client left (the opponent may `claim` from claimable_at), `opponent_back {color, v}` when they return;
-     * `takeback_offer {takeback, v}` when a takeback proposal opens or closes, `takeback {takeback_id, plies, fen, move_count,
-     * current_turn, times, v}` when one is accepted (the state's moves lose those plies);
-     * after the end, while the room lingers, `rematch_offer {game_id, offered_by}`. 100 messages per 20 s per player; close 4503: the game moved
-     * to another node, join it again by id. Chat (any client joined with a token): send `chat {text, room: "player" | "spectator", id?}`,
-     * answered `chat:ok {id?, message}` or `error` (the rules and codes of POST /games/{id}/chat); every chat message of the game
-     * arrives as `chat {room, message}`, a player-room one only to the clients that joined with a player's token (a personal one with games:read).
+     * A room socket lives no longer than the credential it joined with (the design,
+     * 2.12): when the personal
+     * token is deleted, the session logs out, the password is changed (the other sessions and every
+     * personal token) or reset, or the access token or personal token expires, the client is sent
+     * `error {code: "UNAUTHORIZED", message}` and closed with **4401**, within a second (on every node),
+     * and its seat does not wait for a reconnection. Join again with a valid token (the web app
+     * refreshes its access token and rejoins). A reconnection (`client.reconnect(token)`) authenticates
+     * again: one whose credential has ended meanwhile is refused (`UNAUTHORIZED`, or no seat to
+     * reconnect to). The lobby and the seek pools close alike (a seeker's seek is cancelled with its
+     * socket).
      *
-     * **Lobby room**: state `seeks` (a map of open seeks `{id, userId, username, rating, timeControl, initialTime, increment,
-     * rated, color, createdAt, expiresAt}`); with a token (a personal one with games:read) also `challenges {challenges: [...]}` (yours,
-     * incoming and outgoing) and `game_started {game_id, seek_id?}`. Clients send nothing.
+     * ```ts
+     * import { Client } from '@colyseus/sdk';
      *
-     * **Seek pool room**: joining seeks (one pool per time control and mode); `seeking {seek_id, expires_at}`, then
-     * `paired {game_id, reservation}` (consume the reservation, or join the game by id). Leaving cancels the seek.
+     * const client = new Client('ws://localhost:2567');
+     * const room = await client.joinById(gameId, { token: accessToken }); // {} to watch
+     * room.onStateChange((s) => render(s.fen, s.white.remainingMs, s.black.remainingMs));
+     * room.onMessage('move:ok', (m) => console.log('acknowledged', m.move.san));
+     * room.onMessage('error', (e) => console.warn(e.code, e.message));
+     * room.onMessage('game_end', (e) => console.log(e.result, e.termination, e.rating_changes));
+     * room.send('move', { from: 'e2', to: 'e4', lag: measuredLagMs, id: 1 });
+     * ```
      *
-     * Served at `/matchmake/…` (where the SDK calls it) and, the same, at `/v1/matchmake/…`.
+     * | client → server | payload | answer |
+     * |---|---|---|
+     * | `move` | `{from, to, promotion?, lag?, id?}` | `move:ok {id?, move, game}` (same data as REST) |
+     * | `resign` | `{id?}` | `resign:ok {id?, status, result, winner, termination, rating_changes}` |
+     * | `offer_draw` | `{id?}` | `offer_draw:ok {id?, draw_offer}` |
+     * | `answer_draw` | `{offer_id, accept, id?}` | `answer_draw:ok {id?, …}` |
+     * | `abort` | `{id?}` | `abort:ok {id?, status: "abandoned", result, winner, termination, rating_changes}` (before both sides have moved, else `error GAME_NOT_ABORTABLE`) |
+     * | `claim` | <code>{result: "win" &#124; "draw", id?}</code> | `claim:ok {id?, status: "finished", result, winner, termination: "timeout", rating_changes}` (else `error CLAIM_NOT_ALLOWED`) |
+     * | `chat` | <code>{text, room: "player" &#124; "spectator", id?}</code> (any client joined with a token) | `chat:ok {id?, message}` (`message` as `POST /games/{id}/chat` answers it) |
+     * | `takeback` | `{id?}` | `takeback:ok {id?, takeback: {id, offered_by, plies, status, expires_at}}` (as `POST /games/{id}/takeback`) |
+     * | `answer_takeback` | `{takeback_id, accept, id?}` | `answer_takeback:ok {id?, takeback, game?}` (`game` when accepted: `{status, fen, current_turn, move_count, white_time_remaining, black_time_remaining}`) |
+     *
+     * | server → client | when | body |
+     * |---|---|---|
+     * | `error` | a command or frame is refused | `{id?, code, message, details?}` |
+     * | `game_end` | the game ends (checkmate, resignation, flag, agreement, a draw rule, abort, claim) | `{result, winner, termination, rating_changes}` |
+     * | `opponent_gone` | a player who had joined has no client left in the room: the claim count starts (again, with a later `claimable_at`, when that player acts by another API) | `{color, claimable_at, v}` (`claimable_at` ISO) |
+     * | `opponent_back` | that player has a client in the room again: the count stops | `{color, v}` |
+     * | `rematch_offer` | after the end, while the room lingers: a player asked for a rematch | `{game_id, offered_by}` (`game_id`: the new pending game) |
+     * | `chat` | a chat message of the game, sent here, over REST or on another node | `{room, message: {id, room, user: {id, username}, text, created_at}}` |
+     * | `takeback_offer` | a takeback proposal opens, is declined or lapses (to everyone in the room) | `{takeback: {id, offered_by, plies, status, expires_at}, v}` |
+     * | `takeback` | a takeback is accepted (to everyone in the room) | `{takeback_id, plies, fen, move_count, current_turn, times: {white, black}, v}` |
+     *
+     * The catalogue of every message each room takes and sends is `rooms/messages.ts` (the game, lobby
+     * and seek-pool rooms' `ClientMessage` and `ServerMessage` types; a room's `client.send` is typed
+     * by it, so a wrong name or body does not compile); `test/rooms/protocol.test.ts` holds these
+     * tables to it.
+     *
+     * A move is timed when the room reads its frame: time it then waits for the game (behind another
+     * command's write) is not charged. `lag` is the client's measured network lag in ms, compensated
+     * with Lichess's quota rule (the design, 2.4); REST moves get none.
+     *
+     * Errors come as `error {id?, code, message, details?}` with the REST codes (`NOT_YOUR_TURN`,
+     * `INVALID_MOVE`, `GAME_NOT_ACTIVE`, `VALIDATION_ERROR`, `NOT_A_PLAYER`, `RATE_LIMIT_EXCEEDED`, …);
+     * an unknown message type gets `VALIDATION_ERROR`. A player may send 100 messages per 20 s.
+     * A frame Colyseus could not decode (junk bytes, a cut-short payload, a protocol code our rooms do
+     * not serve) never reaches the room: it is answered `error VALIDATION_ERROR` ("Malformed frame:
+     * …") and changes nothing; a socket that sends 20 is closed (1008).
+     *
+     * Joining goes through `POST /matchmake/{joinById|reconnect|joinOrCreate}/{room}` (what the SDK
+     * calls; served the same under `/v1/matchmake/…`, where the OpenAPI document puts it). Its answers are the REST API's: a seat reservation, or the error envelope with the
+     * status REST would give — 401 `UNAUTHORIZED` (no or bad token where one is needed), 403
+     * `MISSING_SCOPE` (a personal token without `games:play` joining a game room or a seek pool), 404
+     * `NOT_FOUND` (unknown room or path), 400 `VALIDATION_ERROR`, 409 `PLAYER_BUSY`, 429, 503 with
+     * `Retry-After` (a room between nodes) — plus a top-level `message: "CODE: text"`, which the SDK
+     * shows as the message of its `MatchMakeError` (`err.code` is the HTTP status).
+     * **Chat** (the REST side and the rules: api.md). Each game has a player room and a spectator room. A `chat` message is
+     * stored and published exactly as `POST /games/{id}/chat` is (same rules, same codes: `UNAUTHORIZED`
+     * for a client joined without a token, `NOT_A_PLAYER`, `FORBIDDEN` for a player in the spectator room
+     * of an active game, `VALIDATION_ERROR`, `RATE_LIMIT_EXCEEDED`), and answered `chat:ok`; the sender
+     * hears it back as `chat` like everyone else. A player-room `chat` goes only to the clients that
+     * joined with a player's token (a personal one with `games:read`); a spectator-room one to every client. A player who muted the game
+     * (`POST /games/{id}/chat/mute`) is not sent the opponent's. Chat is live only (at most once, as
+     * pub/sub is): what a client missed is in `GET /games/{id}/chat`. Its `id` is only echoed: a `chat`
+     * resent is a second message.
+     *
+     * A command's `id` makes it safe to resend: within one session (a reconnect keeps it) a command sent
+     * again with the same `id` gets the first answer and does not act twice; the same `id` for another
+     * command gets `IDEMPOTENCY_KEY_REUSED`. Use a new `id` for each new command.
+     *
+     * State (`rooms/schema/GameState.ts`, delta-synced): `status`, `fen`, `turn`, `moves` (SAN list),
+     * `lastMove {from,to,san}`, `white`/`black` `{id, username, rating, connected, remainingMs,
+     * claimableAt}` (`claimableAt`: Unix ms from which the opponent may claim, 0 while the player is
+     * there or never joined; see leaving and claiming),
+     * `clockRunning`, `turnStartedAt` (server Unix ms; count down locally from it), `drawOffer
+     * {id, offeredBy, expiresAt}` (empty id when none), `result`, `winner`, `termination`, `eventSeq`,
+     * `takebackOffer {id, offeredBy, plies, expiresAt}` (the pending takeback proposal; empty id when
+     * none). An accepted takeback takes its plies off the end of `moves` and sets `fen`, `turn`,
+     * `lastMove`, both `remainingMs` (the times the clocks showed), `clockRunning` and `turnStartedAt`
+     * (the side now to move's clock runs from the takeback) in one patch.
+     * After every event each client's decoded state equals the server's; a command's answer and the
+     * patches it caused leave in one socket write. The server pings each socket every 10 s and drops one
+     * that missed two pings (a socket that closes is seen at once).
+     * A seat's `connected` is true while at least one client of that player is in the room (a player may
+     * have several tabs): closing one tab keeps it true, closing the last makes it false. A dropped
+     * client waiting to reconnect does not count, so a seat whose only client dropped shows `false`
+     * until that client reconnects or another joins. A dropped player may reconnect within 60 s and gets
+     * the full state. Close code 4503 means the game moved to another node: join it again by id.
+     *
+     * #### Leaving, aborting and claiming
+     *
+     * (The REST side and the rematch are in the API.) Either
+     * player may `abort` until both sides have made their first move: the game is abandoned,
+     * `abort_reason: "aborted"`, unrated. When a player who had joined the room has no client left in
+     * it (the last tab closed, or the only client dropped, even while it may still reconnect) during an
+     * active game, everyone in the room gets `opponent_gone {color, claimable_at}` (and the stream too);
+     * from `claimable_at` (`CLAIM_SECONDS`, 30 s, later) the opponent may `claim` a win or a draw
+     * (termination `timeout`, rated as any timeout). A client of that player joining again sends
+     * `opponent_back {color}` and stops the count. A player who acts in the game by any API while gone
+     * (a REST move, offer, answer or chat message, even a refused command) is present: the count starts
+     * again from then, and everyone in the room (and the stream) gets `opponent_gone` again with the
+     * later `claimable_at` (the state's `claimableAt` moves with it). A player who never joined the room
+     * (a REST client) can never be claimed against. Nothing runs per game for this: the room tells the game who comes
+     * and goes, and a claim compares `claimable_at` with the clock when it arrives. After a takeover
+     * (the game rebuilt on another node) a player who had joined a room of the game before and has no
+     * client in the new room counts as gone since the rebuild (see decisions).
+     *
+     * A correspondence game has a room only while someone is in it (or
+     * about to join), or its deadline is less than two minutes
+     * away: when the last client leaves, the room goes within a second and the game's lease is released.
+     * Joining by the game's id makes the room again from PostgreSQL, with the same state; so does a REST
+     * command, after which the room goes again if nobody is in it. Its state is a clocked game's:
+     * `remainingMs` of the side to move counts down from `turnStartedAt` to the deadline, the other
+     * side's shows the whole period, `clockRunning` is true from the start. A player leaving it starts no
+     * claim count (no `opponent_gone`, `claimableAt` stays 0).
+     *
+     * ### Lobby
+     *
+     * One `lobby` room lists the open seeks live, so a client shows them without polling; with a token
+     * it also gets the caller's pending challenges and pairing news (a personal token only with
+     * `games:read`: without it, the seeks alone). Its socket closes 4401 when the token ends (above). Clients reach it by name with
+     * `joinOrCreate` (one per process is enough); anyone may watch, an invalid token is refused.
+     *
+     * ```ts
+     * const lobby = await client.joinOrCreate('lobby', { token: accessToken }); // or no token: watch only
+     * lobby.onStateChange((s) => renderSeeks([...s.seeks.values()]));
+     * lobby.onMessage('challenges', ({ challenges }) => renderChallenges(challenges));
+     * lobby.onMessage('game_started', ({ game_id }) => client.joinById(game_id, { token: accessToken }));
+     * ```
+     *
+     * | server → client | when | payload |
+     * |---|---|---|
+     * | state `seeks` | on join, then a patch per change | map by seek id of `{id, userId, username, rating, timeControl, initialTime, increment, rated, color, createdAt (ISO), expiresAt (Unix ms)}` |
+     * | `challenges` | on join and whenever they change (token only) | <code>{challenges: [{id, from: {id, username}, to: {id, username}, time_control, initial_time, increment, rated, color, expires_at, direction: 'incoming' &#124; 'outgoing'}]}</code>, oldest first; `color` is the challenger's request |
+     * | `game_started` | a seek or challenge of the caller became a game (token only) | `{type, game_id, seek_id?}` |
+     *
+     * A seek leaves the list when it is paired, cancelled or expired (at `expiresAt` at the latest).
+     * Clients send nothing to the lobby (any message gets `error VALIDATION_ERROR`). A dropped client
+     * may reconnect within 20 s and gets its challenges again.
+     *
+     * ### Matchmaking (seek pools)
+     *
+     * A seek enters the pool of its `(time_control, initial_time, increment, rated)`: one `seek_pool`
+     * room per pool in the whole cluster (a lease in `seek_pools`, like a game's). Over REST,
+     * `POST /games {type: "matchmaking", …, color?}` answers 201 with the active game when a compatible
+     * seek was waiting, else 201 with the pending seek (`{id, status: "pending", expires_at, invite_url}`)
+     * that becomes active when someone is paired with it (poll `GET /games/{id}`, or watch the lobby's
+     * `game_started`), and expires after `SEEK_TTL_SECONDS`. Over a socket:
+     *
+     * ```ts
+     * const pool = await client.joinOrCreate('seek_pool', {
+     *   time_control: 'blitz', initial_time: 300, increment: 0, rated: true, color: 'random', token: accessToken,
+     * });
+     * pool.onMessage('seeking', ({ seek_id, expires_at }) => showWaiting(seek_id, expires_at));
+     * pool.onMessage('paired', async ({ game_id, reservation }) => {
+     *   const game = await client.consumeSeatReservation(reservation); // joined as that player
+     *   await pool.leave();
+     * });
+     * ```
+     *
+     * | seek pool → client | when | body |
+     * |---|---|---|
+     * | `seeking` | the seek is in the pool | `{seek_id, expires_at}` |
+     * | `paired` | an opponent was found | `{game_id, reservation}` (a seat in the game's room) |
+     * | `error` | an unknown message | `{code, message}` |
+     *
+     * A refused seek rejects the `joinOrCreate` itself with `CODE: message`: `UNAUTHORIZED`, options
+     * that do not name a pool a game may be created with (`VALIDATION_ERROR`, the same time-control
+     * rules as `POST /games`), `PLAYER_BUSY`, `RATE_LIMIT_EXCEEDED`. These are judged before a pool
+     * room is found or made, so only a caller who may seek right now can make a pool exist. A socket
+     * seek counts against the same per-user limit as a REST one (`matchmaking`, 10 a minute) and
+     * against 30 a minute per client address. A pool with no waiting seek and no socket closes after
+     * `SEEK_POOL_IDLE_SECONDS` and releases its lease; the next seek opens it again. So one account can
+     * hold at most about ten pools open at once, for a few seconds.
+     *
+     * Leaving the pool room cancels a waiting seek. Pairing prefers the closest rating: a seek accepts
+     * ±100 points at first, 50 more each second it waits, anyone after 10 s; the pool pairs a newcomer at
+     * once and re-pairs its waiting seeks every second. Colour wishes are kept (white meets black or
+     * random; two seekers wanting the same colour do not meet). One open seek per player, none while
+     * playing (`409 PLAYER_BUSY`). Every pairing is one transaction under both players' locks that
+     * re-checks both seeks, so no player is ever seated twice, whichever node pairs. When two waiting
+     * seeks meet, the older one's game is played and the younger seek's id leads its owner there
+     * (`GET /games/{younger id}`). Seeks are rows in PostgreSQL, so a pool rebuilt on another node after
+     * a crash loses no acknowledged seek; until the dead node's pool lease lapses (`GAME_LEASE_SECONDS`)
+     * seeks in that pool answer 503 with `Retry-After: 1` and leave nothing behind.
+     * One pool sustains about 100 seeks/s here (2 cores, `npx tsx loadtest/seeks.ts`).
      */
     post: operations["matchmake"];
   };
@@ -5552,38 +5734,37 @@ export interface operations {
   };
   /**
    * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
-   * @description A WebSocket (`ws://…/v1/games/{id}/stream`, also under /api and /api/v1). Watching is public; a token
-   * (`?token=` or `Authorization: Bearer`) is optional and, when given, must be valid (a pending game shows only to its players;
-   * a personal token without games:read watches as anyone does). A stream opened with a token ends when its credential does
-   * (revoked or expired): `error UNAUTHORIZED`, then close 4401 (over HTTP, the last line).
-   * Every message is JSON with `type`, `v` (the game's event number) and `ts` (Unix ms):
-   * - `state {game}`: the game detail of GET /games/{id}, first (again after a hole the replay buffer could not fill, and when a pending game starts or is abandoned);
-   * - `move {move: {…Move, ply, fen, move_count, current_turn}, times: {white, black}}`, each followed by `time_update {times}` (seconds);
-   * - `time_update {times}` every 5 s while the clocks run (it carries the current v, it does not advance it);
-   * - `draw_offer {draw_offer}` when an offer opens or closes;
-   * - `opponent_gone {color, claimable_at}` / `opponent_back {color}` when a player who had joined the game's room leaves it / returns (not numbered);
-   * - `rematch_offer {game_id, offered_by}` when a player asks for a rematch after the end (not numbered);
-   * - `takeback_offer {takeback: {id, offered_by, plies, status, expires_at}}` when a takeback proposal opens or closes (declined, expired);
-   * - `takeback {takeback_id, plies, fen, move_count, current_turn, times}` when one is accepted: drop the last `plies` moves (keep `move_count`), the side to move's clock runs;
-   * - `game_end {status, abort_reason, result: {result, winner, termination, rating_changes}}`, then the server closes with 1000;
-   * - `chat {room, message}`: a spectator-room chat message, and with a player's token the player room's too (live only, never replayed; it carries the current v).
-   * `?since=v` (the last v seen) resumes after a reconnect: the events after v from a short buffer, else a fresh state.
-   * The client may send `{"type":"ping"}` (answered `pong`). Close codes: 1000 game over, 1008 too many refused messages,
-   * 1009 frame over 4 KB, 1011 reconnect with ?since, 1012 service restarting, 1013 reading too slowly, 4401 bad or ended token
-   * (after `error UNAUTHORIZED`), 4404 unknown game (after `error GAME_NOT_FOUND`), 4429 the token's user holds
-   * REALTIME_SOCKETS_PER_USER (20) sockets on this node already (after `error RATE_LIMIT_EXCEEDED`).
-   * Sockets of the stream, the realtime channel and the rooms together: at most REALTIME_SOCKETS_PER_ADDRESS (50) open
-   * per client address on a node; past it the upgrade is answered 429 with the error envelope (`RATE_LIMIT_EXCEEDED`), no WebSocket.
+   * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
+   * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+   * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
+   * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
+   * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
+   * what the WebSocket form sends, the same text in the same order with the same `v`.
    *
-   * **Over HTTP** (for clients that cannot hold a WebSocket): the same URL asked with `Accept: application/x-ndjson` and no
-   * upgrade answers 200 with the same messages, in the same order with the same `v`, one JSON object per line of a chunked
-   * body, and an empty line every 7 s as keep-alive; the same token and `?since=`. The body ends after `game_end`; a body that
-   * ends otherwise (after `error SERVICE_UNAVAILABLE` when the service restarts or the game could not be read, or cut off
-   * without its last chunk for a client reading too slowly) means: reconnect with `?since=`. Refusals come before the stream as
-   * HTTP errors: 400 `VALIDATION_ERROR` (since), 401 `UNAUTHORIZED`, 404 `GAME_NOT_FOUND`, 429 `RATE_LIMIT_EXCEEDED` (an HTTP
-   * stream counts as a socket in both caps). Without that Accept and without an upgrade the URL answers 404 `NOT_FOUND`.
+   * Both count as sockets: an HTTP stream takes one of its address's `REALTIME_SOCKETS_PER_ADDRESS`
+   * places and, with a token, one of its user's `REALTIME_SOCKETS_PER_USER` (beside their
+   * WebSockets), and gives them back when the connection closes, with its subscriptions; past
+   * either cap the answer is 429 before the body.
    *
-   * The WebSocket form (the same URL, upgraded) is under `x-websockets` (gameStream).
+   * `GET /v1/games/{id}/stream` with `Accept: application/x-ndjson` and no
+   * upgrade (also `/api/…`, `/api/v1/…`). The same token (`Authorization: Bearer` or `?token=`;
+   * a player's token brings the player room's chat, a personal one only with `games:read`, a
+   * spectator never gets it), the same `?since=v`
+   * (the events after `v` from the replay buffer, else a fresh `state`). The body ends after
+   * `game_end`. A body that ends any other way means "reconnect with `?since`": its last line is
+   * `error SERVICE_UNAVAILABLE` when the service restarts (SIGTERM) or the game could not be read,
+   * and a client that lets 1 MB of unsent lines pile up is cut off (the body stops without its last
+   * chunk). The client sends nothing (no `ping`: the keep-alive plays its part). Refusals come
+   * before the body, as HTTP errors with the usual envelope: **400** `VALIDATION_ERROR` (a `since`
+   * that is no event number), **401** `UNAUTHORIZED` (an invalid token), **404** `GAME_NOT_FOUND`
+   * (unknown, malformed, or a pending game of others), **429** `RATE_LIMIT_EXCEEDED`. A stream opened
+   * with a token ends when that credential does (revoked or expired): its last line is `error
+   * UNAUTHORIZED`.
+   *
+   * Without `Accept: application/x-ndjson` (`*\/*` and `application/json` do not count) and without
+   * an upgrade, the URL answers as before: **404** `NOT_FOUND` (the stream is a WebSocket there).
+   *
+   * The messages are the game stream's: its WebSocket form (the same URL, upgraded) is under `x-websockets` (gameStream) and in the description.
    */
   streamGame: {
     parameters: {
@@ -5643,17 +5824,27 @@ export interface operations {
   };
   /**
    * Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs
-   * @description Your `user:<your id>` channel of the realtime WebSocket over HTTP (for clients that cannot hold a WebSocket):
-   * 200 with its messages as the realtime socket sends them after `subscribed` (each with `channel`: `challenge_received`,
-   * `challenge_declined`, `challenge_cancelled`, `challenge_expired`, `game_started`, `rematch_offer`, `tournament_started`,
-   * `tournament_pairing`, friend and club news), one JSON object per line of a chunked body (`application/x-ndjson`, whatever the
-   * Accept header), and an empty line every 7 s as keep-alive. The 200 is the subscription: every event published after it arrives.
-   * The channel keeps no replay buffer, so there is no `?since=`: what was missed while disconnected is read back through REST
-   * (`GET /games?status=pending` for challenges). When the token's credential ends (a logout, a password change or reset, a
-   * personal token deleted, an expiry) the last line is `error UNAUTHORIZED`; when the
-   * service restarts, `error SERVICE_UNAVAILABLE`; a client reading too slowly is cut off. The token: `Authorization: Bearer`
-   * (or `?token=`). The stream counts as a socket of your address and of your user (REALTIME_SOCKETS_PER_ADDRESS,
-   * REALTIME_SOCKETS_PER_USER: 429 `RATE_LIMIT_EXCEEDED` past them).
+   * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
+   * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+   * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
+   * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
+   * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
+   * what the WebSocket form sends, the same text in the same order with the same `v`.
+   *
+   * Both count as sockets: an HTTP stream takes one of its address's `REALTIME_SOCKETS_PER_ADDRESS`
+   * places and, with a token, one of its user's `REALTIME_SOCKETS_PER_USER` (beside their
+   * WebSockets), and gives them back when the connection closes, with its subscriptions; past
+   * either cap the answer is 429 before the body.
+   *
+   * `GET /v1/stream/events` (token required: **401** `UNAUTHORIZED` without
+   * one; a personal access token needs the scope `games:read`, else **403** `MISSING_SCOPE`) sends what a realtime socket subscribed to `user:<your id>` is sent after its `subscribed`
+   * (each message with its `channel`; the realtime channel's table), whatever the `Accept` header. The `200` is
+   * the subscription: every event published after it arrives. The user channel keeps no replay
+   * buffer (neither form has `?since`); what a client missed while away it reads back over REST
+   * (`GET /games?status=pending` for challenges, `GET /friends?status=incoming`). When the session
+   * ends (logout, password change or reset), the personal token is deleted, or either expires, the
+   * last line is `error UNAUTHORIZED` (with `channel`) and the body ends; on a restart, `error
+   * SERVICE_UNAVAILABLE`.
    */
   streamEvents: {
     parameters: {
@@ -5698,41 +5889,214 @@ export interface operations {
   };
   /**
    * Rooms (Colyseus): join a game as a player or spectator, the lobby, or a seek pool
-   * @description Players use the Colyseus SDK (`@colyseus/sdk`, `new Client('ws://host:2567')`), which calls this route and then opens the
-   * room's WebSocket with the seat it got. Put the access token in the join options (`{token}`), never in `client.auth.token`
-   * (the SDK would write it into the socket's URL). Allowed: `joinById/{game id}` (a player with a token, a spectator without),
-   * `reconnect/{room id}` (`{reconnectionToken}`, within 60 s of a drop), `joinOrCreate/lobby` (token optional) and
-   * `joinOrCreate/seek_pool` (`{time_control, initial_time, increment, rated, color, token}`). Errors are the REST envelope with
-   * REST statuses plus a top-level `message: "CODE: text"`. A room socket lives no longer than its token's credential: a personal
-   * token deleted or expired, a logout, an access token's expiry, a password changed or reset send `error UNAUTHORIZED` and close
-   * 4401 (join again with a valid token); a reconnection authenticates again.
+   * @description Join a live game by its id with the `@colyseus/sdk`, passing the access token in the join
+   * options (a player) or none (a spectator, read-only). Do not set `client.auth.token`: the SDK then
+   * also writes the token into the WebSocket URL (`?_authToken=…`), where proxies and access logs
+   * keep it. In the join options it travels in the body of the `/matchmake` POST; the socket URL
+   * carries only the one-time seat. A personal access token (`cst_…`, API)
+   * works here too when it has the scope `games:play` (every command of a game room, and a seek);
+   * without it the join is refused with `MISSING_SCOPE` (403). Such a token's seat is sent the player
+   * chat only if it also has `games:read` (what it could read over REST).
    *
-   * **Game room** (room id = game id). Send `move {from, to, promotion?, lag?, id?}`, `resign {id?}`, `offer_draw {id?}`,
-   * `answer_draw {offer_id, accept, id?}`, `abort {id?}`, `claim {result: "win"|"draw", id?}`, `takeback {id?}`,
-   * `answer_takeback {takeback_id, accept, id?}`; answers `move:ok {id?, move, game}` (as REST's), `resign:ok`, `offer_draw:ok`,
-   * `answer_draw:ok`, `abort:ok`, `claim:ok`, `takeback:ok {id?, takeback}`, `answer_takeback:ok {id?, takeback, game?}`, or
-   * `error {id?, code, message, details?}` with the REST codes. A command's `id` makes a resend safe.
-   * State (delta-synced): `status, fen, turn, moves[] (SAN), lastMove {from, to, san}, white/black {id, username, rating,
-   * connected, remainingMs, claimableAt}, clockRunning, turnStartedAt` (server Unix ms: count the mover's clock down from it),
-   * `drawOffer {id, offeredBy, expiresAt}`, `result, winner, termination, eventSeq`, `takebackOffer {id, offeredBy, plies,
-   * expiresAt}` (empty when none). At the end a `game_end {result, winner,
-   * termination, rating_changes, status, abort_reason}` message. `opponent_gone {color, claimable_at, v}` when a player who had
-   * joined has no client left (the opponent may `claim` from claimable_at), `opponent_back {color, v}` when they return;
-   * `takeback_offer {takeback, v}` when a takeback proposal opens or closes, `takeback {takeback_id, plies, fen, move_count,
-   * current_turn, times, v}` when one is accepted (the state's moves lose those plies);
-   * after the end, while the room lingers, `rematch_offer {game_id, offered_by}`. 100 messages per 20 s per player; close 4503: the game moved
-   * to another node, join it again by id. Chat (any client joined with a token): send `chat {text, room: "player" | "spectator", id?}`,
-   * answered `chat:ok {id?, message}` or `error` (the rules and codes of POST /games/{id}/chat); every chat message of the game
-   * arrives as `chat {room, message}`, a player-room one only to the clients that joined with a player's token (a personal one with games:read).
+   * A room socket lives no longer than the credential it joined with (the design,
+   * 2.12): when the personal
+   * token is deleted, the session logs out, the password is changed (the other sessions and every
+   * personal token) or reset, or the access token or personal token expires, the client is sent
+   * `error {code: "UNAUTHORIZED", message}` and closed with **4401**, within a second (on every node),
+   * and its seat does not wait for a reconnection. Join again with a valid token (the web app
+   * refreshes its access token and rejoins). A reconnection (`client.reconnect(token)`) authenticates
+   * again: one whose credential has ended meanwhile is refused (`UNAUTHORIZED`, or no seat to
+   * reconnect to). The lobby and the seek pools close alike (a seeker's seek is cancelled with its
+   * socket).
    *
-   * **Lobby room**: state `seeks` (a map of open seeks `{id, userId, username, rating, timeControl, initialTime, increment,
-   * rated, color, createdAt, expiresAt}`); with a token (a personal one with games:read) also `challenges {challenges: [...]}` (yours,
-   * incoming and outgoing) and `game_started {game_id, seek_id?}`. Clients send nothing.
+   * ```ts
+   * import { Client } from '@colyseus/sdk';
    *
-   * **Seek pool room**: joining seeks (one pool per time control and mode); `seeking {seek_id, expires_at}`, then
-   * `paired {game_id, reservation}` (consume the reservation, or join the game by id). Leaving cancels the seek.
+   * const client = new Client('ws://localhost:2567');
+   * const room = await client.joinById(gameId, { token: accessToken }); // {} to watch
+   * room.onStateChange((s) => render(s.fen, s.white.remainingMs, s.black.remainingMs));
+   * room.onMessage('move:ok', (m) => console.log('acknowledged', m.move.san));
+   * room.onMessage('error', (e) => console.warn(e.code, e.message));
+   * room.onMessage('game_end', (e) => console.log(e.result, e.termination, e.rating_changes));
+   * room.send('move', { from: 'e2', to: 'e4', lag: measuredLagMs, id: 1 });
+   * ```
    *
-   * Served at `/matchmake/…` (where the SDK calls it) and, the same, at `/v1/matchmake/…`.
+   * | client → server | payload | answer |
+   * |---|---|---|
+   * | `move` | `{from, to, promotion?, lag?, id?}` | `move:ok {id?, move, game}` (same data as REST) |
+   * | `resign` | `{id?}` | `resign:ok {id?, status, result, winner, termination, rating_changes}` |
+   * | `offer_draw` | `{id?}` | `offer_draw:ok {id?, draw_offer}` |
+   * | `answer_draw` | `{offer_id, accept, id?}` | `answer_draw:ok {id?, …}` |
+   * | `abort` | `{id?}` | `abort:ok {id?, status: "abandoned", result, winner, termination, rating_changes}` (before both sides have moved, else `error GAME_NOT_ABORTABLE`) |
+   * | `claim` | <code>{result: "win" &#124; "draw", id?}</code> | `claim:ok {id?, status: "finished", result, winner, termination: "timeout", rating_changes}` (else `error CLAIM_NOT_ALLOWED`) |
+   * | `chat` | <code>{text, room: "player" &#124; "spectator", id?}</code> (any client joined with a token) | `chat:ok {id?, message}` (`message` as `POST /games/{id}/chat` answers it) |
+   * | `takeback` | `{id?}` | `takeback:ok {id?, takeback: {id, offered_by, plies, status, expires_at}}` (as `POST /games/{id}/takeback`) |
+   * | `answer_takeback` | `{takeback_id, accept, id?}` | `answer_takeback:ok {id?, takeback, game?}` (`game` when accepted: `{status, fen, current_turn, move_count, white_time_remaining, black_time_remaining}`) |
+   *
+   * | server → client | when | body |
+   * |---|---|---|
+   * | `error` | a command or frame is refused | `{id?, code, message, details?}` |
+   * | `game_end` | the game ends (checkmate, resignation, flag, agreement, a draw rule, abort, claim) | `{result, winner, termination, rating_changes}` |
+   * | `opponent_gone` | a player who had joined has no client left in the room: the claim count starts (again, with a later `claimable_at`, when that player acts by another API) | `{color, claimable_at, v}` (`claimable_at` ISO) |
+   * | `opponent_back` | that player has a client in the room again: the count stops | `{color, v}` |
+   * | `rematch_offer` | after the end, while the room lingers: a player asked for a rematch | `{game_id, offered_by}` (`game_id`: the new pending game) |
+   * | `chat` | a chat message of the game, sent here, over REST or on another node | `{room, message: {id, room, user: {id, username}, text, created_at}}` |
+   * | `takeback_offer` | a takeback proposal opens, is declined or lapses (to everyone in the room) | `{takeback: {id, offered_by, plies, status, expires_at}, v}` |
+   * | `takeback` | a takeback is accepted (to everyone in the room) | `{takeback_id, plies, fen, move_count, current_turn, times: {white, black}, v}` |
+   *
+   * The catalogue of every message each room takes and sends is `rooms/messages.ts` (the game, lobby
+   * and seek-pool rooms' `ClientMessage` and `ServerMessage` types; a room's `client.send` is typed
+   * by it, so a wrong name or body does not compile); `test/rooms/protocol.test.ts` holds these
+   * tables to it.
+   *
+   * A move is timed when the room reads its frame: time it then waits for the game (behind another
+   * command's write) is not charged. `lag` is the client's measured network lag in ms, compensated
+   * with Lichess's quota rule (the design, 2.4); REST moves get none.
+   *
+   * Errors come as `error {id?, code, message, details?}` with the REST codes (`NOT_YOUR_TURN`,
+   * `INVALID_MOVE`, `GAME_NOT_ACTIVE`, `VALIDATION_ERROR`, `NOT_A_PLAYER`, `RATE_LIMIT_EXCEEDED`, …);
+   * an unknown message type gets `VALIDATION_ERROR`. A player may send 100 messages per 20 s.
+   * A frame Colyseus could not decode (junk bytes, a cut-short payload, a protocol code our rooms do
+   * not serve) never reaches the room: it is answered `error VALIDATION_ERROR` ("Malformed frame:
+   * …") and changes nothing; a socket that sends 20 is closed (1008).
+   *
+   * Joining goes through `POST /matchmake/{joinById|reconnect|joinOrCreate}/{room}` (what the SDK
+   * calls; served the same under `/v1/matchmake/…`, where the OpenAPI document puts it). Its answers are the REST API's: a seat reservation, or the error envelope with the
+   * status REST would give — 401 `UNAUTHORIZED` (no or bad token where one is needed), 403
+   * `MISSING_SCOPE` (a personal token without `games:play` joining a game room or a seek pool), 404
+   * `NOT_FOUND` (unknown room or path), 400 `VALIDATION_ERROR`, 409 `PLAYER_BUSY`, 429, 503 with
+   * `Retry-After` (a room between nodes) — plus a top-level `message: "CODE: text"`, which the SDK
+   * shows as the message of its `MatchMakeError` (`err.code` is the HTTP status).
+   * **Chat** (the REST side and the rules: api.md). Each game has a player room and a spectator room. A `chat` message is
+   * stored and published exactly as `POST /games/{id}/chat` is (same rules, same codes: `UNAUTHORIZED`
+   * for a client joined without a token, `NOT_A_PLAYER`, `FORBIDDEN` for a player in the spectator room
+   * of an active game, `VALIDATION_ERROR`, `RATE_LIMIT_EXCEEDED`), and answered `chat:ok`; the sender
+   * hears it back as `chat` like everyone else. A player-room `chat` goes only to the clients that
+   * joined with a player's token (a personal one with `games:read`); a spectator-room one to every client. A player who muted the game
+   * (`POST /games/{id}/chat/mute`) is not sent the opponent's. Chat is live only (at most once, as
+   * pub/sub is): what a client missed is in `GET /games/{id}/chat`. Its `id` is only echoed: a `chat`
+   * resent is a second message.
+   *
+   * A command's `id` makes it safe to resend: within one session (a reconnect keeps it) a command sent
+   * again with the same `id` gets the first answer and does not act twice; the same `id` for another
+   * command gets `IDEMPOTENCY_KEY_REUSED`. Use a new `id` for each new command.
+   *
+   * State (`rooms/schema/GameState.ts`, delta-synced): `status`, `fen`, `turn`, `moves` (SAN list),
+   * `lastMove {from,to,san}`, `white`/`black` `{id, username, rating, connected, remainingMs,
+   * claimableAt}` (`claimableAt`: Unix ms from which the opponent may claim, 0 while the player is
+   * there or never joined; see leaving and claiming),
+   * `clockRunning`, `turnStartedAt` (server Unix ms; count down locally from it), `drawOffer
+   * {id, offeredBy, expiresAt}` (empty id when none), `result`, `winner`, `termination`, `eventSeq`,
+   * `takebackOffer {id, offeredBy, plies, expiresAt}` (the pending takeback proposal; empty id when
+   * none). An accepted takeback takes its plies off the end of `moves` and sets `fen`, `turn`,
+   * `lastMove`, both `remainingMs` (the times the clocks showed), `clockRunning` and `turnStartedAt`
+   * (the side now to move's clock runs from the takeback) in one patch.
+   * After every event each client's decoded state equals the server's; a command's answer and the
+   * patches it caused leave in one socket write. The server pings each socket every 10 s and drops one
+   * that missed two pings (a socket that closes is seen at once).
+   * A seat's `connected` is true while at least one client of that player is in the room (a player may
+   * have several tabs): closing one tab keeps it true, closing the last makes it false. A dropped
+   * client waiting to reconnect does not count, so a seat whose only client dropped shows `false`
+   * until that client reconnects or another joins. A dropped player may reconnect within 60 s and gets
+   * the full state. Close code 4503 means the game moved to another node: join it again by id.
+   *
+   * #### Leaving, aborting and claiming
+   *
+   * (The REST side and the rematch are in the API.) Either
+   * player may `abort` until both sides have made their first move: the game is abandoned,
+   * `abort_reason: "aborted"`, unrated. When a player who had joined the room has no client left in
+   * it (the last tab closed, or the only client dropped, even while it may still reconnect) during an
+   * active game, everyone in the room gets `opponent_gone {color, claimable_at}` (and the stream too);
+   * from `claimable_at` (`CLAIM_SECONDS`, 30 s, later) the opponent may `claim` a win or a draw
+   * (termination `timeout`, rated as any timeout). A client of that player joining again sends
+   * `opponent_back {color}` and stops the count. A player who acts in the game by any API while gone
+   * (a REST move, offer, answer or chat message, even a refused command) is present: the count starts
+   * again from then, and everyone in the room (and the stream) gets `opponent_gone` again with the
+   * later `claimable_at` (the state's `claimableAt` moves with it). A player who never joined the room
+   * (a REST client) can never be claimed against. Nothing runs per game for this: the room tells the game who comes
+   * and goes, and a claim compares `claimable_at` with the clock when it arrives. After a takeover
+   * (the game rebuilt on another node) a player who had joined a room of the game before and has no
+   * client in the new room counts as gone since the rebuild (see decisions).
+   *
+   * A correspondence game has a room only while someone is in it (or
+   * about to join), or its deadline is less than two minutes
+   * away: when the last client leaves, the room goes within a second and the game's lease is released.
+   * Joining by the game's id makes the room again from PostgreSQL, with the same state; so does a REST
+   * command, after which the room goes again if nobody is in it. Its state is a clocked game's:
+   * `remainingMs` of the side to move counts down from `turnStartedAt` to the deadline, the other
+   * side's shows the whole period, `clockRunning` is true from the start. A player leaving it starts no
+   * claim count (no `opponent_gone`, `claimableAt` stays 0).
+   *
+   * ### Lobby
+   *
+   * One `lobby` room lists the open seeks live, so a client shows them without polling; with a token
+   * it also gets the caller's pending challenges and pairing news (a personal token only with
+   * `games:read`: without it, the seeks alone). Its socket closes 4401 when the token ends (above). Clients reach it by name with
+   * `joinOrCreate` (one per process is enough); anyone may watch, an invalid token is refused.
+   *
+   * ```ts
+   * const lobby = await client.joinOrCreate('lobby', { token: accessToken }); // or no token: watch only
+   * lobby.onStateChange((s) => renderSeeks([...s.seeks.values()]));
+   * lobby.onMessage('challenges', ({ challenges }) => renderChallenges(challenges));
+   * lobby.onMessage('game_started', ({ game_id }) => client.joinById(game_id, { token: accessToken }));
+   * ```
+   *
+   * | server → client | when | payload |
+   * |---|---|---|
+   * | state `seeks` | on join, then a patch per change | map by seek id of `{id, userId, username, rating, timeControl, initialTime, increment, rated, color, createdAt (ISO), expiresAt (Unix ms)}` |
+   * | `challenges` | on join and whenever they change (token only) | <code>{challenges: [{id, from: {id, username}, to: {id, username}, time_control, initial_time, increment, rated, color, expires_at, direction: 'incoming' &#124; 'outgoing'}]}</code>, oldest first; `color` is the challenger's request |
+   * | `game_started` | a seek or challenge of the caller became a game (token only) | `{type, game_id, seek_id?}` |
+   *
+   * A seek leaves the list when it is paired, cancelled or expired (at `expiresAt` at the latest).
+   * Clients send nothing to the lobby (any message gets `error VALIDATION_ERROR`). A dropped client
+   * may reconnect within 20 s and gets its challenges again.
+   *
+   * ### Matchmaking (seek pools)
+   *
+   * A seek enters the pool of its `(time_control, initial_time, increment, rated)`: one `seek_pool`
+   * room per pool in the whole cluster (a lease in `seek_pools`, like a game's). Over REST,
+   * `POST /games {type: "matchmaking", …, color?}` answers 201 with the active game when a compatible
+   * seek was waiting, else 201 with the pending seek (`{id, status: "pending", expires_at, invite_url}`)
+   * that becomes active when someone is paired with it (poll `GET /games/{id}`, or watch the lobby's
+   * `game_started`), and expires after `SEEK_TTL_SECONDS`. Over a socket:
+   *
+   * ```ts
+   * const pool = await client.joinOrCreate('seek_pool', {
+   *   time_control: 'blitz', initial_time: 300, increment: 0, rated: true, color: 'random', token: accessToken,
+   * });
+   * pool.onMessage('seeking', ({ seek_id, expires_at }) => showWaiting(seek_id, expires_at));
+   * pool.onMessage('paired', async ({ game_id, reservation }) => {
+   *   const game = await client.consumeSeatReservation(reservation); // joined as that player
+   *   await pool.leave();
+   * });
+   * ```
+   *
+   * | seek pool → client | when | body |
+   * |---|---|---|
+   * | `seeking` | the seek is in the pool | `{seek_id, expires_at}` |
+   * | `paired` | an opponent was found | `{game_id, reservation}` (a seat in the game's room) |
+   * | `error` | an unknown message | `{code, message}` |
+   *
+   * A refused seek rejects the `joinOrCreate` itself with `CODE: message`: `UNAUTHORIZED`, options
+   * that do not name a pool a game may be created with (`VALIDATION_ERROR`, the same time-control
+   * rules as `POST /games`), `PLAYER_BUSY`, `RATE_LIMIT_EXCEEDED`. These are judged before a pool
+   * room is found or made, so only a caller who may seek right now can make a pool exist. A socket
+   * seek counts against the same per-user limit as a REST one (`matchmaking`, 10 a minute) and
+   * against 30 a minute per client address. A pool with no waiting seek and no socket closes after
+   * `SEEK_POOL_IDLE_SECONDS` and releases its lease; the next seek opens it again. So one account can
+   * hold at most about ten pools open at once, for a few seconds.
+   *
+   * Leaving the pool room cancels a waiting seek. Pairing prefers the closest rating: a seek accepts
+   * ±100 points at first, 50 more each second it waits, anyone after 10 s; the pool pairs a newcomer at
+   * once and re-pairs its waiting seeks every second. Colour wishes are kept (white meets black or
+   * random; two seekers wanting the same colour do not meet). One open seek per player, none while
+   * playing (`409 PLAYER_BUSY`). Every pairing is one transaction under both players' locks that
+   * re-checks both seeks, so no player is ever seated twice, whichever node pairs. When two waiting
+   * seeks meet, the older one's game is played and the younger seek's id leads its owner there
+   * (`GET /games/{younger id}`). Seeks are rows in PostgreSQL, so a pool rebuilt on another node after
+   * a crash loses no acknowledged seek; until the dead node's pool lease lapses (`GAME_LEASE_SECONDS`)
+   * seeks in that pool answer 503 with `Retry-After: 1` and leave nothing behind.
+   * One pool sustains about 100 seeks/s here (2 cores, `npx tsx loadtest/seeks.ts`).
    */
   matchmake: {
     parameters: {
