@@ -6,10 +6,14 @@ import type { GameSnapshot } from '../services/games.ts';
 import type { LiveCredentials } from '../services/liveCredentials.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { Clock } from '../time.ts';
-import type { SocketCapLimits } from './caps.ts';
+import type { SocketCapLimits, SocketCaps } from './caps.ts';
+import type { ChannelDeps } from './channels.ts';
+import type { Connections } from './connections.ts';
+import type { GameTicks } from './gameTicks.ts';
+import type { ChannelHub } from './hub.ts';
 import type { PeerLimits } from './peer.ts';
 
-/** What the realtime surfaces are given (src/server.ts): apart from index.ts so that channels.ts can name them too. */
+/** What the realtime surfaces are given (src/server.ts): apart from index.ts so that every part can name them. */
 export type RealtimeDeps = {
   events: Pick<EventBus, 'subscribeRaw'>;
   clock: Clock;
@@ -38,4 +42,18 @@ export type RealtimeDeps = {
   heartbeatMs?: number;
   /** How often every HTTP stream gets its keep-alive newline (default 7 s, DESIGN 2.12). */
   keepAliveMs?: number;
+};
+
+/** What the surfaces of one node share, made once by createRealtime. */
+export type RealtimeNode = {
+  deps: RealtimeDeps;
+  hub: ChannelHub;
+  ticks: GameTicks;
+  /** The deps of every subscription of the realtime channel, but the socket's own `authenticate`. */
+  channels: ChannelDeps;
+  caps: SocketCaps;
+  /** The node's sockets and HTTP streams (heartbeat, keep-alive, shutdown, the count). */
+  connections: Connections;
+  log: Logger;
+  now: () => number;
 };

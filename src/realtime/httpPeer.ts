@@ -18,6 +18,14 @@ export function acceptsNdjson(accept: string | undefined): boolean {
   return false;
 }
 
+export type HttpPeerOptions = {
+  /** Unsent bytes the response may hold before it is cut off. */
+  maxBufferedBytes: number;
+  now: () => number;
+  /** Answers with the error envelope (before the stream is live). */
+  refuseWith: (error: unknown) => void;
+};
+
 /**
  * One client of an HTTP event stream (DESIGN 2.12): the stream's messages, one JSON object per
  * line, over a chunked 200 that starts with the first of them. Until then a refusal is an
@@ -31,9 +39,7 @@ export class HttpPeer {
 
   constructor(
     readonly res: ServerResponse,
-    private readonly maxBufferedBytes: number,
-    /** Answers with the error envelope (before the stream is live). */
-    private readonly refuseWith: (error: unknown) => void,
+    private readonly o: HttpPeerOptions,
   ) {
     res.once('close', () => {
       for (const f of this.closing.splice(0)) f();
@@ -42,6 +48,10 @@ export class HttpPeer {
 
   get open(): boolean {
     return !this.res.destroyed && !this.res.writableEnded;
+  }
+
+  get buffered(): number {
+    return this.res.writableLength;
   }
 
   /** Runs `f` once the connection closes (or at once, if it has): what the stream holds is given back there. */
@@ -79,11 +89,11 @@ export class HttpPeer {
    * what it is); after, an `error` message as the last line (with `channel` on the user channel's
    * stream, as the realtime socket sends it; SERVICE_UNAVAILABLE for an error that is no AppError).
    */
-  refuse(error: unknown, ts: number, channel?: string): void {
+  refuse(error: unknown, channel?: string): void {
     if (!this.open) return;
-    if (!this.live) return this.refuseWith(error);
+    if (!this.live) return this.o.refuseWith(error);
     const e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream failed; connect again');
-    this.send({ type: 'error', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(channel ? { channel } : {}), ts });
+    this.send({ type: 'error', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(channel ? { channel } : {}), ts: this.o.now() });
     this.end();
   }
 
@@ -98,7 +108,7 @@ export class HttpPeer {
     if (!this.open) return;
     // Cut, not ended: a reader this far behind would never read an ending either. The chunked
     // body stops without its last chunk, which tells the client the stream was broken off.
-    if (this.res.writableLength > this.maxBufferedBytes) return void this.res.destroy();
+    if (this.buffered > this.o.maxBufferedBytes) return void this.res.destroy();
     this.res.write(text);
   }
 }

@@ -142,6 +142,15 @@ export type Wire<M> = string & { readonly [carries]: M };
 /** The one way a message of ours becomes text (its members in the order written). */
 export const formatServerMessage = <M extends ServerMessage>(message: M): Wire<M> => JSON.stringify(message) as Wire<M>;
 
+/** An `error` message: its code and words, then what it is about (`extra`, in its order), then `ts`. */
+export const errorMessage = (code: ErrorCode, message: string, extra: Pick<ErrorMessage, 'channel' | 'id' | 'details'>, ts: number): ErrorMessage => ({
+  type: 'error',
+  code,
+  message,
+  ...extra,
+  ts,
+});
+
 /** Every message name by socket and direction: what the docs' protocol tables must list. */
 const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
 export const REALTIME_MESSAGES = {

@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
+import type { Failure, Result } from '../result.ts';
 import type { Clock } from '../time.ts';
-import { formatServerMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
+import { errorMessage, formatServerMessage, parseClientMessage, type ClientMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
 
 /** Close codes of the stream and the realtime channel (README, OpenAPI). */
 export const CLOSE = {
@@ -32,6 +33,9 @@ export type PeerLimits = {
 
 export const DEFAULT_PEER_LIMITS: PeerLimits = { maxBufferedBytes: 1 << 20, burst: 60, perSecond: 10, maxRefused: 100 };
 
+/** A client frame that is neither over the budget nor a `ping` (answered at once): parsed, or why not. */
+export type Received = Result<Exclude<ClientMessage, { type: 'ping' }>, Omit<Failure, 'code'>>;
+
 /**
  * One client socket of the stream or the realtime channel: sends that give up on a slow reader
  * instead of buffering without end, a budget for what the client sends, and liveness for the
@@ -58,6 +62,10 @@ export class Peer {
     return this.ws.readyState === this.ws.OPEN;
   }
 
+  get buffered(): number {
+    return this.ws.bufferedAmount;
+  }
+
   /**
    * The one way a message goes out: one of ours, or a relayed one as its JSON text. A reader that
    * let `maxBufferedBytes` pile up is closed (1013) instead.
@@ -65,18 +73,23 @@ export class Peer {
   send(message: ServerMessage | Wire<ServerMessage>): void {
     const text = typeof message === 'string' ? message : formatServerMessage(message);
     if (!this.open) return;
-    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
+    if (this.buffered > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
     this.ws.send(text);
   }
 
-  /** Counts one client message against the budget: false when over it. */
-  spend(): boolean {
-    const now = this.clock.now();
-    this.tokens = Math.min(this.limits.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.limits.perSecond);
-    this.refilledAt = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
+  onClose(f: () => void): void {
+    if (this.ws.readyState === this.ws.CLOSED) f();
+    else this.ws.once('close', f);
+  }
+
+  /** Takes the client's frames: one over the budget is refused, a `ping` answered at once, any other handed to `handle`. */
+  receive(handle: (message: Received) => void): void {
+    this.ws.on('message', (data, isBinary) => {
+      if (!this.spend()) return this.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages', {}, this.clock.now()));
+      const parsed = parseClientMessage(data, isBinary);
+      if (parsed.ok && parsed.value.type === 'ping') return this.send({ type: 'pong', ...(parsed.value.id !== undefined ? { id: parsed.value.id } : {}), ts: this.clock.now() });
+      handle(parsed as Received);
+    });
   }
 
   /** A refused message (over the budget, malformed): too many of them close the socket (1008). */
@@ -100,5 +113,15 @@ export class Peer {
     if (!this.alive) return void this.ws.terminate();
     this.alive = false;
     this.ws.ping();
+  }
+
+  /** Counts one client message against the budget: false when over it. */
+  private spend(): boolean {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.limits.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.limits.perSecond);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
   }
 }
