@@ -1,3 +1,4 @@
+import type { AuthUser } from '../auth/scopes.ts';
 import { AppError } from '../errors.ts';
 
 /** A socket or an HTTP stream, as the caps count it: its places are given back when it closes. */
@@ -49,6 +50,16 @@ export class SocketCaps {
     }
     mine.set(userId, release);
     return undefined;
+  }
+
+  /** `authenticate` for one connection: the token's user, the connection counted as theirs (else RATE_LIMIT_EXCEEDED). */
+  authenticateFor(connection: Counted, authenticate: (token: string) => Promise<AuthUser>): (token: string) => Promise<AuthUser> {
+    return async (token) => {
+      const user = await authenticate(token);
+      const over = this.admitUser(connection, user.id);
+      if (over) throw over;
+      return user;
+    };
   }
 
   overAddress(): AppError {

@@ -4,7 +4,8 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Clock, TimerHandle } from '../time.ts';
 import { HttpPeer } from './httpPeer.ts';
-import { CLOSE, Peer, type PeerLimits } from './peer.ts';
+import { CLOSE } from './messages.ts';
+import { Peer, type PeerLimits } from './peer.ts';
 
 export type ConnectionTimers = {
   /** A socket that does not answer a ping within this long is dropped. */

@@ -7,7 +7,6 @@ import type { LiveCredentials } from '../services/liveCredentials.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { Clock } from '../time.ts';
 import type { SocketCapLimits, SocketCaps } from './caps.ts';
-import type { ChannelDeps } from './channels.ts';
 import type { Connections } from './connections.ts';
 import type { GameTicks } from './gameTicks.ts';
 import type { ChannelHub } from './hub.ts';
@@ -44,13 +43,17 @@ export type RealtimeDeps = {
   keepAliveMs?: number;
 };
 
+/** What the sessions of watching use: the realtime deps they need, the node's hub and game ticks, `now` on the service's clock. */
+export type SessionDeps = Pick<RealtimeDeps, 'log' | 'credentials' | 'hold' | 'snapshot' | 'missed' | 'watching'> & {
+  hub: ChannelHub;
+  ticks: GameTicks;
+  now: () => number;
+};
+
 /** What the surfaces of one node share, made once by createRealtime. */
 export type RealtimeNode = {
   deps: RealtimeDeps;
-  hub: ChannelHub;
-  ticks: GameTicks;
-  /** The deps of every subscription of the realtime channel, but the socket's own `authenticate`. */
-  channels: ChannelDeps;
+  sessions: SessionDeps;
   caps: SocketCaps;
   /** The node's sockets and HTTP streams (heartbeat, keep-alive, shutdown, the count). */
   connections: Connections;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { AppError, isAppError } from '../errors.ts';
-import { formatServerMessage, type ServerMessage, type Wire } from './messages.ts';
+import { formatError, formatServerMessage, type ServerMessage, type Wire } from './messages.ts';
+import type { Connection, Ending } from './subscriber.ts';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -32,7 +33,7 @@ export type HttpPeerOptions = {
  * ordinary HTTP error (`refuse`: the error envelope); after it, the stream can only end. Like a
  * socket's Peer, it gives up on a slow reader instead of buffering without end.
  */
-export class HttpPeer {
+export class HttpPeer implements Connection {
   /** The 200 and its headers are sent: the stream is live. */
   live = false;
   private readonly closing: Array<() => void> = [];
@@ -54,7 +55,6 @@ export class HttpPeer {
     return this.res.writableLength;
   }
 
-  /** Runs `f` once the connection closes (or at once, if it has): what the stream holds is given back there. */
   onClose(f: () => void): void {
     if (this.res.closed) f();
     else this.closing.push(f);
@@ -84,6 +84,12 @@ export class HttpPeer {
     if (this.live) this.write('\n');
   }
 
+  /** There is no close code: the body ends after the game's end, and with an `error` line (or before it, the envelope) otherwise. */
+  end(ending: Ending): void {
+    if (ending.kind === 'over') return this.finish();
+    this.refuse(ending.error, ending.kind === 'refused' ? ending.channel : undefined);
+  }
+
   /**
    * A refusal: the error envelope before the stream is live (any error: the HTTP side tells
    * what it is); after, an `error` message as the last line (with `channel` on the user channel's
@@ -93,12 +99,12 @@ export class HttpPeer {
     if (!this.open) return;
     if (!this.live) return this.o.refuseWith(error);
     const e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream failed; connect again');
-    this.send({ type: 'error', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(channel ? { channel } : {}), ts: this.o.now() });
-    this.end();
+    this.send(formatError(e, this.o.now(), channel));
+    this.finish();
   }
 
-  /** Ends the stream (its last chunk): the game ended, the service restarts, the session ended. */
-  end(): void {
+  /** Ends the stream (its last chunk). */
+  private finish(): void {
     if (!this.open) return;
     this.begin();
     this.res.end();

@@ -36,22 +36,20 @@ export type Realtime = {
  * The realtime side of the interface (spec 6.2, 6.3; DESIGN 2.6, 2.12), on the port Colyseus
  * listens on: the game stream at `/v1/games/{id}/stream` (also `/api/…`) and the realtime channel
  * at `/realtime` (also `/v1/realtime`) as WebSockets, the game stream and the user channel as
- * NDJSON. All are fed by the presence channels every node subscribes to, so any node serves any
- * game. Made of: the
- * routing of requests (routing.ts), the stream's socket (streamSocket.ts), the realtime channel's
- * (channelSocket.ts), the HTTP forms (httpStreams.ts), the caps (caps.ts), and the connections
- * with their heartbeat and keep-alive (connections.ts).
+ * NDJSON. Each kind of watching, a game or a user's channel, is one session
+ * (gameWatchSession.ts, userChannelSession.ts) that every transport subscribes to; all are fed by
+ * the presence channels every node subscribes to, so any node serves any game. Made of: the
+ * routing of requests (routing.ts), the stream's socket (streamSocket.ts), the realtime
+ * channel's (channelSocket.ts), the HTTP forms (httpStreams.ts), the caps (caps.ts), and the
+ * connections with their heartbeat and keep-alive (connections.ts).
  */
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const log = deps.log.child({ component: 'realtime' });
   const now = () => deps.clock.now();
   const hub = new ChannelHub(deps.events);
-  const ticks = new GameTicks(deps.clock);
   const node: RealtimeNode = {
     deps,
-    hub,
-    ticks,
-    channels: { ...deps, hub, ticks, now, log },
+    sessions: { ...deps, log, hub, ticks: new GameTicks(deps.clock), now },
     caps: new SocketCaps({ ...DEFAULT_SOCKET_CAPS, ...deps.caps }),
     connections: new Connections(deps.clock, log, { ...DEFAULT_PEER_LIMITS, ...deps.limits }, { heartbeatMs: deps.heartbeatMs ?? 30_000, keepAliveMs: deps.keepAliveMs ?? 7000 }),
     log,

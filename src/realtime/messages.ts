@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseId } from '../domain/ids.ts';
 import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
-import type { ErrorCode, ErrorDetails } from '../errors.ts';
+import type { AppError, ErrorCode, ErrorDetails } from '../errors.ts';
 import type { ChannelEvents, ChatEvent, PresenceNews, RematchOffer } from '../services/channelEvents.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
@@ -14,7 +14,7 @@ import { issuesToDetails } from '../util/zod.ts';
  * forms), each way, as rooms/messages.ts is the rooms' (lila-ws `ClientOut` / `ClientIn`): a
  * client's messages are parsed with the schemas below, every message of ours is one case of a map
  * below sent through one typed `send`, and the protocol tables of docs/protocol.md are checked
- * against REALTIME_MESSAGES (test/realtime/protocol.test.ts).
+ * against REALTIME_MESSAGES (test/realtime/protocol.test.ts). Close codes end the file.
  */
 
 // ---- client → server ---------------------------------------------------------------------------
@@ -151,6 +151,10 @@ export const errorMessage = (code: ErrorCode, message: string, extra: Pick<Error
   ts,
 });
 
+/** An AppError as an `error` message: with its details, and the channel it ends when it ends one. */
+export const formatError = (error: AppError, ts: number, channel?: string): ErrorMessage =>
+  errorMessage(error.code, error.message, { ...(error.details ? { details: error.details } : {}), ...(channel ? { channel } : {}) }, ts);
+
 /** Every message name by socket and direction: what the docs' protocol tables must list. */
 const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
 export const REALTIME_MESSAGES = {
@@ -175,3 +179,25 @@ export const REALTIME_MESSAGES = {
   },
 } as const;
 
+// ---- close codes -------------------------------------------------------------------------------
+
+/** Close codes of the stream and the realtime channel (docs/protocol.md, Close codes). */
+export const CLOSE = {
+  /** The game ended (stream), or the client said goodbye. */
+  NORMAL: 1000,
+  /** Too many messages, or too many malformed ones; a `since` that is no event number. */
+  POLICY: 1008,
+  /** The game could not be read (to start, or to fill a hole): come back, with `?since`. */
+  INTERNAL: 1011,
+  /** The service is restarting (SIGTERM): connect again. */
+  RESTART: 1012,
+  /** The client reads too slowly: its unsent messages passed the bound. */
+  TRY_AGAIN_LATER: 1013,
+  /** The token given to the stream is invalid, expired or of an ended session. */
+  UNAUTHORIZED: 4401,
+  /** The game does not exist, or is pending and the caller is not one of its players. */
+  NOT_FOUND: 4404,
+  /** The token's user already holds REALTIME_SOCKETS_PER_USER sockets on this node. */
+  TOO_MANY_SOCKETS: 4429,
+} as const;
+export type CloseCode = (typeof CLOSE)[keyof typeof CLOSE];

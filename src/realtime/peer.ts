@@ -1,25 +1,10 @@
 import type { WebSocket } from 'ws';
+import type { AuthUser } from '../auth/scopes.ts';
+import { AppError, isAppError } from '../errors.ts';
 import type { Failure, Result } from '../result.ts';
 import type { Clock } from '../time.ts';
-import { errorMessage, formatServerMessage, parseClientMessage, type ClientMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
-
-/** Close codes of the stream and the realtime channel (README, OpenAPI). */
-export const CLOSE = {
-  /** The game ended (stream), or the client said goodbye. */
-  NORMAL: 1000,
-  /** Too many messages, or too many malformed ones. */
-  POLICY: 1008,
-  /** The service is restarting (SIGTERM): connect again. */
-  RESTART: 1012,
-  /** The client reads too slowly: its unsent messages passed the bound. */
-  TRY_AGAIN_LATER: 1013,
-  /** The token given to the stream is invalid, expired or of an ended session. */
-  UNAUTHORIZED: 4401,
-  /** The game does not exist, or is pending and the caller is not one of its players. */
-  NOT_FOUND: 4404,
-  /** The token's user already holds REALTIME_SOCKETS_PER_USER sockets on this node. */
-  TOO_MANY_SOCKETS: 4429,
-} as const;
+import { CLOSE, errorMessage, formatError, formatServerMessage, parseClientMessage, type ClientMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
+import type { Connection, Ending } from './subscriber.ts';
 
 export type PeerLimits = {
   /** Unsent bytes a socket may hold before it is closed (1013). */
@@ -39,9 +24,10 @@ export type Received = Result<Exclude<ClientMessage, { type: 'ping' }>, Omit<Fai
 /**
  * One client socket of the stream or the realtime channel: sends that give up on a slow reader
  * instead of buffering without end, a budget for what the client sends, and liveness for the
- * heartbeat. What the socket says is decided elsewhere.
+ * heartbeat. As a session's subscriber it carries the game stream, and says how the session
+ * ended with the close codes of docs/protocol.md; what the socket says is decided elsewhere.
  */
-export class Peer {
+export class Peer implements Connection {
   /** Answered the last heartbeat ping. */
   alive = true;
   private tokens: number;
@@ -75,6 +61,24 @@ export class Peer {
     if (!this.open) return;
     if (this.buffered > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
     this.ws.send(text);
+  }
+
+  begin(): void {}
+
+  /** The game stream's ending: `error` first when the client is told why, then the close code. */
+  end(ending: Ending): void {
+    switch (ending.kind) {
+      case 'over':
+        return this.close(CLOSE.NORMAL, 'game over');
+      case 'refused':
+        this.send(formatError(ending.error, this.clock.now(), ending.channel));
+        return this.close(ending.code, ending.reason);
+      case 'failed':
+        this.send(errorMessage('SERVICE_UNAVAILABLE', 'The game could not be read; try again', {}, this.clock.now()));
+        return this.close(CLOSE.INTERNAL, 'try again');
+      case 'broken':
+        return this.close(CLOSE.INTERNAL, 'reconnect with ?since');
+    }
   }
 
   onClose(f: () => void): void {
@@ -125,3 +129,18 @@ export class Peer {
     return true;
   }
 }
+
+/**
+ * `authenticate` for a socket: it is told only that its token failed, not why (an HTTP stream is
+ * answered with the reason, as REST is).
+ */
+export const socketAuthenticate =
+  (authenticate: (token: string) => Promise<AuthUser>) =>
+  async (token: string): Promise<AuthUser> => {
+    try {
+      return await authenticate(token);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'UNAUTHORIZED') throw new AppError('UNAUTHORIZED', 'Invalid or expired access token');
+      throw error;
+    }
+  };
