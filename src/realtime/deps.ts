@@ -6,10 +6,13 @@ import type { GameSnapshot } from '../services/games.ts';
 import type { LiveCredentials } from '../services/liveCredentials.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { Clock } from '../time.ts';
-import type { SocketCapLimits } from './caps.ts';
+import type { SocketCapLimits, SocketCaps } from './caps.ts';
+import type { Connections } from './connections.ts';
+import type { GameTicks } from './gameTicks.ts';
+import type { ChannelHub } from './hub.ts';
 import type { PeerLimits } from './peer.ts';
 
-/** What the realtime surfaces are given (src/server.ts): apart from index.ts so that channels.ts can name them too. */
+/** What the realtime surfaces are given (src/server.ts): apart from index.ts so that every part can name them. */
 export type RealtimeDeps = {
   events: Pick<EventBus, 'subscribeRaw'>;
   clock: Clock;
@@ -38,4 +41,22 @@ export type RealtimeDeps = {
   heartbeatMs?: number;
   /** How often every HTTP stream gets its keep-alive newline (default 7 s, DESIGN 2.12). */
   keepAliveMs?: number;
+};
+
+/** What the sessions of watching use: the realtime deps they need, the node's hub and game ticks, `now` on the service's clock. */
+export type SessionDeps = Pick<RealtimeDeps, 'log' | 'credentials' | 'hold' | 'snapshot' | 'missed' | 'watching'> & {
+  hub: ChannelHub;
+  ticks: GameTicks;
+  now: () => number;
+};
+
+/** What the surfaces of one node share, made once by createRealtime. */
+export type RealtimeNode = {
+  deps: RealtimeDeps;
+  sessions: SessionDeps;
+  caps: SocketCaps;
+  /** The node's sockets and HTTP streams (heartbeat, keep-alive, shutdown, the count). */
+  connections: Connections;
+  log: Logger;
+  now: () => number;
 };

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { AppError, isAppError } from '../errors.ts';
-import { formatServerMessage, type ServerMessage, type Wire } from './messages.ts';
+import { formatError, formatServerMessage, type ServerMessage, type Wire } from './messages.ts';
+import type { Connection, Ending } from './subscriber.ts';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -18,22 +19,28 @@ export function acceptsNdjson(accept: string | undefined): boolean {
   return false;
 }
 
+export type HttpPeerOptions = {
+  /** Unsent bytes the response may hold before it is cut off. */
+  maxBufferedBytes: number;
+  now: () => number;
+  /** Answers with the error envelope (before the stream is live). */
+  refuseWith: (error: unknown) => void;
+};
+
 /**
  * One client of an HTTP event stream (DESIGN 2.12): the stream's messages, one JSON object per
  * line, over a chunked 200 that starts with the first of them. Until then a refusal is an
  * ordinary HTTP error (`refuse`: the error envelope); after it, the stream can only end. Like a
  * socket's Peer, it gives up on a slow reader instead of buffering without end.
  */
-export class HttpPeer {
+export class HttpPeer implements Connection {
   /** The 200 and its headers are sent: the stream is live. */
   live = false;
   private readonly closing: Array<() => void> = [];
 
   constructor(
     readonly res: ServerResponse,
-    private readonly maxBufferedBytes: number,
-    /** Answers with the error envelope (before the stream is live). */
-    private readonly refuseWith: (error: unknown) => void,
+    private readonly o: HttpPeerOptions,
   ) {
     res.once('close', () => {
       for (const f of this.closing.splice(0)) f();
@@ -44,7 +51,10 @@ export class HttpPeer {
     return !this.res.destroyed && !this.res.writableEnded;
   }
 
-  /** Runs `f` once the connection closes (or at once, if it has): what the stream holds is given back there. */
+  get buffered(): number {
+    return this.res.writableLength;
+  }
+
   onClose(f: () => void): void {
     if (this.res.closed) f();
     else this.closing.push(f);
@@ -74,21 +84,27 @@ export class HttpPeer {
     if (this.live) this.write('\n');
   }
 
+  /** There is no close code: the body ends after the game's end, and with an `error` line (or before it, the envelope) otherwise. */
+  end(ending: Ending): void {
+    if (ending.kind === 'over') return this.finish();
+    this.refuse(ending.error, ending.kind === 'refused' ? ending.channel : undefined);
+  }
+
   /**
    * A refusal: the error envelope before the stream is live (any error: the HTTP side tells
    * what it is); after, an `error` message as the last line (with `channel` on the user channel's
    * stream, as the realtime socket sends it; SERVICE_UNAVAILABLE for an error that is no AppError).
    */
-  refuse(error: unknown, ts: number, channel?: string): void {
+  refuse(error: unknown, channel?: string): void {
     if (!this.open) return;
-    if (!this.live) return this.refuseWith(error);
+    if (!this.live) return this.o.refuseWith(error);
     const e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream failed; connect again');
-    this.send({ type: 'error', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(channel ? { channel } : {}), ts });
-    this.end();
+    this.send(formatError(e, this.o.now(), channel));
+    this.finish();
   }
 
-  /** Ends the stream (its last chunk): the game ended, the service restarts, the session ended. */
-  end(): void {
+  /** Ends the stream (its last chunk). */
+  private finish(): void {
     if (!this.open) return;
     this.begin();
     this.res.end();
@@ -98,7 +114,7 @@ export class HttpPeer {
     if (!this.open) return;
     // Cut, not ended: a reader this far behind would never read an ending either. The chunked
     // body stops without its last chunk, which tells the client the stream was broken off.
-    if (this.res.writableLength > this.maxBufferedBytes) return void this.res.destroy();
+    if (this.buffered > this.o.maxBufferedBytes) return void this.res.destroy();
     this.res.write(text);
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseId } from '../domain/ids.ts';
 import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
-import type { ErrorCode, ErrorDetails } from '../errors.ts';
+import type { AppError, ErrorCode, ErrorDetails } from '../errors.ts';
 import type { ChannelEvents, ChatEvent, PresenceNews, RematchOffer } from '../services/channelEvents.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { SeekView } from '../services/seekViews.ts';
@@ -9,17 +9,37 @@ import type { InternalUserEventType } from '../services/userEvents.ts';
 import { err, ok, type Failure, type Result } from '../result.ts';
 import { issuesToDetails } from '../util/zod.ts';
 
+/**
+ * The catalogue of what goes over the game stream and the realtime channel (and their NDJSON
+ * forms), each way, as rooms/messages.ts is the rooms' (lila-ws `ClientOut` / `ClientIn`): a
+ * client's messages are parsed with the schemas below, every message of ours is one case of a map
+ * below sent through one typed `send`, and the protocol tables of docs/protocol.md are checked
+ * against REALTIME_MESSAGES (test/realtime/protocol.test.ts). Close codes end the file.
+ */
+
 // ---- client → server ---------------------------------------------------------------------------
 
-/** What a client may send on the realtime channel (and `ping` on the stream), DESIGN 2.6. */
-const Id = z.union([z.string().max(64), z.number()]).optional();
-const Channel = z.string().min(1).max(100);
-export const ClientMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('subscribe'), channel: Channel, token: z.string().max(4096).optional(), id: Id }),
-  z.object({ type: z.literal('unsubscribe'), channel: Channel, id: Id }),
-  z.object({ type: z.literal('ping'), id: Id }),
-]);
-export type ClientMessage = z.infer<typeof ClientMessage>;
+/** Any message may carry an `id`, echoed in its answer. */
+const requestId = z.union([z.string().max(64), z.number()]).optional();
+const channelName = z.string().min(1).max(100);
+
+/** What a client may send on the realtime channel (DESIGN 2.6); the stream takes `ping` alone. */
+export const CLIENT_MESSAGES = ['subscribe', 'unsubscribe', 'ping'] as const;
+export type ClientMessageType = (typeof CLIENT_MESSAGES)[number];
+export const STREAM_CLIENT_MESSAGES = ['ping'] as const satisfies readonly ClientMessageType[];
+
+/** Each message's schema, its `type` included: on these sockets a message is one JSON object. */
+export const ClientMessageSchemas = {
+  subscribe: z.object({ type: z.literal('subscribe'), channel: channelName, token: z.string().max(4096).optional(), id: requestId }),
+  unsubscribe: z.object({ type: z.literal('unsubscribe'), channel: channelName, id: requestId }),
+  ping: z.object({ type: z.literal('ping'), id: requestId }),
+} as const satisfies { [T in ClientMessageType]: z.ZodObject<{ type: z.ZodLiteral<T> } & z.ZodRawShape> };
+
+export type ClientMessages = { [T in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[T]> };
+export type ClientMessage = ClientMessages[ClientMessageType];
+
+type ClientMessageSchema = (typeof ClientMessageSchemas)[ClientMessageType];
+const ClientMessage = z.discriminatedUnion('type', CLIENT_MESSAGES.map((type) => ClientMessageSchemas[type]) as [ClientMessageSchema, ...ClientMessageSchema[]]);
 
 /** A client frame: JSON text holding one of ClientMessage. */
 export function parseClientMessage(data: unknown, isBinary: boolean): Result<ClientMessage, Omit<Failure, 'code'>> {
@@ -60,13 +80,15 @@ export const formatChannel = (name: ChannelName): string => (name.kind === 'lobb
 
 /** A client's `id`, echoed in the answer to its message. */
 type Echo = { id?: string | number };
+/** A union's members by their `type`: the map a catalogue lists. */
+type ByType<U extends { type: string }> = { [T in U['type']]: Extract<U, { type: T }> };
 
 /** A refused message or subscription, with the REST codes (DESIGN 2.6). */
 export type ErrorMessage = { type: 'error'; code: ErrorCode; message: string; channel?: string; details?: ErrorDetails; ts: number } & Echo;
 export type PongMessage = { type: 'pong'; ts: number } & Echo;
 
 /**
- * What the game stream sends: the game's numbered events as the bus carries them, and what a
+ * What the game stream sends of a game: its numbered events as the bus carries them, and what a
  * viewer's watch makes itself (src/realtime/gameWatch.ts, gameTicks.ts): `state` first (and
  * after a hole), `time_update` after each move and every 5 s, `game_end` of a finished game.
  */
@@ -82,7 +104,6 @@ export type GameStreamEvent =
  * viewer signed in as a player, live (never replayed). `v` is the viewer's current event number.
  */
 export type StreamChat = ChatEvent & { v: number };
-export type StreamMessage = GameStreamEvent | PongMessage | ErrorMessage;
 
 /** A user event the realtime channel relays (the internal ones stay on the bus). */
 export type RelayedUserEvent = Exclude<ChannelEvents['user'], { type: InternalUserEventType }>;
@@ -96,14 +117,18 @@ export type ChannelEvent = {
 };
 export type WithChannel<M> = { channel: string } & M;
 
-/** What the realtime channel sends: the answers to subscribe / unsubscribe / ping, then the channels' messages. */
-export type ChannelMessage =
-  | ({ type: 'subscribed'; channel: string; ts: number } & Echo)
-  | ({ type: 'unsubscribed'; channel: string; ts: number } & Echo)
-  | PongMessage
-  | ErrorMessage
-  | WithChannel<ChannelEvent[keyof ChannelEvent]>;
+/** The game stream's messages by name: the game's, then the answers. */
+export type StreamMessages = ByType<GameStreamEvent> & { pong: PongMessage; error: ErrorMessage };
+/** The realtime channel's by name: the answers to subscribe / unsubscribe / ping, then the channels' messages. */
+export type ChannelMessages = {
+  subscribed: { type: 'subscribed'; channel: string; ts: number } & Echo;
+  unsubscribed: { type: 'unsubscribed'; channel: string; ts: number } & Echo;
+  pong: PongMessage;
+  error: ErrorMessage;
+} & ByType<WithChannel<ChannelEvent[keyof ChannelEvent]>>;
 
+export type StreamMessage = StreamMessages[keyof StreamMessages];
+export type ChannelMessage = ChannelMessages[keyof ChannelMessages];
 /** Every message the stream and the realtime channel send. */
 export type ServerMessage = StreamMessage | ChannelMessage;
 
@@ -117,48 +142,62 @@ export type Wire<M> = string & { readonly [carries]: M };
 /** The one way a message of ours becomes text (its members in the order written). */
 export const formatServerMessage = <M extends ServerMessage>(message: M): Wire<M> => JSON.stringify(message) as Wire<M>;
 
-/** Every message name by socket: what the protocol tables in docs/protocol.md must list (test/realtime/protocol.test.ts). */
-export const SERVER_MESSAGES = {
-  stream: names<StreamMessage>({
-    state: true, move: true, time_update: true, draw_offer: true, takeback_offer: true, takeback: true, game_end: true, opponent_gone: true, opponent_back: true,
-    rematch_offer: true, chat: true, pong: true, error: true,
-  }),
-  channel: names<ChannelMessage>({
-    subscribed: true,
-    unsubscribed: true,
-    pong: true,
-    error: true,
-    state: true,
-    move: true,
-    time_update: true,
-    draw_offer: true,
-    takeback_offer: true,
-    takeback: true,
-    game_end: true,
-    opponent_gone: true,
-    opponent_back: true,
-    rematch_offer: true,
-    chat: true,
-    challenge_received: true,
-    challenge_declined: true,
-    challenge_cancelled: true,
-    challenge_expired: true,
-    game_started: true,
-    friend_request: true,
-    friend_accepted: true,
-    club_invite: true,
-    tournament_started: true,
-    tournament_pairing: true,
-    pairing: true,
-    standings: true,
-    status: true,
-    seeks: true,
-    seek_added: true,
-    seek_removed: true,
-  }),
+/** An `error` message: its code and words, then what it is about (`extra`, in its order), then `ts`. */
+export const errorMessage = (code: ErrorCode, message: string, extra: Pick<ErrorMessage, 'channel' | 'id' | 'details'>, ts: number): ErrorMessage => ({
+  type: 'error',
+  code,
+  message,
+  ...extra,
+  ts,
+});
+
+/** An AppError as an `error` message: with its details, and the channel it ends when it ends one. */
+export const formatError = (error: AppError, ts: number, channel?: string): ErrorMessage =>
+  errorMessage(error.code, error.message, { ...(error.details ? { details: error.details } : {}), ...(channel ? { channel } : {}) }, ts);
+
+/** Every message name by socket and direction: what the docs' protocol tables must list. */
+const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
+export const REALTIME_MESSAGES = {
+  stream: {
+    in: STREAM_CLIENT_MESSAGES,
+    out: names<StreamMessages>({
+      state: true, move: true, time_update: true, draw_offer: true, takeback_offer: true, takeback: true, game_end: true, opponent_gone: true, opponent_back: true,
+      rematch_offer: true, chat: true, pong: true, error: true,
+    }),
+  },
+  channel: {
+    in: CLIENT_MESSAGES,
+    out: names<ChannelMessages>({
+      subscribed: true, unsubscribed: true, pong: true, error: true,
+      state: true, move: true, time_update: true, draw_offer: true, takeback_offer: true, takeback: true, game_end: true, opponent_gone: true, opponent_back: true,
+      rematch_offer: true, chat: true,
+      challenge_received: true, challenge_declined: true, challenge_cancelled: true, challenge_expired: true, game_started: true,
+      friend_request: true, friend_accepted: true, club_invite: true, tournament_started: true, tournament_pairing: true,
+      pairing: true, standings: true, status: true,
+      seeks: true, seek_added: true, seek_removed: true,
+    }),
+  },
 } as const;
 
-/** The names of a union's `type`s, each listed once and none missing (the compiler checks both). */
-function names<M extends { type: string }>(present: Record<M['type'], true>): M['type'][] {
-  return Object.keys(present) as M['type'][];
-}
+// ---- close codes -------------------------------------------------------------------------------
+
+/** Close codes of the stream and the realtime channel (docs/protocol.md, Close codes). */
+export const CLOSE = {
+  /** The game ended (stream), or the client said goodbye. */
+  NORMAL: 1000,
+  /** Too many messages, or too many malformed ones; a `since` that is no event number. */
+  POLICY: 1008,
+  /** The game could not be read (to start, or to fill a hole): come back, with `?since`. */
+  INTERNAL: 1011,
+  /** The service is restarting (SIGTERM): connect again. */
+  RESTART: 1012,
+  /** The client reads too slowly: its unsent messages passed the bound. */
+  TRY_AGAIN_LATER: 1013,
+  /** The token given to the stream is invalid, expired or of an ended session. */
+  UNAUTHORIZED: 4401,
+  /** The game does not exist, or is pending and the caller is not one of its players. */
+  NOT_FOUND: 4404,
+  /** The token's user already holds REALTIME_SOCKETS_PER_USER sockets on this node. */
+  TOO_MANY_SOCKETS: 4429,
+} as const;
+export type CloseCode = (typeof CLOSE)[keyof typeof CLOSE];

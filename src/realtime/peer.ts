@@ -1,24 +1,10 @@
 import type { WebSocket } from 'ws';
+import type { AuthUser } from '../auth/scopes.ts';
+import { AppError, isAppError } from '../errors.ts';
+import type { Failure, Result } from '../result.ts';
 import type { Clock } from '../time.ts';
-import { formatServerMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
-
-/** Close codes of the stream and the realtime channel (README, OpenAPI). */
-export const CLOSE = {
-  /** The game ended (stream), or the client said goodbye. */
-  NORMAL: 1000,
-  /** Too many messages, or too many malformed ones. */
-  POLICY: 1008,
-  /** The service is restarting (SIGTERM): connect again. */
-  RESTART: 1012,
-  /** The client reads too slowly: its unsent messages passed the bound. */
-  TRY_AGAIN_LATER: 1013,
-  /** The token given to the stream is invalid, expired or of an ended session. */
-  UNAUTHORIZED: 4401,
-  /** The game does not exist, or is pending and the caller is not one of its players. */
-  NOT_FOUND: 4404,
-  /** The token's user already holds REALTIME_SOCKETS_PER_USER sockets on this node. */
-  TOO_MANY_SOCKETS: 4429,
-} as const;
+import { CLOSE, errorMessage, formatError, formatServerMessage, parseClientMessage, type ClientMessage, type ErrorMessage, type ServerMessage, type Wire } from './messages.ts';
+import type { Connection, Ending } from './subscriber.ts';
 
 export type PeerLimits = {
   /** Unsent bytes a socket may hold before it is closed (1013). */
@@ -32,12 +18,16 @@ export type PeerLimits = {
 
 export const DEFAULT_PEER_LIMITS: PeerLimits = { maxBufferedBytes: 1 << 20, burst: 60, perSecond: 10, maxRefused: 100 };
 
+/** A client frame that is neither over the budget nor a `ping` (answered at once): parsed, or why not. */
+export type Received = Result<Exclude<ClientMessage, { type: 'ping' }>, Omit<Failure, 'code'>>;
+
 /**
  * One client socket of the stream or the realtime channel: sends that give up on a slow reader
  * instead of buffering without end, a budget for what the client sends, and liveness for the
- * heartbeat. What the socket says is decided elsewhere.
+ * heartbeat. As a session's subscriber it carries the game stream, and says how the session
+ * ended with the close codes of docs/protocol.md; what the socket says is decided elsewhere.
  */
-export class Peer {
+export class Peer implements Connection {
   /** Answered the last heartbeat ping. */
   alive = true;
   private tokens: number;
@@ -58,6 +48,10 @@ export class Peer {
     return this.ws.readyState === this.ws.OPEN;
   }
 
+  get buffered(): number {
+    return this.ws.bufferedAmount;
+  }
+
   /**
    * The one way a message goes out: one of ours, or a relayed one as its JSON text. A reader that
    * let `maxBufferedBytes` pile up is closed (1013) instead.
@@ -65,18 +59,41 @@ export class Peer {
   send(message: ServerMessage | Wire<ServerMessage>): void {
     const text = typeof message === 'string' ? message : formatServerMessage(message);
     if (!this.open) return;
-    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
+    if (this.buffered > this.limits.maxBufferedBytes) return this.close(CLOSE.TRY_AGAIN_LATER, 'reading too slowly');
     this.ws.send(text);
   }
 
-  /** Counts one client message against the budget: false when over it. */
-  spend(): boolean {
-    const now = this.clock.now();
-    this.tokens = Math.min(this.limits.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.limits.perSecond);
-    this.refilledAt = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
+  begin(): void {}
+
+  /** The game stream's ending: `error` first when the client is told why, then the close code. */
+  end(ending: Ending): void {
+    switch (ending.kind) {
+      case 'over':
+        return this.close(CLOSE.NORMAL, 'game over');
+      case 'refused':
+        this.send(formatError(ending.error, this.clock.now(), ending.channel));
+        return this.close(ending.code, ending.reason);
+      case 'failed':
+        this.send(errorMessage('SERVICE_UNAVAILABLE', 'The game could not be read; try again', {}, this.clock.now()));
+        return this.close(CLOSE.INTERNAL, 'try again');
+      case 'broken':
+        return this.close(CLOSE.INTERNAL, 'reconnect with ?since');
+    }
+  }
+
+  onClose(f: () => void): void {
+    if (this.ws.readyState === this.ws.CLOSED) f();
+    else this.ws.once('close', f);
+  }
+
+  /** Takes the client's frames: one over the budget is refused, a `ping` answered at once, any other handed to `handle`. */
+  receive(handle: (message: Received) => void): void {
+    this.ws.on('message', (data, isBinary) => {
+      if (!this.spend()) return this.refuse(errorMessage('RATE_LIMIT_EXCEEDED', 'Too many messages', {}, this.clock.now()));
+      const parsed = parseClientMessage(data, isBinary);
+      if (parsed.ok && parsed.value.type === 'ping') return this.send({ type: 'pong', ...(parsed.value.id !== undefined ? { id: parsed.value.id } : {}), ts: this.clock.now() });
+      handle(parsed as Received);
+    });
   }
 
   /** A refused message (over the budget, malformed): too many of them close the socket (1008). */
@@ -101,4 +118,29 @@ export class Peer {
     this.alive = false;
     this.ws.ping();
   }
+
+  /** Counts one client message against the budget: false when over it. */
+  private spend(): boolean {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.limits.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.limits.perSecond);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
 }
+
+/**
+ * `authenticate` for a socket: it is told only that its token failed, not why (an HTTP stream is
+ * answered with the reason, as REST is).
+ */
+export const socketAuthenticate =
+  (authenticate: (token: string) => Promise<AuthUser>) =>
+  async (token: string): Promise<AuthUser> => {
+    try {
+      return await authenticate(token);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'UNAUTHORIZED') throw new AppError('UNAUTHORIZED', 'Invalid or expired access token');
+      throw error;
+    }
+  };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SERVER_MESSAGES } from '../../src/realtime/messages.ts';
+import { REALTIME_MESSAGES } from '../../src/realtime/messages.ts';
 
 /** The "Realtime over plain WebSocket" section of docs/protocol.md, down to the next heading of its level. */
 function realtimeSection(): string {
@@ -33,12 +33,15 @@ function tabledNames(text: string, heading: string): string[] {
   return names;
 }
 
-const catalogue = new Set<string>([...SERVER_MESSAGES.stream, ...SERVER_MESSAGES.channel]);
+const catalogue = new Set<string>([...REALTIME_MESSAGES.stream.out, ...REALTIME_MESSAGES.channel.out]);
+
+/** The client messages the section shows being sent: `{"type":"subscribe",…}`, `type: 'subscribe'` in code. */
+const sentNames = (text: string) => new Set([...text.matchAll(/"type":"(\w+)"|\btype: '(\w+)'/g)].map((m) => m[1] ?? m[2]));
 
 describe('the realtime protocol in the docs', () => {
   const section = realtimeSection();
 
-  it('mentions every message the stream and the realtime channel send (ServerMessage, src/realtime/messages.ts)', () => {
+  it('mentions every message the stream and the realtime channel send (REALTIME_MESSAGES, src/realtime/messages.ts)', () => {
     const mentioned = new Set(spannedNames(section));
     assert.deepEqual([...catalogue].filter((name) => !mentioned.has(name)), []);
   });
@@ -51,6 +54,12 @@ describe('the realtime protocol in the docs', () => {
 
   it('lists every message of the stream in its table, but pong (an answer, listed with the channel)', () => {
     const tabled = new Set(tabledNames(section, 'message'));
-    assert.deepEqual(SERVER_MESSAGES.stream.filter((name) => name !== 'pong' && !tabled.has(name)), []);
+    assert.deepEqual(REALTIME_MESSAGES.stream.out.filter((name) => name !== 'pong' && !tabled.has(name)), []);
+  });
+
+  it('shows every message a client may send (ClientMessage) and none it may not', () => {
+    const shown = sentNames(section);
+    assert.deepEqual([...REALTIME_MESSAGES.channel.in].filter((name) => !shown.has(name)), []);
+    assert.deepEqual([...shown].filter((name) => !(REALTIME_MESSAGES.channel.in as readonly string[]).includes(name)), []);
   });
 });
