@@ -1,5 +1,4 @@
-import { Protocol, Room, type Client } from '@colyseus/core';
-import { Encoder } from '@colyseus/schema';
+import { Room, type Client } from '@colyseus/core';
 import { z } from 'zod';
 import { gameReader, requireScope, type AuthUser } from '../src/auth/scopes.ts';
 import type { Color } from '../src/domain/game.ts';
@@ -10,6 +9,7 @@ import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.t
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import type { Chat } from '../src/services/chat.ts';
 import type { LiveCredentials } from '../src/services/liveCredentials.ts';
+import { RoomWrites } from './colyseusInternals.ts';
 import { GameRoomChat } from './gameRoomChat.ts';
 import { SeatCredentials } from './seatCredentials.ts';
 import {
@@ -36,27 +36,6 @@ const RECONNECT_SECONDS = 60;
 export const CORRESPONDENCE_DEADLINE_MARGIN_MS = 2 * 60_000;
 // Per-socket message budget for players (DESIGN 2.3): 100 messages per 20 s.
 const SOCKET_BUDGET = { messages: 100, windowMs: 20_000 };
-
-type CorkableSocket = { cork(): void; uncork(): void };
-type SharedSerializer = {
-  encoder: { sharedBuffer: Uint8Array };
-  fullEncodeBuffer: Uint8Array;
-  needFullEncode: boolean;
-  getFullState: (...args: unknown[]) => Uint8Array;
-};
-
-/** The encode buffers every game room shares (shareEncodeBuffers), each frame's first byte as Colyseus sets it. */
-const SHARED = {
-  patch: new Uint8Array(Encoder.BUFFER_SIZE),
-  full: startingWith(Protocol.ROOM_STATE, Encoder.BUFFER_SIZE),
-  fullOwner: undefined as SharedSerializer | undefined,
-};
-
-function startingWith(first: number, size: number): Uint8Array {
-  const buffer = new Uint8Array(size);
-  buffer[0] = first;
-  return buffer;
-}
 
 export type GameRoomDeps = {
   host: LiveGameHost;
@@ -85,9 +64,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   // A hard flood guard (Colyseus drops the socket); the budget below answers politely first.
   override maxMessagesPerSecond = 200;
   private budgets = new WeakMap<Client, { count: number; resetAt: number }>();
-  private corked: CorkableSocket[] | undefined;
-  private lastView: Uint8Array | undefined;
-  private lastCopy: Uint8Array | undefined;
+  private readonly writes = new RoomWrites(this);
   private stopRematchOffers: (() => void) | undefined;
   private disposed = false;
   private chat!: GameRoomChat;
@@ -120,7 +97,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     host.register(live);
     this.restWhenIdle();
     this.state = this.initialState();
-    this.shareEncodeBuffers();
+    this.writes.shareEncodeBuffers();
 
     this.onMessage('move', (client: GameClient, raw) =>
       this.command(client, 'move', raw, (userId, m) => ({
@@ -154,7 +131,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   }
 
   override async onJoin(client: GameClient, _options: unknown, auth?: { user?: AuthUser }): Promise<void> {
-    this.ownFrames(client);
+    this.writes.ownFrames(client);
     const userId = auth?.user?.id;
     const color = userId ? this.live.colorOf(userId) : undefined;
     const playerChat = color !== undefined && gameReader(auth?.user) !== undefined;
@@ -175,7 +152,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
 
   override async onReconnect(client: GameClient): Promise<void> {
     await this.seats.recheck(client); // a token that ended meanwhile is refused (UNAUTHORIZED)
-    this.ownFrames(client); // a reconnection comes as a new client object
+    this.writes.ownFrames(client); // a reconnection comes as a new client object
     const color = client.userData?.color;
     if (color) this.updateConnected(color);
     void this.chat.listen();
@@ -250,81 +227,6 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   /** `<name>:ok`: the pairing of name and answer is checked here, not by `client.send`, which cannot follow a generic name. */
   private sendAnswer<C extends GameCommand>(client: GameClient, name: C, body: { id?: string | number } & CommandAnswers[(typeof COMMAND_OF)[C]]): void {
     client.send(`${name}:ok` as `${GameCommand}:ok`, body as GameServerMessages[`${GameCommand}:ok`]);
-  }
-
-  /**
-   * Holds the clients' socket writes until the end of this turn of the event loop, so a patch and
-   * the command's answer (or a second patch and game_end) leave in one write (one syscall) instead
-   * of one each: on loopback a write costs ~180 µs, more than the rest of a move's socket work. One
-   * uncork per room per turn, however many events and clients. A corked socket keeps what it is
-   * given by reference until it uncorks: this is safe only because no frame handed to a socket is
-   * a view of memory an encoder reuses (ownFrames).
-   */
-  private corkClients(): void {
-    if (this.corked) return;
-    const corked: CorkableSocket[] = [];
-    for (const client of this.clients) {
-      const socket = (client as unknown as { ref?: { _socket?: CorkableSocket } }).ref?._socket;
-      if (!socket) continue;
-      socket.cork();
-      corked.push(socket);
-    }
-    this.corked = corked;
-    setImmediate(this.uncorkClients);
-  }
-
-  private readonly uncorkClients = (): void => {
-    const corked = this.corked;
-    this.corked = undefined;
-    for (const socket of corked ?? []) socket.uncork();
-  };
-
-  /**
-   * Gives the socket of `client` its own bytes instead of a view into memory an encoder reuses.
-   * The schema encoder returns `sharedBuffer.subarray(0, n)` (@colyseus/schema build/index.mjs,
-   * `Encoder._encodeChannel`: `return buffer.subarray(0, it.offset)`; the join state is likewise a
-   * view of the serializer's `fullEncodeBuffer`); the serializer hands that view to `client.raw`
-   * as is (@colyseus/core build/serializer/SchemaSerializer.mjs, `applyPatches` →
-   * `sendClientFrame`); ws frames it without copying (ws lib/sender.js, `Sender.frame` returns
-   * `[header, data]`) and a net.Socket that cannot write at once keeps the chunk by reference. So
-   * a socket that is corked (corkClients) or backed up by a slow reader still holds the view when
-   * the next patch is encoded into the same buffer: two events in one tick (a mating move and
-   * game_end; a lapsed draw offer and the move) once sent every client the second patch's bytes
-   * under the first one's length, the decoder answered "definition mismatch" and kept the old FEN
-   * and turn. Every game room encodes into one process-wide buffer (shareEncodeBuffers), so such a
-   * view is copied once, as it is first sent, and the copy goes to every client of that patch;
-   * frames in fresh memory (Colyseus's messages: core build/Protocol.mjs, `getMessageBytes.raw`)
-   * are sent as they are.
-   */
-  private ownFrames(client: GameClient): void {
-    const raw = client.raw.bind(client);
-    client.raw = (data, options, cb) => raw(this.owned(data), options, cb);
-  }
-
-  private owned(data: Uint8Array): Uint8Array {
-    // A patch too big for the shared buffer makes the room's encoder a bigger one of its own, reused too.
-    const own = (this as unknown as { _serializer: SharedSerializer })._serializer.encoder.sharedBuffer;
-    if (data.buffer !== SHARED.patch.buffer && data.buffer !== SHARED.full.buffer && data.buffer !== own.buffer) return data;
-    if (data !== this.lastView) [this.lastView, this.lastCopy] = [data, Buffer.from(data)];
-    return this.lastCopy!;
-  }
-
-  /**
-   * A room's serializer holds two 16 KB buffers (the patch encoder's and the join state's): 32 KB
-   * of every live game's memory for frames of a few hundred bytes. They are only needed while a
-   * frame is encoded and copied (ownFrames), which never interleaves with another room's, so
-   * every game room encodes into the same two. The join state is cached as a view of its buffer
-   * (`fullEncodeCache`): a room re-encodes it when another room has used the buffer since.
-   */
-  private shareEncodeBuffers(): void {
-    const serializer = (this as unknown as { _serializer: SharedSerializer })._serializer;
-    serializer.encoder.sharedBuffer = SHARED.patch;
-    serializer.fullEncodeBuffer = SHARED.full;
-    const getFullState = serializer.getFullState.bind(serializer);
-    serializer.getFullState = (...args) => {
-      if (SHARED.fullOwner !== serializer) [SHARED.fullOwner, serializer.needFullEncode] = [serializer, true];
-      return getFullState(...args);
-    };
   }
 
   /** A seat is connected while any of its clients is in the room; a dropped one waiting to reconnect is not. */
@@ -441,7 +343,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   }
 
   private onGameEvent(event: GameEvent & { v: number }): void {
-    this.corkClients();
+    this.writes.cork();
     if (event.type === 'move') this.state.moves.push(event.move.san);
     // A takeback leaves the moves it did not take back: the schema's list drops the rest.
     if (event.type === 'takeback') this.state.moves.splice(event.move_count, this.state.moves.length - event.move_count);

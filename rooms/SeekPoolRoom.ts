@@ -9,6 +9,7 @@ import { reserveGameSeat, ROOM_REFUSED, roomRefusal } from '../src/gateway/index
 import { fail } from '../src/result.ts';
 import { assertMaySeek, PoolRetired, SeekPoolActor, type ApiSeek, type Pairing } from '../src/services/seekPoolActor.ts';
 import type { LiveCredentials } from '../src/services/liveCredentials.ts';
+import { reservedSeatCount } from './colyseusInternals.ts';
 import { refuseUnknownMessage, type SeekPoolServerMessages } from './messages.ts';
 import { SeatCredentials } from './seatCredentials.ts';
 
@@ -168,9 +169,8 @@ export class SeekPoolRoom extends Room<{ client: SeekerClient }> {
   }
 
   private hasSockets(): boolean {
-    // Colyseus keeps seat reservations private; one in flight is a seeker on its way in.
-    const reserved = (this as unknown as { _reservedSeats: object })._reservedSeats;
-    return this.clients.length > 0 || Object.keys(reserved).length > 0;
+    // A seat reserved and not taken yet is a seeker on its way in.
+    return this.clients.length > 0 || reservedSeatCount(this) > 0;
   }
 
   /** A waiting realtime seeker was paired (by a newcomer or a widened window): give them a seat. */
