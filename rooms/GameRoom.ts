@@ -1,10 +1,10 @@
 import { Room, type Client } from '@colyseus/core';
-import { z } from 'zod';
 import { gameReader, requireScope, type AuthUser } from '../src/auth/scopes.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { parseId } from '../src/domain/ids.ts';
-import { GameActor, type ApiCommand, type CommandInput, type GameEvent } from '../src/services/gameActor.ts';
+import { GameActor, type ApiCommand, type GameEvent } from '../src/services/gameActor.ts';
+import { actorCommand, GAME_COMMAND_NAMES, payloadSchema, type GameCommandName } from '../src/services/gameCommandCatalogue.ts';
 import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
 import type { Chat } from '../src/services/chat.ts';
@@ -12,16 +12,7 @@ import type { LiveCredentials } from '../src/services/liveCredentials.ts';
 import { RoomWrites } from './colyseusInternals.ts';
 import { GameRoomChat } from './gameRoomChat.ts';
 import { SeatCredentials } from './seatCredentials.ts';
-import {
-  GameCommandSchemas,
-  refuseUnknownMessage,
-  type COMMAND_OF,
-  type CommandAnswers,
-  type GameClient,
-  type GameClientMessages,
-  type GameCommand,
-  type GameServerMessages,
-} from './messages.ts';
+import { echoOf, invalidMessage, refuseUnknownMessage, type GameClient } from './messages.ts';
 import { DrawOfferState, GameState, LastMoveState, PlayerState, TakebackOfferState } from './schema/GameState.ts';
 
 
@@ -99,34 +90,9 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
     this.state = this.initialState();
     this.writes.shareEncodeBuffers();
 
-    this.onMessage('move', (client: GameClient, raw) =>
-      this.command(client, 'move', raw, (userId, m) => ({
-        type: 'move', userId, from: m.from, to: m.to, promotion: m.promotion, lagMs: m.lag,
-      })),
-    );
-    this.onMessage('resign', (client: GameClient, raw) => this.command(client, 'resign', raw, (userId) => ({ type: 'resign', userId })));
-    this.onMessage('offer_draw', (client: GameClient, raw) =>
-      this.command(client, 'offer_draw', raw, (userId) => ({ type: 'offer_draw', userId })),
-    );
-    this.onMessage('answer_draw', (client: GameClient, raw) =>
-      this.command(client, 'answer_draw', raw, (userId, m) => ({
-        type: 'answer_draw', userId, offerId: m.offer_id, accept: m.accept,
-      })),
-    );
-    this.onMessage('abort', (client: GameClient, raw) => this.command(client, 'abort', raw, (userId) => ({ type: 'abort', userId })));
-    this.onMessage('claim', (client: GameClient, raw) =>
-      this.command(client, 'claim', raw, (userId, m) => ({ type: 'claim', userId, result: m.result })),
-    );
+    for (const name of GAME_COMMAND_NAMES) this.onMessage(name, (client: GameClient, raw) => this.command(client, name, raw));
     this.chat = new GameRoomChat(GameRoom.deps.chat, gameId, () => this.clients as GameClient[]);
     this.onMessage('chat', (client: GameClient, raw) => this.chat.receive(client, raw, () => this.spend(client)));
-    this.onMessage('takeback', (client: GameClient, raw) =>
-      this.command(client, 'takeback', raw, (userId) => ({ type: 'offer_takeback', userId })),
-    );
-    this.onMessage('answer_takeback', (client: GameClient, raw) =>
-      this.command(client, 'answer_takeback', raw, (userId, m) => ({
-        type: 'answer_takeback', userId, takebackId: m.takeback_id, accept: m.accept,
-      })),
-    );
     this.onMessage('*', refuseUnknownMessage);
   }
 
@@ -187,46 +153,24 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   // ---- internals ----------------------------------------------------------------------------
 
   /**
-   * Parse → check the seat and the socket budget → run → answer `<name>:ok` or `error`. A
-   * command's `id` is its key: resent after a reconnect (same session), it is answered again
-   * instead of acting twice.
+   * A player's message `name` (src/services/gameCommandCatalogue.ts): check the seat and the socket
+   * budget → parse → run → answer `<name>:ok` or `error`. A command's `id` is its key: resent after
+   * a reconnect (same session), it is answered again instead of acting twice.
    */
-  private async command<C extends GameCommand>(
-    client: GameClient,
-    name: C,
-    raw: unknown,
-    build: (userId: string, message: NonNullable<GameClientMessages[C]>) => Extract<CommandInput, { type: (typeof COMMAND_OF)[C] }>,
-  ): Promise<void> {
+  private async command<N extends GameCommandName>(client: GameClient, name: N, raw: unknown): Promise<void> {
     // Read first: the frame was just read off the socket, and a move is timed from here (DESIGN 2.4).
     const receivedAt = GameRoom.deps.host.time.now();
-    const id = (raw as { id?: unknown } | undefined)?.id;
-    const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
+    const echo = echoOf(raw);
     const userId = client.userData?.userId;
-    if (!userId || !client.userData?.color) {
-      return client.send('error', { ...replyId, code: 'NOT_A_PLAYER', message: 'Spectators cannot play' });
-    }
-    if (!this.spend(client)) {
-      return client.send('error', { ...replyId, code: 'RATE_LIMIT_EXCEEDED', message: 'Too many messages' });
-    }
-    const parsed = (GameCommandSchemas[name] as z.ZodType).safeParse(raw ?? {});
-    if (!parsed.success) {
-      const details = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || '_', [i.message]]));
-      return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
-    }
-    const key = 'id' in replyId ? `socket:${client.sessionId}:${String(replyId.id)}` : undefined;
-    const command: CommandInput = build(userId, (parsed.data ?? {}) as NonNullable<GameClientMessages[C]>);
-    command.receivedAt = receivedAt; // on the command just built: no copy of it per move
-    const reply = await this.live.execute(command, key);
-    // The live game answers each command with its REST answer's data (the decider, src/domain/gameDecider.ts).
-    // The command's answer is the one of its type (COMMAND_OF): the actor's execute says so, not the types here.
-    type Answer = CommandAnswers[(typeof COMMAND_OF)[C]];
-    if (reply.ok) this.sendAnswer(client, name, { ...replyId, ...(reply.value as Answer) });
-    else client.send('error', { ...replyId, code: reply.error.code, message: reply.error.message, details: reply.error.details });
-  }
-
-  /** `<name>:ok`: the pairing of name and answer is checked here, not by `client.send`, which cannot follow a generic name. */
-  private sendAnswer<C extends GameCommand>(client: GameClient, name: C, body: { id?: string | number } & CommandAnswers[(typeof COMMAND_OF)[C]]): void {
-    client.send(`${name}:ok` as `${GameCommand}:ok`, body as GameServerMessages[`${GameCommand}:ok`]);
+    if (!userId || !client.userData?.color) return client.send('error', { ...echo, code: 'NOT_A_PLAYER', message: 'Spectators cannot play' });
+    if (!this.spend(client)) return client.send('error', { ...echo, code: 'RATE_LIMIT_EXCEEDED', message: 'Too many messages' });
+    const parsed = payloadSchema(name).safeParse(raw ?? {});
+    if (!parsed.success) return client.send('error', { ...echo, ...invalidMessage(parsed.error) });
+    const key = 'id' in echo ? `socket:${client.sessionId}:${String(echo.id)}` : undefined;
+    const reply = await this.live.execute(actorCommand(name, userId, parsed.data, receivedAt), key);
+    const answered: `${GameCommandName}:ok` = `${name}:ok`;
+    if (reply.ok) client.send(answered, { ...echo, ...reply.value });
+    else client.send('error', { ...echo, code: reply.error.code, message: reply.error.message, details: reply.error.details });
   }
 
   /** A seat is connected while any of its clients is in the room; a dropped one waiting to reconnect is not. */

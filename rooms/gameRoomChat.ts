@@ -1,7 +1,7 @@
 import { isAppError } from '../src/errors.ts';
 import type { RoomChatEvent } from '../src/services/channelEvents.ts';
 import type { Chat } from '../src/services/chat.ts';
-import { ChatMessage, type GameClient } from './messages.ts';
+import { ChatMessage, echoOf, invalidMessage, type GameClient } from './messages.ts';
 
 /**
  * The chat of one game's room (DESIGN 2.11). It listens to the game's `chat:<id>` channel only
@@ -37,16 +37,12 @@ export class GameRoomChat {
 
   /** A client's `chat {text, room, id?}`: answered `chat:ok {id?, message}` or `error` with the REST codes. */
   async receive(client: GameClient, raw: unknown, spend: () => boolean): Promise<void> {
-    const id = (raw as { id?: unknown } | undefined)?.id;
-    const replyId = typeof id === 'string' || typeof id === 'number' ? { id } : {};
+    const replyId = echoOf(raw);
     const userId = client.userData?.userId;
     if (!userId) return client.send('error', { ...replyId, code: 'UNAUTHORIZED', message: 'Join with an access token to chat' });
     if (!spend()) return client.send('error', { ...replyId, code: 'RATE_LIMIT_EXCEEDED', message: 'Too many messages' });
     const parsed = ChatMessage.safeParse(raw ?? {});
-    if (!parsed.success) {
-      const details = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || '_', [i.message]]));
-      return client.send('error', { ...replyId, code: 'VALIDATION_ERROR', message: 'Invalid message', details });
-    }
+    if (!parsed.success) return client.send('error', { ...replyId, ...invalidMessage(parsed.error) });
     try {
       const message = await this.chat.post(userId, this.gameId, { text: parsed.data.text, room: parsed.data.room });
       client.send('chat:ok', { ...replyId, message });

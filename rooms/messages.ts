@@ -4,11 +4,17 @@ import type { AuthUser } from '../src/auth/scopes.ts';
 import type { Color } from '../src/domain/game.ts';
 import type { ErrorCode, ErrorDetails } from '../src/errors.ts';
 import type { GameEvent } from '../src/domain/liveGameViews.ts';
-import type { CommandAnswers } from '../src/services/gameViews.ts';
+import {
+  GAME_COMMAND_NAMES,
+  GAME_COMMANDS,
+  requestId,
+  type AnswerOf,
+  type GameCommandName,
+} from '../src/services/gameCommandCatalogue.ts';
 import { ChatBody, type ChatMessageView, type ChatRoom } from '../src/services/chatViews.ts';
 import type { UserEvent } from '../src/services/channelEvents.ts';
 import type { ChallengeView } from '../src/services/seekViews.ts';
-import { CLAIM_RESULTS } from '../src/domain/gameDecider.ts';
+import { issuesToDetails } from '../src/util/zod.ts';
 import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 
 /**
@@ -21,90 +27,48 @@ import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.t
 
 // ---- client → server ---------------------------------------------------------------------------
 
-const square = z.string().regex(/^[a-h][1-8]$/, 'must be a square like e4');
-/** Any command may carry an `id`, echoed in its answer; it also makes a resent command safe. */
-const requestId = z.union([z.string().max(64), z.number().int()]).optional();
-
-export const MoveMessage = z.object({
-  from: square,
-  to: square,
-  promotion: z.enum(['q', 'r', 'b', 'n']).nullish(),
-  /** The client's measured network lag (ms), compensated within Lichess's quota. */
-  lag: z.number().min(0).max(60_000).optional(),
-  id: requestId,
-});
-export type MoveMessage = z.infer<typeof MoveMessage>;
-
-export const BareMessage = z.object({ id: requestId }).optional();
-
-export const AnswerDrawMessage = z.object({
-  offer_id: z.string().max(64),
-  accept: z.boolean(),
-  id: requestId,
-});
-export type AnswerDrawMessage = z.infer<typeof AnswerDrawMessage>;
-
-export const ClaimMessage = z.object({
-  result: z.enum(CLAIM_RESULTS),
-  id: requestId,
-});
-export type ClaimMessage = z.infer<typeof ClaimMessage>;
-
-export const AnswerTakebackMessage = z.object({
-  takeback_id: z.string().max(64),
-  accept: z.boolean(),
-  id: requestId,
-});
-export type AnswerTakebackMessage = z.infer<typeof AnswerTakebackMessage>;
-
-/** What a player sends to a GameRoom; the lobby, seek-pool and tournament rooms take nothing. */
-export const GAME_COMMANDS = ['move', 'resign', 'offer_draw', 'answer_draw', 'abort', 'claim', 'takeback', 'answer_takeback'] as const;
-export type GameCommand = (typeof GAME_COMMANDS)[number];
-export const GameCommandSchemas = {
-  move: MoveMessage,
-  resign: BareMessage,
-  offer_draw: BareMessage,
-  answer_draw: AnswerDrawMessage,
-  abort: BareMessage,
-  claim: ClaimMessage,
-  takeback: BareMessage,
-  answer_takeback: AnswerTakebackMessage,
-} as const satisfies Record<GameCommand, z.ZodType>;
-
 /**
- * A chat message (DESIGN 2.11), from anyone signed in: not a command of the game's actor, so it
- * is none of GAME_COMMANDS. The same body as `POST /games/{id}/chat`.
+ * A chat message (DESIGN 2.11), from anyone signed in: not a command of the game's actor (the chat
+ * service stores it), so it is none of GAME_COMMANDS. The same body as `POST /games/{id}/chat`.
  */
 export const ChatMessage = ChatBody.extend({ id: requestId });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
+/**
+ * What a player sends a GameRoom, by message name: the game's commands, each declared once with
+ * the actor's command it becomes (src/services/gameCommandCatalogue.ts), and `chat`. The lobby,
+ * seek-pool and tournament rooms take nothing.
+ */
+export const GAME_ROOM_REQUESTS = { ...GAME_COMMANDS, chat: { payload: ChatMessage } };
+export type GameRequest = keyof typeof GAME_ROOM_REQUESTS;
+
 type Union<M> = { [T in keyof M]: { type: T; body: M[T] } }[keyof M];
-export type GameClientMessages = { [C in GameCommand]: z.infer<(typeof GameCommandSchemas)[C]> } & { chat: ChatMessage };
+export type GameClientMessages = { [N in GameRequest]: z.infer<(typeof GAME_ROOM_REQUESTS)[N]['payload']> };
 export type ClientMessage = Union<GameClientMessages>;
 
-// ---- server → client ---------------------------------------------------------------------------
-
-/** The `id` of the command answered, when it had one. */
+/** The `id` of the request answered, when it had one. */
 type Echo = { id?: string | number };
 /** A refusal, with the REST codes; `details` names the fields of an invalid message. */
 export type ErrorBody = Echo & { code: ErrorCode; message: string; details?: ErrorDetails };
 
-/** What a command's `<name>:ok` carries besides `id`: the same data as the REST answer. */
-export type { CommandAnswers };
+/** The `id` a request carries, to echo in its answer (also when the rest of it is invalid). */
+export function echoOf(raw: unknown): Echo {
+  const id = (raw as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? { id } : {};
+}
+
+/** A request its schema refuses, as the `error` that answers it. */
+export const invalidMessage = (error: z.ZodError): ErrorBody => ({
+  code: 'VALIDATION_ERROR',
+  message: 'Invalid message',
+  details: issuesToDetails(error.issues),
+});
+
+// ---- server → client ---------------------------------------------------------------------------
+
 export type GameEnd = Omit<Extract<GameEvent, { type: 'game_end' }>, 'type' | 'result'> &
   Extract<GameEvent, { type: 'game_end' }>['result'] & { v: number };
 
-/** The live game's command behind each socket message (the room's names follow DESIGN 2.11's). */
-export const COMMAND_OF = {
-  move: 'move',
-  resign: 'resign',
-  offer_draw: 'offer_draw',
-  answer_draw: 'answer_draw',
-  abort: 'abort',
-  claim: 'claim',
-  takeback: 'offer_takeback',
-  answer_takeback: 'answer_takeback',
-} as const satisfies Record<GameCommand, keyof CommandAnswers>;
 type NumberedOf<T extends GameEvent['type']> = Omit<Extract<GameEvent, { type: T }>, 'type'> & { v: number };
 
 /**
@@ -116,7 +80,8 @@ export type Seat = { userId?: string; color?: Color; playerChat?: boolean; relea
 /** A game room's socket: its seat, the caller it authenticated as, and the messages it may be sent. */
 export type GameClient = Client<{ userData: Seat; auth: { user?: AuthUser }; messages: GameServerMessages }>;
 
-export type GameServerMessages = { [C in GameCommand as `${C}:ok`]: Echo & CommandAnswers[(typeof COMMAND_OF)[C]] } & {
+/** A command's `<name>:ok` carries its answer (the same data as REST's) and the request's `id`. */
+export type GameServerMessages = { [N in GameCommandName as `${N}:ok`]: Echo & AnswerOf<N> } & {
   error: ErrorBody;
   /** To everyone in the room, players and spectators, as the game ends. */
   game_end: GameEnd;
@@ -166,12 +131,14 @@ export type ServerBody<T extends ServerMessage['type']> = (GameServerMessages & 
 const names = <M>(present: Record<keyof M, true>) => Object.keys(present) as (keyof M & string)[];
 export const ROOM_MESSAGES = {
   game: {
-    in: [...GAME_COMMANDS, 'chat'],
-    out: names<GameServerMessages>({
-      'move:ok': true, 'resign:ok': true, 'offer_draw:ok': true, 'answer_draw:ok': true, 'abort:ok': true, 'claim:ok': true,
-      error: true, game_end: true, opponent_gone: true, opponent_back: true, rematch_offer: true, 'chat:ok': true, chat: true,
-      'takeback:ok': true, 'answer_takeback:ok': true, takeback_offer: true, takeback: true,
-    }),
+    in: Object.keys(GAME_ROOM_REQUESTS) as GameRequest[],
+    out: [
+      ...GAME_COMMAND_NAMES.map((name) => `${name}:ok` as const),
+      ...names<Omit<GameServerMessages, `${GameCommandName}:ok`>>({
+        error: true, game_end: true, opponent_gone: true, opponent_back: true, rematch_offer: true, 'chat:ok': true, chat: true,
+        takeback_offer: true, takeback: true,
+      }),
+    ],
   },
   lobby: { in: [], out: names<LobbyServerMessages>({ challenges: true, game_started: true, error: true }) },
   seek_pool: { in: [], out: names<SeekPoolServerMessages>({ seeking: true, paired: true, error: true }) },

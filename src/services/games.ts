@@ -4,15 +4,15 @@
 // a live game in ./gameCommands.ts, what they share in ./gameAccess.ts.
 import type { AppContext } from '../context.ts';
 import type { GamesDeps } from './gameAccess.ts';
-import { abort, answerDraw, answerTakeback, claim, makeMove, offerDraw, offerTakeback, resign, type CommandRequest, type MoveInput } from './gameCommands.ts';
-import type { ClaimResult } from '../domain/gameDecider.ts';
+import { playerCommand, type CommandRequest } from './gameCommands.ts';
+import type { CommandPayload, GameCommandName } from './gameCommandCatalogue.ts';
 import { acceptGame, cancelGame, createGame, declineGame, pendingExpired, type CreateGameInput } from './gameLifecycle.ts';
 import { requestRematch } from './rematch.ts';
 import { getGame, getPgn, getPublicGame, listGames, snapshot, type ListGamesInput, type PgnOptions } from './gameReads.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 
 export { visibleTo, type GamesDeps } from './gameAccess.ts';
-export type { CommandRequest, MoveInput } from './gameCommands.ts';
+export type { CommandRequest } from './gameCommands.ts';
 export type { CreateGameInput } from './gameLifecycle.ts';
 export type { GameSnapshot, ListGamesInput, PgnOptions } from './gameReads.ts';
 
@@ -32,16 +32,9 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     snapshot: (viewerId: string | undefined, id: string) => snapshot(d, viewerId, id),
     listGames: (userId: string, q: ListGamesInput) => listGames(d, userId, q),
     getPgn: (userId: string, id: string, options?: PgnOptions) => getPgn(d, userId, id, options),
-    makeMove: (userId: string, id: string, move: MoveInput, request?: CommandRequest) => makeMove(d, userId, id, move, request),
-    resign: (userId: string, id: string, request?: CommandRequest) => resign(d, userId, id, request),
-    offerDraw: (userId: string, id: string, request?: CommandRequest) => offerDraw(d, userId, id, request),
-    answerDraw: (userId: string, id: string, offerId: string, accept: boolean, request?: CommandRequest) =>
-      answerDraw(d, userId, id, offerId, accept, request),
+    /** A player's command on a live game, by its name in the catalogue (src/services/gameCommandCatalogue.ts). */
+    command: <N extends GameCommandName>(name: N, userId: string, id: string, payload: CommandPayload<N>, request?: CommandRequest) =>
+      playerCommand(d, name, userId, id, payload, request),
     requestRematch: (userId: string, id: string) => requestRematch(d, userId, id),
-    abort: (userId: string, id: string, request?: CommandRequest) => abort(d, userId, id, request),
-    claim: (userId: string, id: string, result: ClaimResult, request?: CommandRequest) => claim(d, userId, id, result, request),
-    offerTakeback: (userId: string, id: string, request?: CommandRequest) => offerTakeback(d, userId, id, request),
-    answerTakeback: (userId: string, id: string, takebackId: string, accept: boolean, request?: CommandRequest) =>
-      answerTakeback(d, userId, id, takebackId, accept, request),
   };
 }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Zod issues → the interface's `details`: field name → array of messages. */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
@@ -9,3 +9,7 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): Record<str
   }
   return details;
 }
+
+/** One of `values`, refused with the message the API gives every such field. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Room } from '@colyseus/sdk';
 
-import type { ErrorBody, GameClientMessages, GameCommand, ServerBody, ServerMessage } from '../../rooms/messages.ts';
+import type { ErrorBody, GameClientMessages, GameRequest, ServerBody, ServerMessage } from '../../rooms/messages.ts';
 
 export type Message = Record<string, any>;
 
@@ -17,17 +17,14 @@ export function nextMessage<T extends ServerMessage['type']>(room: Room, type: T
   });
 }
 
-/** What a GameRoom answers with `<name>:ok`: the actor's commands and `chat`. */
-type RoomRequest = GameCommand | 'chat';
-
 /** A command's answer: `<name>:ok` with the command's answer, or `error`. */
-export type Answer<C extends RoomRequest> = { type: `${C}:ok`; body: ServerBody<`${C}:ok`> } | { type: 'error'; body: ErrorBody };
+export type Answer<C extends GameRequest> = { type: `${C}:ok`; body: ServerBody<`${C}:ok`> } | { type: 'error'; body: ErrorBody };
 
 /**
  * Sends a GameRoom command with a request id and resolves with its answer. The payload may be
  * anything, so a test can send what the schema refuses.
  */
-export function command<C extends RoomRequest>(room: Room, name: C, payload: Partial<GameClientMessages[C]> | Message = {}): Promise<Answer<C>> {
+export function command<C extends GameRequest>(room: Room, name: C, payload: Partial<GameClientMessages[C]> | Message = {}): Promise<Answer<C>> {
   const id = Math.floor(Math.random() * 1e9);
   const answer = new Promise<Answer<C>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to ${name}`)), 5000);
@@ -46,14 +43,14 @@ export function command<C extends RoomRequest>(room: Room, name: C, payload: Par
 }
 
 /** The body of a command's `<name>:ok`; fails with the error when the room refused it. */
-export async function expectOk<C extends RoomRequest>(room: Room, name: C, payload?: Partial<GameClientMessages[C]> | Message): Promise<ServerBody<`${C}:ok`>> {
+export async function expectOk<C extends GameRequest>(room: Room, name: C, payload?: Partial<GameClientMessages[C]> | Message): Promise<ServerBody<`${C}:ok`>> {
   const answer = await command(room, name, payload);
   if (answer.type === 'error') throw new Error(`${name} refused: ${JSON.stringify(answer.body)}`);
   return answer.body as ServerBody<`${C}:ok`>;
 }
 
 /** The error a command was refused with; fails when the room accepted it. */
-export async function expectError<C extends RoomRequest>(room: Room, name: C, payload?: Partial<GameClientMessages[C]> | Message): Promise<ErrorBody> {
+export async function expectError<C extends GameRequest>(room: Room, name: C, payload?: Partial<GameClientMessages[C]> | Message): Promise<ErrorBody> {
   const answer = await command(room, name, payload);
   if (answer.type !== 'error') throw new Error(`${name} was accepted: ${JSON.stringify(answer.body)}`);
   return answer.body as ErrorBody;

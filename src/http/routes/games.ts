@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { gameReader, type AuthUser } from '../../auth/scopes.ts';
 import { COLORS, LIST_STATUSES, RESULTS } from '../../domain/game.ts';
-import { CLAIM_RESULTS } from '../../domain/gameDecider.ts';
 import { DAYS_PER_MOVE, MAX_INCREMENT, MAX_INITIAL_TIME, TIME_CONTROLS } from '../../domain/timeControl.ts';
 import {
   DrawAnswerResult,
@@ -16,14 +15,13 @@ import {
   TakebackOfferResult,
 } from '../../services/gameViews.ts';
 import { NO_VIEWER } from '../../services/gameAccess.ts';
+import { GAME_COMMANDS } from '../../services/gameCommandCatalogue.ts';
 import type { Services } from '../../services/index.ts';
 import { paginate } from '../pagination.ts';
 import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
+import { oneOf } from '../../util/zod.ts';
 import { PGN_TYPE, PgnOptionsQuery } from './gameExport.ts';
-
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: `must be one of ${values.join(', ')}` });
 
 export const CreateGameBody = z.object({
   type: oneOf(['challenge', 'matchmaking']),
@@ -67,21 +65,12 @@ export const CreateGameBody = z.object({
 );
 export type CreateGameBody = z.infer<typeof CreateGameBody>;
 
-const square = z.string({ error: 'must be a square such as e4' }).regex(/^[a-h][1-8]$/, 'must be a square such as e4');
-export const MoveBody = z.object({
-  from: square,
-  to: square,
-  promotion: oneOf(['q', 'r', 'b', 'n']).nullable().optional().meta({ description: 'required when a pawn reaches the last rank' }),
-});
-export type MoveBody = z.infer<typeof MoveBody>;
-
-export const ClaimBody = z.object({
-  result: oneOf(CLAIM_RESULTS).meta({ description: 'win: the claimant wins on time; draw: the game is drawn' }),
-});
-export type ClaimBody = z.infer<typeof ClaimBody>;
-
-export const DrawAnswerBody = z.object({ accept: z.boolean({ error: 'must be a boolean' }) });
-export type DrawAnswerBody = z.infer<typeof DrawAnswerBody>;
+// A command's body is its socket message's payload (src/services/gameCommandCatalogue.ts) without
+// the socket's own fields (`id`, a move's `lag`) and the ids the path carries.
+const MoveBody = GAME_COMMANDS.move.payload.omit({ id: true, lag: true });
+const ClaimBody = GAME_COMMANDS.claim.payload.omit({ id: true });
+const DrawAnswerBody = GAME_COMMANDS.answer_draw.payload.omit({ id: true, offer_id: true });
+const TakebackAnswerBody = GAME_COMMANDS.answer_takeback.payload.omit({ id: true, takeback_id: true });
 
 export const ListGamesQuery = z.object({
   status: oneOf(LIST_STATUSES).optional().meta({
@@ -126,7 +115,7 @@ export function gameRoutes({ games }: Services): Route[] {
       body: MoveBody,
       response: MoveResult,
       errors: [...LIVE_ERRORS, 'NOT_YOUR_TURN', 'INVALID_MOVE'],
-      handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.makeMove(user!.id, params.id, body, { idempotencyKey, receivedAt }),
+      handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.command('move', user!.id, params.id, body, { idempotencyKey, receivedAt }),
     });
 
   return [
@@ -253,7 +242,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: GameEndResult,
       errors: LIVE_ERRORS,
-      handler: ({ user, params, idempotencyKey, receivedAt }) => games.resign(user!.id, params.id, { idempotencyKey, receivedAt }),
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.command('resign', user!.id, params.id, {}, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -266,7 +255,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: DrawOfferResult,
       errors: [...LIVE_ERRORS, 'DRAW_OFFER_PENDING', 'DRAW_OFFER_LIMIT'],
-      handler: ({ user, params, idempotencyKey, receivedAt }) => games.offerDraw(user!.id, params.id, { idempotencyKey, receivedAt }),
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.command('offer_draw', user!.id, params.id, {}, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -281,7 +270,7 @@ export function gameRoutes({ games }: Services): Route[] {
       response: DrawAnswerResult,
       errors: [...LIVE_ERRORS, 'FORBIDDEN', 'DRAW_OFFER_NOT_FOUND', 'DRAW_OFFER_NOT_PENDING'],
       handler: ({ user, params, body, idempotencyKey, receivedAt }) =>
-        games.answerDraw(user!.id, params.id, params.offer_id, body.accept, { idempotencyKey, receivedAt }),
+        games.command('answer_draw', user!.id, params.id, { ...body, offer_id: params.offer_id }, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -321,7 +310,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: GameEndResult,
       errors: [...LIVE_ERRORS, 'GAME_NOT_ABORTABLE'],
-      handler: ({ user, params, idempotencyKey, receivedAt }) => games.abort(user!.id, params.id, { idempotencyKey, receivedAt }),
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.command('abort', user!.id, params.id, {}, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -335,7 +324,7 @@ export function gameRoutes({ games }: Services): Route[] {
       body: ClaimBody,
       response: GameEndResult,
       errors: [...LIVE_ERRORS, 'CLAIM_NOT_ALLOWED'],
-      handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.claim(user!.id, params.id, body.result, { idempotencyKey, receivedAt }),
+      handler: ({ user, params, body, idempotencyKey, receivedAt }) => games.command('claim', user!.id, params.id, body, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -348,7 +337,7 @@ export function gameRoutes({ games }: Services): Route[] {
       auth: 'required',
       response: TakebackOfferResult,
       errors: [...LIVE_ERRORS, 'TAKEBACK_PENDING', 'TAKEBACK_LIMIT', 'TAKEBACK_NOT_ALLOWED'],
-      handler: ({ user, params, idempotencyKey, receivedAt }) => games.offerTakeback(user!.id, params.id, { idempotencyKey, receivedAt }),
+      handler: ({ user, params, idempotencyKey, receivedAt }) => games.command('takeback', user!.id, params.id, {}, { idempotencyKey, receivedAt }),
     }),
     route({
       method: 'post',
@@ -359,11 +348,11 @@ export function gameRoutes({ games }: Services): Route[] {
       tags: TAGS,
       scope: 'games:play',
       auth: 'required',
-      body: DrawAnswerBody,
+      body: TakebackAnswerBody,
       response: TakebackAnswerResult,
       errors: [...LIVE_ERRORS, 'FORBIDDEN', 'TAKEBACK_NOT_FOUND', 'TAKEBACK_NOT_PENDING'],
       handler: ({ user, params, body, idempotencyKey, receivedAt }) =>
-        games.answerTakeback(user!.id, params.id, params.takeback_id, body.accept, { idempotencyKey, receivedAt }),
+        games.command('answer_takeback', user!.id, params.id, { ...body, takeback_id: params.takeback_id }, { idempotencyKey, receivedAt }),
     }),
   ];
 }

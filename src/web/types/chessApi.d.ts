@@ -427,7 +427,10 @@ export interface paths {
      * The catalogue of every message each room takes and sends is `rooms/messages.ts` (the game, lobby
      * and seek-pool rooms' `ClientMessage` and `ServerMessage` types; a room's `client.send` is typed
      * by it, so a wrong name or body does not compile); `test/rooms/protocol.test.ts` holds these
-     * tables to it.
+     * tables to it. The game's commands in it come from `src/services/gameCommandCatalogue.ts`, which
+     * declares each once (its payload, the game's command it becomes, and so its answer); a REST
+     * command's body is the same payload without `id`, `lag` and the ids its path carries, so both
+     * refuse a field with the same message.
      *
      * A move is timed when the room reads its frame: time it then waits for the game (behind another
      * command's write) is not charged. `lag` is the client's measured network lag in ms, compensated
@@ -5947,7 +5950,10 @@ export interface operations {
    * The catalogue of every message each room takes and sends is `rooms/messages.ts` (the game, lobby
    * and seek-pool rooms' `ClientMessage` and `ServerMessage` types; a room's `client.send` is typed
    * by it, so a wrong name or body does not compile); `test/rooms/protocol.test.ts` holds these
-   * tables to it.
+   * tables to it. The game's commands in it come from `src/services/gameCommandCatalogue.ts`, which
+   * declares each once (its payload, the game's command it becomes, and so its answer); a REST
+   * command's body is the same payload without `id`, `lag` and the ids its path carries, so both
+   * refuse a field with the same message.
    *
    * A move is timed when the room reads its frame: time it then waits for the game (behind another
    * command's write) is not charged. `lag` is the client's measured network lag in ms, compensated
