@@ -3,7 +3,7 @@ import { gameReader, requireScope, type AuthUser } from '../src/auth/scopes.ts';
 import type { Color } from '../src/domain/game.ts';
 import { ROOM_REFUSED, roomRefusal } from '../src/gateway/index.ts';
 import { parseId } from '../src/domain/ids.ts';
-import { GameActor, type ApiCommand, type GameEvent } from '../src/services/gameActor.ts';
+import { GameActor, type GameEvent, type GameRoomApi } from '../src/services/gameActor.ts';
 import { actorCommand, GAME_COMMAND_NAMES, payloadSchema, type GameCommandName } from '../src/services/gameCommandCatalogue.ts';
 import type { PresenceNews, RematchOffer } from '../src/services/channelEvents.ts';
 import type { LiveGameHost } from '../src/services/liveGameHost.ts';
@@ -45,7 +45,7 @@ export type GameRoomDeps = {
  * One live game: the actor that owns it. Board, clocks and rules live in GameActor (services);
  * this class only wires sockets, schema and the REST entry points to it.
  */
-export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
+export class GameRoom extends Room<{ state: GameState; client: GameClient }> implements GameRoomApi {
   static deps: GameRoomDeps;
 
   live!: GameActor;
@@ -148,7 +148,7 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> {
   // ---- REST entry point: the gateway's allow-list (src/gateway) -----------------------------
 
   /** A player's command from REST; `key` makes a retry (the client's or the gateway's) safe. */
-  readonly apiCommand: ApiCommand = ({ command, key }) => this.live.execute(command, key);
+  readonly apiCommand: GameRoomApi['apiCommand'] = ({ command, key }) => this.live.execute(command, key);
 
   // ---- internals ----------------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ export const LOBBY_ROOM = 'lobby';
 export const TOURNAMENT_ROOM = 'tournament';
 
 /**
- * The room methods REST may call, and nothing else: `remoteRoomCall` would otherwise invoke any
- * method by name on a room, possibly on another node.
+ * The room methods other processes may call, and nothing else: `remoteRoomCall` would otherwise
+ * invoke any method by name on a room, possibly on another node.
  */
 export const GAME_ROOM_METHODS = ['apiCommand'] as const;
 export type GameRoomMethod = (typeof GAME_ROOM_METHODS)[number];
@@ -25,6 +25,8 @@ export type PoolRoomMethod = (typeof POOL_ROOM_METHODS)[number];
  * thrown in a remote room loses its class (and code) on the way back.
  */
 export type RoomResult<T = unknown> = Result<T, Failure<ErrorCode>>;
+/** A room method another process may call: its arguments travel as JSON, its answer is a RoomResult. */
+export type RemoteMethod = (...args: never[]) => Promise<RoomResult>;
 
 /** Thrown by a room's onCreate when the game cannot be hosted here; read by the gateway. */
 export const ROOM_REFUSED = {
@@ -98,35 +100,49 @@ async function openRoom(roomName: string, roomId: string, createOptions: object,
 }
 
 /**
- * Calls an allowed method on the game's room, wherever it runs, with one request; resolves with
- * the value of the room's RoomResult<T>, a failure comes back as AppError. The caller names the
- * request and answer types (the room method is typed with the same ones: src/services/gameActor.ts).
+ * The game's room wherever it runs in the cluster, as its remote interface `Api` declares it
+ * (src/services/gameActor.ts GameRoomApi, which GameRoom implements): the methods GAME_ROOM_METHODS
+ * allows, each sending one request and resolving with the room's RoomResult. A game that is not
+ * active is GAME_NOT_ACTIVE, one between owners SERVICE_UNAVAILABLE (thrown, as AppErrors).
  */
-export function callGame<Request, T>(gameId: string, method: GameRoomMethod, request: Request): Promise<T> {
-  if (!GAME_ROOM_METHODS.includes(method)) throw new Error(`room method ${method} is not callable`);
-  return callRoom<T>(GAME_ROOM, gameId, { gameId }, method, [request], () => new AppError('GAME_NOT_ACTIVE', 'The game is not active'));
+export function callGame<Api extends Record<GameRoomMethod, RemoteMethod>>(gameId: string): Pick<Api, GameRoomMethod> {
+  const refused = () => new AppError('GAME_NOT_ACTIVE', 'The game is not active');
+  const remote = (method: GameRoomMethod) => (...args: unknown[]) => callRoom(GAME_ROOM, gameId, { gameId }, method, args, refused);
+  // An answer is taken to be what `Api` declares: the room that gives it runs this same code, on
+  // every node (decodeRoomResult checks that it is a RoomResult at all).
+  const methods: Partial<Record<GameRoomMethod, RemoteMethod>> = {};
+  for (const method of GAME_ROOM_METHODS) methods[method] = remote(method);
+  return methods as Pick<Api, GameRoomMethod>;
+}
+
+/** A room's answer as REST gives it: the value, or the failure thrown as the AppError of its code. */
+export function answerOf<T>(reply: RoomResult<T>): T {
+  if (reply.ok) return reply.value;
+  throw new AppError(reply.error.code, reply.error.message, reply.error.details);
 }
 
 /** Calls an allowed method on a seek pool's room (created on first use, unique in the cluster). */
-export function callPool<Args extends unknown[], T>(poolId: string, createOptions: object, method: PoolRoomMethod, args: Args): Promise<T> {
+export async function callPool<Args extends unknown[], T>(poolId: string, createOptions: object, method: PoolRoomMethod, args: Args): Promise<T> {
   if (!POOL_ROOM_METHODS.includes(method)) throw new Error(`room method ${method} is not callable`);
-  return callRoom<T>(POOL_ROOM, poolId, createOptions, method, args, () => new AppError('VALIDATION_ERROR', 'Invalid seek pool'));
+  const reply = await callRoom(POOL_ROOM, poolId, createOptions, method, args, () => new AppError('VALIDATION_ERROR', 'Invalid seek pool'));
+  return answerOf(reply as RoomResult<T>);
 }
 
-async function callRoom<T>(
+/** Calls `method` on the room, wherever it runs, until a room answers: its RoomResult. */
+async function callRoom(
   roomName: string,
   roomId: string,
   createOptions: object,
   method: string,
   args: unknown[],
   refused: () => AppError,
-): Promise<T> {
+): Promise<RoomResult> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const host = await openRoom(roomName, roomId, createOptions);
     if (host === undefined) throw refused();
-    let reply: RoomResult<T> | undefined;
+    let reply: RoomResult | undefined;
     try {
-      reply = decodeRoomResult<T>(await whileAlive(host, () => matchMaker.remoteRoomCall(roomId, method as never, args)));
+      reply = decodeRoomResult(await whileAlive(host, () => matchMaker.remoteRoomCall(roomId, method as never, args)));
     } catch (error) {
       // Its node was found dead: once its listings are gone, the next turn hosts the game anew.
       if (error instanceof NodeGone) {
@@ -146,23 +162,24 @@ async function callRoom<T>(
       await sleep(20 * (attempt + 1));
       continue;
     }
-    if (reply.ok) return reply.value;
-    throw new AppError(reply.error.code, reply.error.message, reply.error.details);
+    return reply;
   }
   throw unavailable();
 }
 
 /**
  * The one place a room's answer is read from `remoteRoomCall`'s `unknown`: undefined (a stale
- * listing answered, or the room is closing) or a RoomResult, whose value has the type the room
- * method declares (the same code runs on every node). Any other shape is a fault, not an answer.
+ * listing answered, or the room is closing) or a RoomResult. Any other shape is a fault, not an answer.
  */
-function decodeRoomResult<T>(answer: unknown): RoomResult<T> | undefined {
-  if (answer === undefined) return undefined;
-  const r = answer as Partial<{ ok: boolean; value: T; error: Partial<Failure> }>;
-  if (r?.ok === true && 'value' in r) return answer as RoomResult<T>;
-  if (r?.ok === false && isErrorCode(String(r.error?.code)) && typeof r.error?.message === 'string') return answer as RoomResult<T>;
+function decodeRoomResult(answer: unknown): RoomResult | undefined {
+  if (answer === undefined || isRoomResult(answer)) return answer;
   throw new Error(`a room answered with neither a value nor an error: ${JSON.stringify(answer)?.slice(0, 200)}`);
+}
+
+function isRoomResult(answer: unknown): answer is RoomResult {
+  const r = answer as Partial<{ ok: unknown; value: unknown; error: Partial<Failure> }> | null;
+  if (r?.ok === true) return 'value' in r;
+  return r?.ok === false && isErrorCode(String(r.error?.code)) && typeof r.error?.message === 'string';
 }
 
 // ---- nodes ---------------------------------------------------------------------------------

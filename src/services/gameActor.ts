@@ -74,12 +74,19 @@ export type CommandResult<T extends CommandType = CommandType> = Result<CommandA
 export type DecidedAnswers = Fits<Answers, CommandAnswers>;
 type Fits<A extends B, B> = A;
 /**
- * REST's command to the game's room, across processes (src/gateway `callGame` →
- * GameRoom.apiCommand): the command and its key, answered as `execute` answers it. A command
- * that is the same done twice (a chat message's `chat`: the player is there) needs no key.
+ * A command sent to the game's room from another surface (REST, the chat service): the command and
+ * its key. A command that is the same done twice (a chat message's `chat`: the player is there)
+ * needs no key.
  */
 export type CommandCall<C extends CommandInput = CommandInput> = { command: C; key?: string };
-export type ApiCommand = (call: CommandCall) => Promise<CommandResult>;
+/**
+ * What other processes may ask of a game's room (src/gateway `callGame`, on its allow-list), each
+ * answered across processes: GameRoom implements it, `callGame<GameRoomApi>` calls it.
+ */
+export type GameRoomApi = {
+  /** The command, answered as `execute` answers it. */
+  apiCommand<C extends CommandInput>(call: CommandCall<C>): Promise<CommandResult<C['type']>>;
+};
 /** An answer as the shell handles it, before `execute` names it by its command. */
 type Answered = Result<Answer, CommandFailure>;
 

@@ -3,11 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { GameRecord } from '../db/games.ts';
 import { AppError } from '../errors.ts';
-import { callGame } from '../gateway/index.ts';
+import { answerOf, callGame } from '../gateway/index.ts';
 import { findVisible, isPlayer, type GamesDeps } from './gameAccess.ts';
-import type { CommandCall, CommandInput } from './gameActor.ts';
-import type { CommandAnswers } from './gameViews.ts';
-import { actorCommand, type ActorCommandOf, type AnswerOf, type CommandPayload, type GameCommandName } from './gameCommandCatalogue.ts';
+import type { GameRoomApi } from './gameActor.ts';
+import { actorCommand, type AnswerOf, type CommandPayload, type GameCommandName } from './gameCommandCatalogue.ts';
 
 /** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */
 export type CommandRequest = { idempotencyKey?: string; receivedAt?: number };
@@ -40,8 +39,8 @@ export async function playerCommand<N extends GameCommandName>(
   const { id: gameId } = await forLiveGame(d, userId, requestedId);
   const { idempotencyKey, receivedAt } = request;
   const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${userId}:${idempotencyKey}`;
-  const call: CommandCall<ActorCommandOf<N>> = { command: actorCommand(name, userId, payload, receivedAt), key };
-  return callGame<CommandCall<ActorCommandOf<N>>, AnswerOf<N>>(gameId, 'apiCommand', call);
+  const command = actorCommand(name, userId, payload, receivedAt);
+  return answerOf(await callGame<GameRoomApi>(gameId).apiCommand({ command, key }));
 }
 
 /**
@@ -52,6 +51,6 @@ export async function playerCommand<N extends GameCommandName>(
  */
 export async function noteChat(game: Pick<GameRecord, 'id' | 'status' | 'timeControl'>, userId: string, receivedAt?: number): Promise<void> {
   if (game.status !== 'active' || game.timeControl === 'correspondence') return;
-  const call: CommandCall<CommandInput> = { command: { type: 'chat', userId, ...(receivedAt === undefined ? {} : { receivedAt }) } };
-  await callGame<CommandCall<CommandInput>, CommandAnswers['chat']>(game.id, 'apiCommand', call);
+  const chat = { type: 'chat' as const, userId, ...(receivedAt === undefined ? {} : { receivedAt }) };
+  answerOf(await callGame<GameRoomApi>(game.id).apiCommand({ command: chat }));
 }
