@@ -2,6 +2,7 @@
 // room decides when to look (it schedules its flag timer at `flagAt()`), and tests need no fakes.
 
 import type { Color } from './game.js';
+import { err, ok, type Result } from '../result.ts';
 
 export interface ClockConfig {
   initialMs: number;
@@ -28,17 +29,18 @@ export interface ClockState extends ClockSnapshot {
   turnStartedAt: number | null;
 }
 
-export type ClockMoveResult =
-  | {
-      ok: true;
-      color: Color;
-      /** The mover's clock after the move, increment included. */
-      remainingMs: number;
-      /** Time charged to the mover for this move (after lag compensation). */
-      usedMs: number;
-      compensatedMs: number;
-    }
-  | { ok: false; flagged: true; color: Color };
+/** A move the clock took. */
+export type TimedMove = {
+  color: Color;
+  /** The mover's clock after the move, increment included. */
+  remainingMs: number;
+  /** Time charged to the mover for this move (after lag compensation). */
+  usedMs: number;
+  compensatedMs: number;
+};
+
+/** A move made after the mover's flag fell: `flagged` lost on time. */
+export type ClockMoveResult = Result<TimedMove, { flagged: Color }>;
 
 /** Moves before this ply are untimed: clocks start when Black makes the first move. */
 const FIRST_TIMED_PLY = 2;
@@ -158,14 +160,14 @@ export class ChessClock {
       this.plies++;
       // Black's first move starts White's clock.
       if (this.started) this.turnStartedAt = Math.round(nextTurnAt);
-      return { ok: true, color, remainingMs: this.remainingMs[color], usedMs: 0, compensatedMs: 0 };
+      return ok({ color, remainingMs: this.remainingMs[color], usedMs: 0, compensatedMs: 0 });
     }
     if (this.turnStartedAt === null) throw new Error('ChessClock.move called while paused');
 
     // The flag is judged before compensation: flagAt() is what the room's timer uses, so a move
     // that arrives after it must lose whether or not the timer has fired yet.
     const elapsed = Math.max(0, now - this.turnStartedAt);
-    if (elapsed >= this.remainingMs[color]) return { ok: false, flagged: true, color };
+    if (elapsed >= this.remainingMs[color]) return err({ flagged: color });
 
     // Lag cannot exceed the time the move took; capping here keeps unused quota for later.
     const lag = lagMs !== undefined && Number.isFinite(lagMs) ? Math.max(0, Math.round(lagMs)) : 0;
@@ -177,7 +179,7 @@ export class ChessClock {
     else this.remainingMs[color] += this.incrementMs - usedMs;
     this.plies++;
     this.turnStartedAt = Math.round(nextTurnAt);
-    return { ok: true, color, remainingMs: this.remainingMs[color], usedMs, compensatedMs };
+    return ok({ color, remainingMs: this.remainingMs[color], usedMs, compensatedMs });
   }
 
   /** Books the running turn's time so far and stops the clock (game over, or room going away). */

@@ -3,7 +3,8 @@
 // `evolve(state, event)` applies one event. No I/O and no clock reads: the actor shell
 // (src/services/gameActor.ts) persists the write, evolves, publishes and replies, in that order.
 import { ChessClock, type ClockState } from './clock.ts';
-import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags } from './game.ts';
+import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags, type TriedMove } from './game.ts';
+import type { ErrorDetails } from '../errors.ts';
 import { fail, ok, type Result } from '../result.ts';
 import {
   offerView,
@@ -343,8 +344,9 @@ export function arrivalTime(s: LiveGameState, c: Arrival, now: number): number {
  */
 function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, now: number): Decision {
   if (s.game.turn !== color) return refuse('NOT_YOUR_TURN', 'It is not your turn');
-  const tried = s.game.tryMove(c);
-  if (!tried.ok) return refuse(tried.code, tried.message, tried.details);
+  const outcome = s.game.tryMove(c);
+  if (!outcome.ok) return refuse(outcome.error.code, outcome.error.message, outcome.error.details);
+  const tried = outcome.value;
 
   const clock = ChessClock.fromState(s.clock.state());
   const timed = clock.move(at, c.lagMs, now);
@@ -373,7 +375,7 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   // A pending takeback lapses with any move: the plies it named are no longer the last ones.
   const takeback = pendingTakeback(s);
   const record = (eventSeq: number) => {
-    const r = moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
+    const r = moveRecord(tried, s.game.movetext, ply, clock, timed.value.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
     if (takeback) r.lapsesTakeback = true;
     return r;
   };
@@ -574,8 +576,6 @@ function finish(s: LiveGameState, now: number, o: FinishOptions, reply: Decision
     reply,
   };
 }
-
-type TriedMove = Extract<ReturnType<ChessGame['tryMove']>, { ok: true }>;
 
 function moveRecord(
   tried: TriedMove,
@@ -780,7 +780,7 @@ function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStat
   if (offer) offer.status = status;
 }
 
-function refuse(code: RuleErrorCode, message: string, details?: Record<string, string[]>): Decision {
+function refuse(code: RuleErrorCode, message: string, details?: ErrorDetails): Decision {
   const reply = fail(code, message, details);
   return { write: null, events: [], reply: () => reply };
 }

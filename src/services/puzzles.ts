@@ -4,7 +4,7 @@ import * as repo from '../db/puzzles.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import { judgeAttempt, rateAttempt } from '../domain/puzzleAttempt.ts';
 import { dailyStartKey, isPuzzleId, utcDay } from '../domain/puzzles.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import { formatPuzzle, type AttemptBody, type AttemptResultView, type DailyPuzzleView, type PuzzleView } from './puzzleViews.ts';
 
 export const PUZZLE_SORTS = ['rating', 'popularity'] as const;
@@ -106,7 +106,8 @@ export function createPuzzles(ctx: AppContext) {
       const puzzle = await repo.findPuzzle(pool, puzzleIdOf(id));
       if (!puzzle) throw puzzleNotFound();
       const verdict = judgeAttempt(puzzle.fen, puzzle.solution, body.moves);
-      if (!verdict.ok) throw new AppError('VALIDATION_ERROR', 'Invalid request data', { [verdict.field]: [verdict.message] });
+      if (!verdict.ok) throw validationError(verdict.error.field, verdict.error.message);
+      const correct = verdict.value;
       const now = new Date(clock.now());
       return withTransaction(pool, async (tx) => {
         const user = await repo.lockPuzzleRating(tx, userId, DEFAULT_GLICKO);
@@ -114,7 +115,7 @@ export function createPuzzles(ctx: AppContext) {
           await repo.countRepeatAttempt(tx, userId, puzzle.id, now);
           const current = await repo.findPuzzleGlicko(tx, puzzle.id);
           return {
-            correct: verdict.correct,
+            correct,
             solution: puzzle.solution,
             first_attempt: false,
             rating_change: 0,
@@ -122,12 +123,12 @@ export function createPuzzles(ctx: AppContext) {
             puzzle_rating: Math.round(current.rating),
           };
         }
-        const rated = rateAttempt(user, await repo.lockPuzzle(tx, puzzle.id), verdict.correct);
+        const rated = rateAttempt(user, await repo.lockPuzzle(tx, puzzle.id), correct);
         await repo.savePuzzleRating(tx, userId, rated.user, now);
         await repo.savePuzzleAfterAttempt(tx, puzzle.id, rated.puzzle);
-        await repo.insertAttempt(tx, { userId, puzzleId: puzzle.id, correct: verdict.correct, ratingChange: rated.userChange, timeMs: body.time_ms ?? null, now });
+        await repo.insertAttempt(tx, { userId, puzzleId: puzzle.id, correct, ratingChange: rated.userChange, timeMs: body.time_ms ?? null, now });
         return {
-          correct: verdict.correct,
+          correct,
           solution: puzzle.solution,
           first_attempt: true,
           rating_change: rated.userChange,

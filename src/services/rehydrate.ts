@@ -53,9 +53,10 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
   const keyed: { key: string; move: Move; position: PositionFlags; uci: string; ply: number }[] = [];
   for (const [i, m] of moves.entries()) {
     const played = game.play({ from: m.uci.slice(0, 2), to: m.uci.slice(2, 4), promotion: m.uci[4] ?? null });
-    if (!played.ok) throw new Error(`game ${leased.id}: stored move ${m.uci} is illegal (${played.code})`);
+    if (!played.ok) throw new Error(`game ${leased.id}: stored move ${m.uci} is illegal (${played.error.code})`);
     if (m.commandKey && moves.length - i <= remembered) {
-      keyed.push({ key: m.commandKey, move: played.move, position: played.position, uci: played.uci, ply: i + 1 });
+      const { move, position, uci } = played.value;
+      keyed.push({ key: m.commandKey, move, position, uci, ply: i + 1 });
     }
   }
   const quotas = record.roomState as { whiteQuotaMs?: number; blackQuotaMs?: number };

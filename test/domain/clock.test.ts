@@ -53,7 +53,7 @@ describe('ChessClock', () => {
     it('adds the increment to the mover after each move', () => {
       const clock = startedClock(MINUTE, 2_000, 1_000);
       const result = clock.move(4_000);
-      assert.deepEqual(result, { ok: true, color: 'white', remainingMs: MINUTE - 3_000 + 2_000, usedMs: 3_000, compensatedMs: 0 });
+      assert.deepEqual(result, { ok: true, value: { color: 'white', remainingMs: MINUTE - 3_000 + 2_000, usedMs: 3_000, compensatedMs: 0 } });
       assert.equal(clock.turn, 'black');
       assert.equal(clock.remaining('black', 5_000), MINUTE - 1_000);
     });
@@ -79,7 +79,7 @@ describe('ChessClock', () => {
     it('refuses a move made after the flag fell, whatever lag the client reports', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(1_000 + MINUTE + 50, 500);
-      assert.deepEqual(result, { ok: false, flagged: true, color: 'white' });
+      assert.deepEqual(result, { ok: false, error: { flagged: 'white' } });
       assert.equal(clock.turn, 'white');
     });
 
@@ -87,7 +87,7 @@ describe('ChessClock', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(MINUTE + 999);
       assert.equal(result.ok, true);
-      if (result.ok) assert.equal(result.remainingMs, 1);
+      if (result.ok) assert.equal(result.value.remainingMs, 1);
     });
   });
 
@@ -107,7 +107,7 @@ describe('ChessClock', () => {
     it('compensates the reported lag while the quota lasts', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(4_000, 500);
-      assert.equal(result.ok && result.compensatedMs, 500);
+      assert.equal(result.ok && result.value.compensatedMs, 500);
       assert.equal(clock.remaining('white', 4_000), MINUTE - 2_500);
       assert.equal(clock.quota('white'), 1_170 - 500 + 390);
     });
@@ -115,14 +115,14 @@ describe('ChessClock', () => {
     it('compensates no more than the quota', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(6_000, 3_000);
-      assert.equal(result.ok && result.compensatedMs, 1_170);
+      assert.equal(result.ok && result.value.compensatedMs, 1_170);
       assert.equal(clock.quota('white'), 390);
     });
 
     it('compensates no more than the time the move took', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(1_200, 800);
-      assert.equal(result.ok && result.compensatedMs, 200);
+      assert.equal(result.ok && result.value.compensatedMs, 200);
       assert.equal(clock.remaining('white', 1_200), MINUTE);
     });
 
@@ -136,7 +136,7 @@ describe('ChessClock', () => {
     it('gives REST moves, which report no lag, no compensation', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(4_000);
-      assert.equal(result.ok && result.compensatedMs, 0);
+      assert.equal(result.ok && result.value.compensatedMs, 0);
       assert.equal(clock.remaining('white', 4_000), MINUTE - 3_000);
     });
 
@@ -212,7 +212,7 @@ describe('ChessClock per move (correspondence)', () => {
     const clock = correspondenceClock(0);
     const moved = clock.move(20 * 3_600_000);
     assert.ok(moved.ok);
-    assert.equal(moved.remainingMs, DAY);
+    assert.equal(moved.value.remainingMs, DAY);
     assert.deepEqual(clock.times(21 * 3_600_000), { white: DAY, black: DAY - 3_600_000 });
     assert.equal(clock.flagAt(), 20 * 3_600_000 + DAY);
   });
