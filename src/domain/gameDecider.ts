@@ -374,11 +374,21 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   const lapses = pending !== undefined && pending.offeredBy !== c.userId;
   // A pending takeback lapses with any move: the plies it named are no longer the last ones.
   const takeback = pendingTakeback(s);
-  const record = (eventSeq: number) => {
-    const r = moveRecord(tried, s.game.movetext, ply, clock, timed.value.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
-    if (takeback) r.lapsesTakeback = true;
-    return r;
-  };
+  const record = (eventSeq: number) =>
+    moveRecord({
+      tried,
+      movetextBefore: s.game.movetext,
+      ply,
+      clock,
+      clockMs: timed.value.remainingMs,
+      now,
+      firstMoveDeadline,
+      moverId: c.userId,
+      eventSeq,
+      lapsesOffer: lapses,
+      lapsesTakeback: takeback !== undefined,
+      joined: s.joinedSeats,
+    });
   if (tried.ending) {
     // The mating (or drawing) move is written in the transaction that ends the game.
     return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
@@ -577,40 +587,50 @@ function finish(s: LiveGameState, now: number, o: FinishOptions, reply: Decision
   };
 }
 
-function moveRecord(
-  tried: TriedMove,
-  movetextBefore: string,
-  ply: number,
-  clock: ChessClock,
-  clockMs: number,
-  now: number,
-  firstMoveDeadline: number | null,
-  moverId: string,
-  eventSeq: number,
-  lapsesOffer: boolean,
-  joined: LiveGameState['joinedSeats'],
-): MoveRecord {
+/** What a move's row is made of: the move judged on the board, and the game as the move leaves it. */
+type MoveRecordInput = {
+  tried: TriedMove;
+  movetextBefore: string;
+  ply: number;
+  /** The clock after the move. */
+  clock: ChessClock;
+  /** The mover's clock right after the move (ms). */
+  clockMs: number;
+  /** When the move was made. */
+  now: number;
+  firstMoveDeadline: number | null;
+  moverId: string;
+  eventSeq: number;
+  lapsesOffer: boolean;
+  lapsesTakeback: boolean;
+  joined: LiveGameState['joinedSeats'];
+};
+
+function moveRecord(m: MoveRecordInput): MoveRecord {
+  const { tried, clock, joined } = m;
   const snap = clock.snapshot();
-  return {
-    ply,
+  const record: MoveRecord = {
+    ply: m.ply,
     san: tried.move.san,
     uci: tried.uci,
     fen: tried.fen,
-    pgn: movetextBefore + tried.pgnSuffix,
-    playedAt: new Date(now),
-    clockMs,
+    pgn: m.movetextBefore + tried.pgnSuffix,
+    playedAt: new Date(m.now),
+    clockMs: m.clockMs,
     whiteMs: snap.whiteMs,
     blackMs: snap.blackMs,
     clockRunning: clock.running,
-    firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
+    firstMoveDeadline: m.firstMoveDeadline === null ? null : new Date(m.firstMoveDeadline),
     roomState: joined
       ? { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, joined }
       : { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
-    eventSeq,
-    moverId,
-    lapsesOffer,
+    eventSeq: m.eventSeq,
+    moverId: m.moverId,
+    lapsesOffer: m.lapsesOffer,
     moveDeadline: clock.perMove ? new Date(clock.flagAt()!) : null,
   };
+  if (m.lapsesTakeback) record.lapsesTakeback = true;
+  return record;
 }
 
 // ---- evolve -------------------------------------------------------------------------------
