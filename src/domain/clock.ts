@@ -2,6 +2,7 @@
 // room decides when to look (it schedules its flag timer at `flagAt()`), and tests need no fakes.
 
 import type { Color } from './game.js';
+import { resumeAfterOutage, type StoredClocks } from './outage.ts';
 import { err, ok, type Result } from '../result.ts';
 
 export interface ClockConfig {
@@ -92,6 +93,36 @@ export class ChessClock {
     return clock;
   }
 
+  /**
+   * The clock of a game a node takes over at `now` (rehydration), from what the game's row stored.
+   * Time during which no node hosted the game is charged to nobody (outage.ts): the side to move
+   * pays the hosted part of its turn, which restarts at `now`, and a first-move deadline moves on
+   * by the rest. Not so per move (correspondence): a game nobody hosts is the normal case and its
+   * deadline stands, so the running turn goes on from its stored start, each side's period whole.
+   */
+  static resume(
+    config: ClockConfig,
+    stored: StoredClocks & { plies: number; whiteQuotaMs?: number; blackQuotaMs?: number },
+    now: number,
+  ): { clock: ChessClock; firstMoveDeadline: number | null } {
+    const fresh = new ChessClock(config);
+    const resumed = fresh.perMove
+      ? { whiteMs: fresh.initialMs, blackMs: fresh.initialMs, firstMoveDeadline: null }
+      : resumeAfterOutage(stored, now);
+    const clock = ChessClock.restore(
+      {
+        ...config,
+        whiteMs: resumed.whiteMs,
+        blackMs: resumed.blackMs,
+        plies: stored.plies,
+        whiteQuotaMs: stored.whiteQuotaMs ?? fresh.quota('white'),
+        blackQuotaMs: stored.blackQuotaMs ?? fresh.quota('black'),
+      },
+      fresh.perMove ? (stored.turnStartedAt ?? now) : now,
+    );
+    return { clock, firstMoveDeadline: resumed.firstMoveDeadline };
+  }
+
   /** Rebuilds a clock exactly as it was, running turn included (no time is forgiven). */
   static fromState(state: ClockState): ChessClock {
     const clock = ChessClock.restore(state, 0);
@@ -141,6 +172,14 @@ export class ChessClock {
     return this.turnStartedAt === null ? null : this.turnStartedAt + this.remainingMs[this.turn];
   }
 
+  /**
+   * A correspondence move's deadline (the opponent's period ends then), which the game's row keeps
+   * for the sweeper; null on a clock that is not per move, whose flag the room's timer watches.
+   */
+  moveDeadline(): number | null {
+    return this.perMove ? this.flagAt() : null;
+  }
+
   /** The colour whose flag has fallen at `now`, if any. */
   flagged(now: number): Color | null {
     const at = this.flagAt();
@@ -187,6 +226,17 @@ export class ChessClock {
     if (this.turnStartedAt === null) return;
     this.remainingMs[this.turn] = this.remaining(this.turn, now);
     this.turnStartedAt = null;
+  }
+
+  /**
+   * The clock booked at `now` for a turn that restarts later (a node letting the game go, a
+   * takeback): each side's time as it stands at `now`, the running turn counted on from `now`.
+   * A clock per move books nothing: its deadline stands whoever hosts the game, or nobody, so the
+   * running turn keeps its start, and every turn has the whole period.
+   */
+  bookedAt(now: number): { whiteMs: number; blackMs: number; turnStartedAt: number } {
+    if (this.perMove) return { whiteMs: this.initialMs, blackMs: this.initialMs, turnStartedAt: this.turnStartedAt ?? now };
+    return { whiteMs: this.remaining('white', now), blackMs: this.remaining('black', now), turnStartedAt: now };
   }
 
   resume(now: number): void {

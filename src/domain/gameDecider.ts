@@ -353,8 +353,9 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   // Cannot happen: overdueEnding looked at the same `at`.
   if (!timed.ok) throw new Error('clock flagged after the flag check');
   const ply = s.game.moveCount + 1;
-  // A correspondence game is never aborted: its first move has the whole period too.
-  const firstMoveDeadline = ply === 1 && !clock.perMove ? now + s.rules.firstMoveMs : null;
+  // Black's first move has a deadline of its own until it starts the clock (a clock per move
+  // runs from the start: a correspondence game is never aborted).
+  const firstMoveDeadline = ply === 1 && !clock.started ? now + s.rules.firstMoveMs : null;
   const moved: DomainEvent = {
     type: 'moved',
     at: now,
@@ -494,10 +495,8 @@ function decideTakebackAnswer(s: LiveGameState, userId: string, takebackId: stri
   }
   const toPly = s.game.moveCount - takeback.plies;
   const game = new ChessGame({ moves: s.game.sanList.slice(0, toPly) });
-  const before = s.clock.snapshot();
-  // A correspondence game's turns each have the whole period: the side now to move gets it afresh.
-  const t = s.clock.perMove ? { white: before.initialMs, black: before.initialMs } : s.clock.times(at);
-  const clock = ChessClock.restore({ ...before, whiteMs: t.white, blackMs: t.black, plies: toPly }, now);
+  const { whiteMs, blackMs } = s.clock.bookedAt(at);
+  const clock = ChessClock.restore({ ...s.clock.snapshot(), whiteMs, blackMs, plies: toPly }, now);
   const snap = clock.snapshot();
   return {
     write: {
@@ -609,6 +608,7 @@ type MoveRecordInput = {
 function moveRecord(m: MoveRecordInput): MoveRecord {
   const { tried, clock, joined } = m;
   const snap = clock.snapshot();
+  const deadline = clock.moveDeadline();
   const record: MoveRecord = {
     ply: m.ply,
     san: tried.move.san,
@@ -627,7 +627,7 @@ function moveRecord(m: MoveRecordInput): MoveRecord {
     eventSeq: m.eventSeq,
     moverId: m.moverId,
     lapsesOffer: m.lapsesOffer,
-    moveDeadline: clock.perMove ? new Date(clock.flagAt()!) : null,
+    moveDeadline: deadline === null ? null : new Date(deadline),
   };
   if (m.lapsesTakeback) record.lapsesTakeback = true;
   return record;
