@@ -77,7 +77,7 @@ function refusal(limit: ExportRefusal, config: Pick<AppContext['config'], 'expor
 }
 
 export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clock' | 'redis'>) {
-  const slots = createExportSlots(ctx.redis, { perNode: ctx.config.exportsPerNode, perAddress: ctx.config.exportsPerAddress });
+  const slots = createExportSlots(ctx.redis, { perNode: ctx.config.exportsPerNode, perAddress: ctx.config.exportsPerAddress }, ctx.clock);
   const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0, reading: 0, idle: 0, refused: 0 };
   const IDLE = Symbol('idle');
   /**
