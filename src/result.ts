@@ -3,11 +3,10 @@
 // decider through the actor to a socket's `error` message, or back across processes from a room
 // (`remoteRoomCall`), where a thrown error loses its class and code on the way.
 
-/** Field name → messages, the shape of `error.details` in a VALIDATION_ERROR. */
-export type Details = Record<string, string[]>;
+import type { ErrorDetails } from './errors.ts';
 
 /** An expected failure as the API reports it: one of our codes, a message, per-field details. */
-export type Failure<Code extends string = string> = { code: Code; message: string; details?: Details };
+export type Failure<Code extends string = string> = { code: Code; message: string; details?: ErrorDetails };
 
 export type Result<T, E = Failure> = { ok: true; value: T } | { ok: false; error: E };
 
@@ -17,5 +16,5 @@ export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
 
 /** A failure as the API reports it. */
-export const fail = <Code extends string>(code: Code, message: string, details?: Details): Result<never, Failure<Code>> =>
+export const fail = <Code extends string>(code: Code, message: string, details?: ErrorDetails): Result<never, Failure<Code>> =>
   err(details ? { code, message, details } : { code, message });

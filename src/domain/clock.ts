@@ -2,6 +2,8 @@
 // room decides when to look (it schedules its flag timer at `flagAt()`), and tests need no fakes.
 
 import type { Color } from './game.js';
+import { resumeAfterOutage, type StoredClocks } from './outage.ts';
+import { err, ok, type Result } from '../result.ts';
 
 export interface ClockConfig {
   initialMs: number;
@@ -28,17 +30,18 @@ export interface ClockState extends ClockSnapshot {
   turnStartedAt: number | null;
 }
 
-export type ClockMoveResult =
-  | {
-      ok: true;
-      color: Color;
-      /** The mover's clock after the move, increment included. */
-      remainingMs: number;
-      /** Time charged to the mover for this move (after lag compensation). */
-      usedMs: number;
-      compensatedMs: number;
-    }
-  | { ok: false; flagged: true; color: Color };
+/** A move the clock took. */
+export type TimedMove = {
+  color: Color;
+  /** The mover's clock after the move, increment included. */
+  remainingMs: number;
+  /** Time charged to the mover for this move (after lag compensation). */
+  usedMs: number;
+  compensatedMs: number;
+};
+
+/** A move made after the mover's flag fell: `flagged` lost on time. */
+export type ClockMoveResult = Result<TimedMove, { flagged: Color }>;
 
 /** Moves before this ply are untimed: clocks start when Black makes the first move. */
 const FIRST_TIMED_PLY = 2;
@@ -90,6 +93,36 @@ export class ChessClock {
     return clock;
   }
 
+  /**
+   * The clock of a game a node takes over at `now` (rehydration), from what the game's row stored.
+   * Time during which no node hosted the game is charged to nobody (outage.ts): the side to move
+   * pays the hosted part of its turn, which restarts at `now`, and a first-move deadline moves on
+   * by the rest. Not so per move (correspondence): a game nobody hosts is the normal case and its
+   * deadline stands, so the running turn goes on from its stored start, each side's period whole.
+   */
+  static resume(
+    config: ClockConfig,
+    stored: StoredClocks & { plies: number; whiteQuotaMs?: number; blackQuotaMs?: number },
+    now: number,
+  ): { clock: ChessClock; firstMoveDeadline: number | null } {
+    const fresh = new ChessClock(config);
+    const resumed = fresh.perMove
+      ? { whiteMs: fresh.initialMs, blackMs: fresh.initialMs, firstMoveDeadline: null }
+      : resumeAfterOutage(stored, now);
+    const clock = ChessClock.restore(
+      {
+        ...config,
+        whiteMs: resumed.whiteMs,
+        blackMs: resumed.blackMs,
+        plies: stored.plies,
+        whiteQuotaMs: stored.whiteQuotaMs ?? fresh.quota('white'),
+        blackQuotaMs: stored.blackQuotaMs ?? fresh.quota('black'),
+      },
+      fresh.perMove ? (stored.turnStartedAt ?? now) : now,
+    );
+    return { clock, firstMoveDeadline: resumed.firstMoveDeadline };
+  }
+
   /** Rebuilds a clock exactly as it was, running turn included (no time is forgiven). */
   static fromState(state: ClockState): ChessClock {
     const clock = ChessClock.restore(state, 0);
@@ -139,6 +172,14 @@ export class ChessClock {
     return this.turnStartedAt === null ? null : this.turnStartedAt + this.remainingMs[this.turn];
   }
 
+  /**
+   * A correspondence move's deadline (the opponent's period ends then), which the game's row keeps
+   * for the sweeper; null on a clock that is not per move, whose flag the room's timer watches.
+   */
+  moveDeadline(): number | null {
+    return this.perMove ? this.flagAt() : null;
+  }
+
   /** The colour whose flag has fallen at `now`, if any. */
   flagged(now: number): Color | null {
     const at = this.flagAt();
@@ -158,14 +199,14 @@ export class ChessClock {
       this.plies++;
       // Black's first move starts White's clock.
       if (this.started) this.turnStartedAt = Math.round(nextTurnAt);
-      return { ok: true, color, remainingMs: this.remainingMs[color], usedMs: 0, compensatedMs: 0 };
+      return ok({ color, remainingMs: this.remainingMs[color], usedMs: 0, compensatedMs: 0 });
     }
     if (this.turnStartedAt === null) throw new Error('ChessClock.move called while paused');
 
     // The flag is judged before compensation: flagAt() is what the room's timer uses, so a move
     // that arrives after it must lose whether or not the timer has fired yet.
     const elapsed = Math.max(0, now - this.turnStartedAt);
-    if (elapsed >= this.remainingMs[color]) return { ok: false, flagged: true, color };
+    if (elapsed >= this.remainingMs[color]) return err({ flagged: color });
 
     // Lag cannot exceed the time the move took; capping here keeps unused quota for later.
     const lag = lagMs !== undefined && Number.isFinite(lagMs) ? Math.max(0, Math.round(lagMs)) : 0;
@@ -177,7 +218,7 @@ export class ChessClock {
     else this.remainingMs[color] += this.incrementMs - usedMs;
     this.plies++;
     this.turnStartedAt = Math.round(nextTurnAt);
-    return { ok: true, color, remainingMs: this.remainingMs[color], usedMs, compensatedMs };
+    return ok({ color, remainingMs: this.remainingMs[color], usedMs, compensatedMs });
   }
 
   /** Books the running turn's time so far and stops the clock (game over, or room going away). */
@@ -185,6 +226,17 @@ export class ChessClock {
     if (this.turnStartedAt === null) return;
     this.remainingMs[this.turn] = this.remaining(this.turn, now);
     this.turnStartedAt = null;
+  }
+
+  /**
+   * The clock booked at `now` for a turn that restarts later (a node letting the game go, a
+   * takeback): each side's time as it stands at `now`, the running turn counted on from `now`.
+   * A clock per move books nothing: its deadline stands whoever hosts the game, or nobody, so the
+   * running turn keeps its start, and every turn has the whole period.
+   */
+  bookedAt(now: number): { whiteMs: number; blackMs: number; turnStartedAt: number } {
+    if (this.perMove) return { whiteMs: this.initialMs, blackMs: this.initialMs, turnStartedAt: this.turnStartedAt ?? now };
+    return { whiteMs: this.remaining('white', now), blackMs: this.remaining('black', now), turnStartedAt: now };
   }
 
   resume(now: number): void {

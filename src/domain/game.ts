@@ -7,6 +7,7 @@ import type { Square } from 'chess.js';
 import { GAME_STATUSES } from './statuses.ts';
 import { flat } from '../util/strings.ts';
 import { forgetPast, hasLegalMove, playFast, type PlayedMove } from './fastMove.ts';
+import { fail, ok, type Failure, type Result } from '../result.ts';
 
 export const COLORS = ['white', 'black'] as const;
 export type Color = (typeof COLORS)[number];
@@ -63,7 +64,6 @@ export type MoveFailureCode = 'INVALID_MOVE' | 'VALIDATION_ERROR' | 'GAME_NOT_AC
 
 /** A move judged legal and played on the board, but not yet part of the game (see `commit`). */
 export type TriedMove = {
-  ok: true;
   move: Move;
   uci: string;
   /** FEN after the move. */
@@ -74,9 +74,7 @@ export type TriedMove = {
   position: PositionFlags;
 };
 
-export type MoveOutcome =
-  | TriedMove
-  | { ok: false; code: MoveFailureCode; message: string; details?: Record<string, string[]> };
+export type MoveOutcome = Result<TriedMove, Failure<MoveFailureCode>>;
 
 export const opponentOf = (color: Color): Color => (color === 'white' ? 'black' : 'white');
 
@@ -183,7 +181,7 @@ export class ChessGame {
    */
   tryMove(input: MoveInput): MoveOutcome {
     this.rollback();
-    if (this.end) return { ok: false, code: 'GAME_NOT_ACTIVE', message: 'The game is over' };
+    if (this.end) return fail('GAME_NOT_ACTIVE', 'The game is over');
     const promotion = input.promotion ? input.promotion.toLowerCase() : undefined;
     if (!promotion && this.reachesLastRank(input)) return this.promotionMissing(input);
 
@@ -191,9 +189,9 @@ export class ChessGame {
     const played = playFast(this.chess, input.from, input.to, promotion);
     if (!played) {
       const asked = promotion ? `=${promotion.toUpperCase()}` : '';
-      return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${input.from}-${input.to}${asked}` };
+      return fail('INVALID_MOVE', `Illegal move ${input.from}-${input.to}${asked}`);
     }
-    return this.judge(played);
+    return ok(this.judge(played));
   }
 
   /**
@@ -213,7 +211,7 @@ export class ChessGame {
   /** Judges and commits in one step, for callers with nothing to make durable in between. */
   play(input: MoveInput): MoveOutcome {
     const outcome = this.tryMove(input);
-    if (outcome.ok) this.commit(outcome.uci);
+    if (outcome.ok) this.commit(outcome.value.uci);
     return outcome;
   }
 
@@ -256,13 +254,8 @@ export class ChessGame {
   /** Rare path, so the non-mutating (slower) legality check is fine here. */
   private promotionMissing({ from, to }: MoveInput): MoveOutcome {
     const legal = this.chess.moves({ square: from as Square }).some((san) => san.includes(`${to}=`));
-    if (!legal) return { ok: false, code: 'INVALID_MOVE', message: `Illegal move ${from}-${to}` };
-    return {
-      ok: false,
-      code: 'VALIDATION_ERROR',
-      message: 'A pawn reaching the last rank needs a promotion piece',
-      details: { promotion: ['required: one of q, r, b, n'] },
-    };
+    if (!legal) return fail('INVALID_MOVE', `Illegal move ${from}-${to}`);
+    return fail('VALIDATION_ERROR', 'A pawn reaching the last rank needs a promotion piece', { promotion: ['required: one of q, r, b, n'] });
   }
 
   private replay(notation: string): void {
@@ -289,7 +282,6 @@ export class ChessGame {
     const ending = this.detectEnding(m, mover, seen);
     const termination = ending?.termination;
     const tried: TriedMove = {
-      ok: true,
       move,
       uci: `${move.from}${move.to}${move.promotion ?? ''}`,
       fen: m.after,

@@ -3,7 +3,8 @@
 // `evolve(state, event)` applies one event. No I/O and no clock reads: the actor shell
 // (src/services/gameActor.ts) persists the write, evolves, publishes and replies, in that order.
 import { ChessClock, type ClockState } from './clock.ts';
-import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags } from './game.ts';
+import { ChessGame, drawBy, opponentOf, winBy, type Color, type Ending, type Move, type PositionFlags, type TriedMove } from './game.ts';
+import type { ErrorDetails } from '../errors.ts';
 import { fail, ok, type Result } from '../result.ts';
 import {
   offerView,
@@ -343,16 +344,18 @@ export function arrivalTime(s: LiveGameState, c: Arrival, now: number): number {
  */
 function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, now: number): Decision {
   if (s.game.turn !== color) return refuse('NOT_YOUR_TURN', 'It is not your turn');
-  const tried = s.game.tryMove(c);
-  if (!tried.ok) return refuse(tried.code, tried.message, tried.details);
+  const outcome = s.game.tryMove(c);
+  if (!outcome.ok) return refuse(outcome.error.code, outcome.error.message, outcome.error.details);
+  const tried = outcome.value;
 
   const clock = ChessClock.fromState(s.clock.state());
   const timed = clock.move(at, c.lagMs, now);
   // Cannot happen: overdueEnding looked at the same `at`.
   if (!timed.ok) throw new Error('clock flagged after the flag check');
   const ply = s.game.moveCount + 1;
-  // A correspondence game is never aborted: its first move has the whole period too.
-  const firstMoveDeadline = ply === 1 && !clock.perMove ? now + s.rules.firstMoveMs : null;
+  // Black's first move has a deadline of its own until it starts the clock (a clock per move
+  // runs from the start: a correspondence game is never aborted).
+  const firstMoveDeadline = ply === 1 && !clock.started ? now + s.rules.firstMoveMs : null;
   const moved: DomainEvent = {
     type: 'moved',
     at: now,
@@ -372,11 +375,21 @@ function decideMove(s: LiveGameState, c: MoveCommand, color: Color, at: number, 
   const lapses = pending !== undefined && pending.offeredBy !== c.userId;
   // A pending takeback lapses with any move: the plies it named are no longer the last ones.
   const takeback = pendingTakeback(s);
-  const record = (eventSeq: number) => {
-    const r = moveRecord(tried, s.game.movetext, ply, clock, timed.remainingMs, now, firstMoveDeadline, c.userId, eventSeq, lapses, s.joinedSeats);
-    if (takeback) r.lapsesTakeback = true;
-    return r;
-  };
+  const record = (eventSeq: number) =>
+    moveRecord({
+      tried,
+      movetextBefore: s.game.movetext,
+      ply,
+      clock,
+      clockMs: timed.value.remainingMs,
+      now,
+      firstMoveDeadline,
+      moverId: c.userId,
+      eventSeq,
+      lapsesOffer: lapses,
+      lapsesTakeback: takeback !== undefined,
+      joined: s.joinedSeats,
+    });
   if (tried.ending) {
     // The mating (or drawing) move is written in the transaction that ends the game.
     return finish(s, now, { ending: tried.ending, clock, leading: [moved], finalMove: record }, reply);
@@ -482,10 +495,8 @@ function decideTakebackAnswer(s: LiveGameState, userId: string, takebackId: stri
   }
   const toPly = s.game.moveCount - takeback.plies;
   const game = new ChessGame({ moves: s.game.sanList.slice(0, toPly) });
-  const before = s.clock.snapshot();
-  // A correspondence game's turns each have the whole period: the side now to move gets it afresh.
-  const t = s.clock.perMove ? { white: before.initialMs, black: before.initialMs } : s.clock.times(at);
-  const clock = ChessClock.restore({ ...before, whiteMs: t.white, blackMs: t.black, plies: toPly }, now);
+  const { whiteMs, blackMs } = s.clock.bookedAt(at);
+  const clock = ChessClock.restore({ ...s.clock.snapshot(), whiteMs, blackMs, plies: toPly }, now);
   const snap = clock.snapshot();
   return {
     write: {
@@ -575,42 +586,51 @@ function finish(s: LiveGameState, now: number, o: FinishOptions, reply: Decision
   };
 }
 
-type TriedMove = Extract<ReturnType<ChessGame['tryMove']>, { ok: true }>;
+/** What a move's row is made of: the move judged on the board, and the game as the move leaves it. */
+type MoveRecordInput = {
+  tried: TriedMove;
+  movetextBefore: string;
+  ply: number;
+  /** The clock after the move. */
+  clock: ChessClock;
+  /** The mover's clock right after the move (ms). */
+  clockMs: number;
+  /** When the move was made. */
+  now: number;
+  firstMoveDeadline: number | null;
+  moverId: string;
+  eventSeq: number;
+  lapsesOffer: boolean;
+  lapsesTakeback: boolean;
+  joined: LiveGameState['joinedSeats'];
+};
 
-function moveRecord(
-  tried: TriedMove,
-  movetextBefore: string,
-  ply: number,
-  clock: ChessClock,
-  clockMs: number,
-  now: number,
-  firstMoveDeadline: number | null,
-  moverId: string,
-  eventSeq: number,
-  lapsesOffer: boolean,
-  joined: LiveGameState['joinedSeats'],
-): MoveRecord {
+function moveRecord(m: MoveRecordInput): MoveRecord {
+  const { tried, clock, joined } = m;
   const snap = clock.snapshot();
-  return {
-    ply,
+  const deadline = clock.moveDeadline();
+  const record: MoveRecord = {
+    ply: m.ply,
     san: tried.move.san,
     uci: tried.uci,
     fen: tried.fen,
-    pgn: movetextBefore + tried.pgnSuffix,
-    playedAt: new Date(now),
-    clockMs,
+    pgn: m.movetextBefore + tried.pgnSuffix,
+    playedAt: new Date(m.now),
+    clockMs: m.clockMs,
     whiteMs: snap.whiteMs,
     blackMs: snap.blackMs,
     clockRunning: clock.running,
-    firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
+    firstMoveDeadline: m.firstMoveDeadline === null ? null : new Date(m.firstMoveDeadline),
     roomState: joined
       ? { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs, joined }
       : { whiteQuotaMs: snap.whiteQuotaMs, blackQuotaMs: snap.blackQuotaMs },
-    eventSeq,
-    moverId,
-    lapsesOffer,
-    moveDeadline: clock.perMove ? new Date(clock.flagAt()!) : null,
+    eventSeq: m.eventSeq,
+    moverId: m.moverId,
+    lapsesOffer: m.lapsesOffer,
+    moveDeadline: deadline === null ? null : new Date(deadline),
   };
+  if (m.lapsesTakeback) record.lapsesTakeback = true;
+  return record;
 }
 
 // ---- evolve -------------------------------------------------------------------------------
@@ -780,7 +800,7 @@ function setOfferStatus(s: LiveGameState, offerId: string, status: DrawOfferStat
   if (offer) offer.status = status;
 }
 
-function refuse(code: RuleErrorCode, message: string, details?: Record<string, string[]>): Decision {
+function refuse(code: RuleErrorCode, message: string, details?: ErrorDetails): Decision {
   const reply = fail(code, message, details);
   return { write: null, events: [], reply: () => reply };
 }

@@ -5,11 +5,10 @@
 import { Chess } from 'chess.js';
 import { rate, type Glicko } from './glicko2.ts';
 import { playUci, solverMoveCount } from './puzzles.ts';
+import { err, ok, type Result } from '../result.ts';
 
-export type AttemptVerdict =
-  | { ok: true; correct: boolean }
-  /** The attempt is not one: `field` names the offending entry (`moves` or `moves.<index>`). */
-  | { ok: false; field: string; message: string };
+/** Whether the attempt is correct; or it is not one: `field` names the offending entry (`moves` or `moves.<index>`). */
+export type AttemptVerdict = Result<boolean, { field: string; message: string }>;
 
 /**
  * `moves` are the solver's moves only (UCI syntax already checked). 1 to the number of solver
@@ -20,18 +19,18 @@ export type AttemptVerdict =
 export function judgeAttempt(fen: string, solution: readonly string[], moves: readonly string[]): AttemptVerdict {
   const allowed = solverMoveCount(solution);
   if (moves.length < 1 || moves.length > allowed) {
-    return { ok: false, field: 'moves', message: `must hold 1 to ${allowed} moves (the solver's moves of this puzzle)` };
+    return err({ field: 'moves', message: `must hold 1 to ${allowed} moves (the solver's moves of this puzzle)` });
   }
   const chess = new Chess(fen);
   for (const [i, move] of moves.entries()) {
-    if (!playUci(chess, move)) return { ok: false, field: `moves.${i}`, message: `${move} is not a legal move in the position` };
-    if (move !== solution[2 * i]) return { ok: true, correct: chess.isCheckmate() };
+    if (!playUci(chess, move)) return err({ field: `moves.${i}`, message: `${move} is not a legal move in the position` });
+    if (move !== solution[2 * i]) return ok(chess.isCheckmate());
     const reply = solution[2 * i + 1];
-    if (reply === undefined) return { ok: true, correct: true };
+    if (reply === undefined) return ok(true);
     // The solution was replayed when the puzzle was imported: its replies are legal.
     playUci(chess, reply);
   }
-  return { ok: true, correct: false };
+  return ok(false);
 }
 
 export type RatedAttempt = { user: Glicko; puzzle: Glicko; /** round(new) − round(old), as players see it. */ userChange: number };

@@ -13,7 +13,7 @@ import { registerAnalysisMetrics, registerWebhookMetrics } from '../http/ops.ts'
 import type { Logger } from '../logger.ts';
 import type { Clock } from '../time.ts';
 import type { Services } from '../services/index.ts';
-import { createTournamentSchedule } from '../services/tournamentSchedule.ts';
+import { tendTournaments } from '../services/tournamentSchedule.ts';
 import { startAnalysisWorkers, type AnalysisWorkers } from '../workers/analysis.ts';
 import { engineCommand } from '../workers/engine.ts';
 import { startNodeWatch } from '../workers/nodeWatch.ts';
@@ -85,6 +85,8 @@ export function startWorkers({ ctx, services, tournamentPool, nodeId, registry }
     openings: loadOpeningBook,
     observe: registerAnalysisMetrics(registry, () => countPendingAnalyses(pool)),
   });
+  // Arenas without an actor are started and finished on the sweepers' own pool.
+  const schedule = { ...ctx, pool: tournamentPool };
   const sweeper = startSweeper({
     pool,
     log,
@@ -93,7 +95,7 @@ export function startWorkers({ ctx, services, tournamentPool, nodeId, registry }
     // not answer is a dead node's leftover.
     openGame: (gameId) => openGame(gameId, { orphaned: true }),
     openTournament,
-    tendTournaments: createTournamentSchedule(ctx, tournamentPool).tend,
+    tendTournaments: () => tendTournaments(schedule),
     onExpired: services.games.pendingExpired,
   });
   const webhooks = startWebhookDispatcher({

@@ -1,7 +1,7 @@
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { DomainCheck } from '../auth/emailDomain.ts';
-import { createLoginThrottle } from '../auth/loginThrottle.ts';
+import { createLoginThrottle, type LoginThrottle } from '../auth/loginThrottle.ts';
 import type { Mail, Mailer } from '../auth/mailer.ts';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.ts';
 import { Email, FullName, parseLoginIdentifier, Password, plainText, requiredString, Username } from '../auth/rules.ts';
@@ -27,6 +27,7 @@ import {
   type UserRecord,
 } from '../db/users.ts';
 import { AppError } from '../errors.ts';
+import { bind } from './bind.ts';
 import { defaultAvatarUrl, headlineRating, usernameTaken } from './users.ts';
 
 // Request bodies: the same schemas validate requests and document them (OpenAPI).
@@ -72,209 +73,247 @@ export const VerifyResult = z.object({
  */
 export type AccountDeps = { mailer: Mailer; domainCheck: DomainCheck; passwords?: PasswordHasher };
 
+/** What the account use cases work with: the context's parts, the sessions, and what `createAccounts` makes once. */
+export type AccountsDeps = Pick<AppContext, 'pool' | 'config' | 'log'> &
+  Omit<AccountDeps, 'passwords'> & {
+    sessions: Sessions;
+    passwords: PasswordHasher;
+    throttle: LoginThrottle;
+    /**
+     * Reset and verification requests cannot be told apart by their answer, so someone could use
+     * them to flood a stranger's mailbox: a few mails per recipient per hour are enough.
+     */
+    mailsPerRecipient: RateLimiterAbstract;
+    /** Work the answers did not wait for, still running (awaited by `drain`). */
+    background: Set<Promise<void>>;
+  };
+
 const takenError = (field: TakenField) =>
   field === 'email' ? new AppError('EMAIL_ALREADY_EXISTS', 'An account with this email already exists') : usernameTaken();
 const tokenPair = (p: TokenPair) => ({ access_token: p.accessToken, refresh_token: p.refreshToken, expires_in: p.expiresIn });
 const wrongPassword = () => new AppError('FORBIDDEN', 'The password is wrong');
 const invalidToken = () => new AppError('INVALID_TOKEN', 'This link is invalid, has expired or was already used');
 
+async function sendMail(d: AccountsDeps, mail: Mail): Promise<void> {
+  try {
+    await d.mailsPerRecipient.consume(mail.to);
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return void d.log.warn({ to: mail.to }, 'mail dropped: too many for this recipient');
+    throw rejection;
+  }
+  await d.mailer.send(mail);
+}
+
+const mailToken = (d: AccountsDeps, purpose: UserTokenPurpose, user: UserRecord, token: string) =>
+  sendMail(d, userTokenMail(purpose, { to: user.email, username: user.username, publicUrl: d.config.publicUrl, token }));
+
+/**
+ * Work the answer does not wait for: mail, and the whole of the no-enumeration endpoints, whose
+ * answer must not depend on (or take longer for) an existing account.
+ */
+function inBackground(d: AccountsDeps, what: string, work: () => Promise<void>): void {
+  const running = work()
+    .catch((err) => d.log.error({ err }, `${what} failed`))
+    .finally(() => d.background.delete(running));
+  d.background.add(running);
+}
+
+/**
+ * A signed-in user's password, checked as a login of the account: a wrong one counts against
+ * the account's login throttle, and a locked account is refused before the check, so a stolen
+ * access token guesses no faster than a login (issue 34, L4).
+ */
+async function confirmPassword(d: AccountsDeps, user: AuthUser, password: string, clientAddress: string): Promise<UserRecord> {
+  const release = await d.throttle.reserve({ userId: user.id }, clientAddress);
+  const stored = await findUserById(d.pool, user.id);
+  if (!stored || !(await d.passwords.verify(password, stored.passwordHash))) throw wrongPassword();
+  await release();
+  return stored;
+}
+
+async function refuseMissingDomain(d: AccountsDeps, email: string): Promise<void> {
+  if (!d.config.emailDomainCheck) return;
+  const verdict = await d.domainCheck(email.slice(email.lastIndexOf('@') + 1));
+  if (verdict === 'missing') {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request data', { email: ['the email domain does not exist'] });
+  }
+}
+
+export async function signup(d: AccountsDeps, body: SignupBody) {
+  await refuseMissingDomain(d, body.email);
+  // Checked before hashing to answer quickly; the unique indexes still decide a race.
+  const taken = await findTakenField(d.pool, { email: body.email, username: body.username });
+  if (taken) throw takenError(taken);
+  const passwordHash = await d.passwords.hash(body.password);
+  const { user, pair, verifyToken } = await withTransaction(d.pool, async (tx) => {
+    const inserted = await insertUser(tx, { email: body.email, username: body.username, passwordHash, fullName: body.full_name || null });
+    if (!inserted.ok) throw takenError(inserted.error);
+    const user = inserted.value;
+    return { user, pair: await d.sessions.open(tx, user), verifyToken: await issueUserToken(tx, user.id, 'verify') };
+  });
+  inBackground(d, 'verification mail', () => mailToken(d, 'verify', user, verifyToken));
+  return {
+    user: { id: user.id, email: user.email, username: user.username, created_at: user.createdAt.toISOString() },
+    session: tokenPair(pair),
+  };
+}
+
+export async function login(d: AccountsDeps, body: LoginBody, clientAddress: string) {
+  const identifier = parseLoginIdentifier(body.email);
+  const user =
+    identifier.kind === 'email' ? await findUserByEmail(d.pool, identifier.key) : await findUserByUsername(d.pool, identifier.key);
+  // The account counts the attempt, whatever was typed to reach it (issue 34, M3).
+  const release = await d.throttle.reserve(user ? { userId: user.id } : { unknown: identifier }, clientAddress);
+  // Same work whether or not the account exists (a dummy hash stands in), so same time.
+  if (!(await d.passwords.verify(body.password, user?.passwordHash)) || !user) {
+    throw new AppError('INVALID_CREDENTIALS', 'Invalid email, username or password');
+  }
+  await release();
+  if (d.passwords.needsRehash(user.passwordHash)) {
+    inBackground(d, 'password rehash', async () => setPasswordHash(d.pool, user.id, await d.passwords.hash(body.password)));
+  }
+  const pair = await withTransaction(d.pool, (tx) => d.sessions.open(tx, user));
+  const profile = await findProfile(d.pool, user.id);
+  return {
+    user: {
+      id: user.id,
+      email: user.email,
+      username: user.username,
+      avatar_url: user.avatarUrl ?? defaultAvatarUrl(d.config.publicUrl, user.id),
+      rating: headlineRating(profile?.ratings ?? {}),
+    },
+    session: { ...tokenPair(pair), expires_at: pair.expiresAt.toISOString() },
+  };
+}
+
+export const refresh = async (d: AccountsDeps, refreshToken: string) => tokenPair(await d.sessions.refresh(refreshToken));
+
+export const logout = (d: AccountsDeps, user: AuthUser) => d.sessions.end(user);
+
+export function requestPasswordReset(d: AccountsDeps, email: string): void {
+  inBackground(d, 'password reset request', async () => {
+    const user = await findUserByEmail(d.pool, email);
+    if (user) await mailToken(d, 'reset', user, await withTransaction(d.pool, (tx) => issueUserToken(tx, user.id, 'reset')));
+  });
+}
+
+export async function updatePassword(d: AccountsDeps, body: PasswordUpdateBody): Promise<void> {
+  // The token first: hashing costs tens of milliseconds, which nobody gets to spend with a bogus token.
+  if (!(await isLiveUserToken(d.pool, body.token, 'reset'))) throw invalidToken();
+  const passwordHash = await d.passwords.hash(body.password);
+  const userId = await withTransaction(d.pool, async (tx) => {
+    const userId = await redeemUserToken(tx, body.token, 'reset');
+    if (!userId) return undefined;
+    await setPasswordHash(tx, userId, passwordHash);
+    // The reset link reached the mailbox, which proves the address as well as a verification would.
+    await markEmailVerified(tx, userId);
+    // Whoever knew the old password may hold sessions, or have made personal tokens: all of
+    // them end (DESIGN 2.8, 2.12).
+    await revokeUserSessions(tx, userId, 'password_change');
+    await deleteUserPersonalTokens(tx, userId);
+    return userId;
+  });
+  if (!userId) throw invalidToken();
+  await d.sessions.ended(userId, null);
+}
+
+/**
+ * A signed-in user's new password, given the current one: every other session of the account
+ * ends (whoever knew the old password may hold one), and every personal access token; the
+ * session that asked goes on.
+ */
+export async function changePassword(d: AccountsDeps, user: AuthUser, body: PasswordChangeBody, clientAddress: string): Promise<void> {
+  requireSession(user);
+  await confirmPassword(d, user, body.current_password, clientAddress);
+  const passwordHash = await d.passwords.hash(body.new_password);
+  const ended = await withTransaction(d.pool, async (tx) => {
+    await setPasswordHash(tx, user.id, passwordHash);
+    // The personal tokens end too, as at a reset: one may have been made by whoever knew the
+    // old password (docs/decisions.md).
+    const tokens = await deleteUserPersonalTokens(tx, user.id);
+    return [...(await revokeOtherSessions(tx, user.id, user.sessionId, 'password_change')), ...tokens];
+  });
+  // A session or a personal token: a revocation names either by its id.
+  for (const id of ended) await d.sessions.ended(user.id, id);
+}
+
+/**
+ * A signed-in user's new email, given their password: it is unconfirmed until the link mailed
+ * to it is opened (the old address is no longer used for anything).
+ */
+export async function changeEmail(
+  d: AccountsDeps,
+  user: AuthUser,
+  body: EmailChangeBody,
+  clientAddress: string,
+): Promise<{ email: string; email_verified: boolean }> {
+  requireSession(user);
+  const stored = await confirmPassword(d, user, body.password, clientAddress);
+  if (body.email === stored.email) return { email: stored.email, email_verified: stored.emailVerified };
+  await refuseMissingDomain(d, body.email);
+  const { changed, verifyToken } = await withTransaction(d.pool, async (tx) => {
+    const result = await setEmail(tx, user.id, body.email);
+    if (!result.ok) throw takenError(result.error);
+    if (!result.value) throw new AppError('USER_NOT_FOUND', 'User not found');
+    // Links mailed to the old address must not confirm (or reset) the account any more.
+    await revokeUserTokens(tx, user.id, 'verify');
+    await revokeUserTokens(tx, user.id, 'reset');
+    return { changed: result.value, verifyToken: await issueUserToken(tx, user.id, 'verify') };
+  });
+  inBackground(d, 'verification mail', () => mailToken(d, 'verify', changed, verifyToken));
+  return { email: changed.email, email_verified: changed.emailVerified };
+}
+
+export async function verifyEmail(d: AccountsDeps, token: string) {
+  const user = await withTransaction(d.pool, async (tx) => {
+    const userId = await redeemUserToken(tx, token, 'verify');
+    return userId && markEmailVerified(tx, userId);
+  });
+  if (!user) throw invalidToken();
+  return {
+    user: { id: user.id, email: user.email, username: user.username, email_verified: user.emailVerified, created_at: user.createdAt.toISOString() },
+  };
+}
+
+export function resendVerification(d: AccountsDeps, email: string): void {
+  inBackground(d, 'verification resend', async () => {
+    const user = await findUserByEmail(d.pool, email);
+    if (user && !user.emailVerified) await mailToken(d, 'verify', user, await issueUserToken(d.pool, user.id, 'verify'));
+  });
+}
+
+/** Lets background work finish (graceful shutdown). */
+export async function drain(d: Pick<AccountsDeps, 'background'>): Promise<void> {
+  while (d.background.size) await Promise.all(d.background);
+}
+
 export type Accounts = ReturnType<typeof createAccounts>;
 
+/** The account use cases bound to their dependencies, made once per process. */
 export function createAccounts(ctx: AppContext, sessions: Sessions, deps: AccountDeps) {
-  const { pool, config, log } = ctx;
-  const passwords = deps.passwords ?? createPasswordHasher(config.bcryptCost);
-  const throttle = createLoginThrottle(ctx.makeLimiter);
-  // Reset and verification requests cannot be told apart by their answer, so someone could use
-  // them to flood a stranger's mailbox: a few mails per recipient per hour are enough.
-  const mailsPerRecipient = ctx.makeLimiter('mail-recipient', 5, 3600);
-  const background = new Set<Promise<void>>();
-
-  async function sendMail(mail: Mail): Promise<void> {
-    try {
-      await mailsPerRecipient.consume(mail.to);
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return void log.warn({ to: mail.to }, 'mail dropped: too many for this recipient');
-      throw rejection;
-    }
-    await deps.mailer.send(mail);
-  }
-  const mailToken = (purpose: UserTokenPurpose, user: UserRecord, token: string) =>
-    sendMail(userTokenMail(purpose, { to: user.email, username: user.username, publicUrl: config.publicUrl, token }));
-
-  /**
-   * Work the answer does not wait for: mail, and the whole of the no-enumeration endpoints, whose
-   * answer must not depend on (or take longer for) an existing account.
-   */
-  function inBackground(what: string, work: () => Promise<void>): void {
-    const running = work()
-      .catch((err) => log.error({ err }, `${what} failed`))
-      .finally(() => background.delete(running));
-    background.add(running);
-  }
-
-  /**
-   * A signed-in user's password, checked as a login of the account: a wrong one counts against
-   * the account's login throttle, and a locked account is refused before the check, so a stolen
-   * access token guesses no faster than a login (issue 34, L4).
-   */
-  async function confirmPassword(user: AuthUser, password: string, clientAddress: string): Promise<UserRecord> {
-    const release = await throttle.reserve({ userId: user.id }, clientAddress);
-    const stored = await findUserById(pool, user.id);
-    if (!stored || !(await passwords.verify(password, stored.passwordHash))) throw wrongPassword();
-    await release();
-    return stored;
-  }
-
-  async function refuseMissingDomain(email: string): Promise<void> {
-    if (!config.emailDomainCheck) return;
-    const verdict = await deps.domainCheck(email.slice(email.lastIndexOf('@') + 1));
-    if (verdict === 'missing') {
-      throw new AppError('VALIDATION_ERROR', 'Invalid request data', { email: ['the email domain does not exist'] });
-    }
-  }
-
-  return {
-    async signup(body: SignupBody) {
-      await refuseMissingDomain(body.email);
-      // Checked before hashing to answer quickly; the unique indexes still decide a race.
-      const taken = await findTakenField(pool, { email: body.email, username: body.username });
-      if (taken) throw takenError(taken);
-      const passwordHash = await passwords.hash(body.password);
-      const { user, pair, verifyToken } = await withTransaction(pool, async (tx) => {
-        const inserted = await insertUser(tx, { email: body.email, username: body.username, passwordHash, fullName: body.full_name || null });
-        if (!inserted.ok) throw takenError(inserted.error);
-        const user = inserted.value;
-        return { user, pair: await sessions.open(tx, user), verifyToken: await issueUserToken(tx, user.id, 'verify') };
-      });
-      inBackground('verification mail', () => mailToken('verify', user, verifyToken));
-      return {
-        user: { id: user.id, email: user.email, username: user.username, created_at: user.createdAt.toISOString() },
-        session: tokenPair(pair),
-      };
-    },
-
-    async login(body: LoginBody, clientAddress: string) {
-      const identifier = parseLoginIdentifier(body.email);
-      const user =
-        identifier.kind === 'email' ? await findUserByEmail(pool, identifier.key) : await findUserByUsername(pool, identifier.key);
-      // The account counts the attempt, whatever was typed to reach it (issue 34, M3).
-      const release = await throttle.reserve(user ? { userId: user.id } : { unknown: identifier }, clientAddress);
-      // Same work whether or not the account exists (a dummy hash stands in), so same time.
-      if (!(await passwords.verify(body.password, user?.passwordHash)) || !user) {
-        throw new AppError('INVALID_CREDENTIALS', 'Invalid email, username or password');
-      }
-      await release();
-      if (passwords.needsRehash(user.passwordHash)) {
-        inBackground('password rehash', async () => setPasswordHash(pool, user.id, await passwords.hash(body.password)));
-      }
-      const pair = await withTransaction(pool, (tx) => sessions.open(tx, user));
-      const profile = await findProfile(pool, user.id);
-      return {
-        user: {
-          id: user.id,
-          email: user.email,
-          username: user.username,
-          avatar_url: user.avatarUrl ?? defaultAvatarUrl(config.publicUrl, user.id),
-          rating: headlineRating(profile?.ratings ?? {}),
-        },
-        session: { ...tokenPair(pair), expires_at: pair.expiresAt.toISOString() },
-      };
-    },
-
-    refresh: async (refreshToken: string) => tokenPair(await sessions.refresh(refreshToken)),
-
-    logout: (user: AuthUser) => sessions.end(user),
-
-    requestPasswordReset(email: string): void {
-      inBackground('password reset request', async () => {
-        const user = await findUserByEmail(pool, email);
-        if (user) await mailToken('reset', user, await withTransaction(pool, (tx) => issueUserToken(tx, user.id, 'reset')));
-      });
-    },
-
-    async updatePassword(body: PasswordUpdateBody): Promise<void> {
-      // The token first: hashing costs tens of milliseconds, which nobody gets to spend with a bogus token.
-      if (!(await isLiveUserToken(pool, body.token, 'reset'))) throw invalidToken();
-      const passwordHash = await passwords.hash(body.password);
-      const userId = await withTransaction(pool, async (tx) => {
-        const userId = await redeemUserToken(tx, body.token, 'reset');
-        if (!userId) return undefined;
-        await setPasswordHash(tx, userId, passwordHash);
-        // The reset link reached the mailbox, which proves the address as well as a verification would.
-        await markEmailVerified(tx, userId);
-        // Whoever knew the old password may hold sessions, or have made personal tokens: all of
-        // them end (DESIGN 2.8, 2.12).
-        await revokeUserSessions(tx, userId, 'password_change');
-        await deleteUserPersonalTokens(tx, userId);
-        return userId;
-      });
-      if (!userId) throw invalidToken();
-      await sessions.ended(userId, null);
-    },
-
-    /**
-     * A signed-in user's new password, given the current one: every other session of the account
-     * ends (whoever knew the old password may hold one), and every personal access token; the
-     * session that asked goes on.
-     */
-    async changePassword(user: AuthUser, body: PasswordChangeBody, clientAddress: string): Promise<void> {
-      requireSession(user);
-      await confirmPassword(user, body.current_password, clientAddress);
-      const passwordHash = await passwords.hash(body.new_password);
-      const ended = await withTransaction(pool, async (tx) => {
-        await setPasswordHash(tx, user.id, passwordHash);
-        // The personal tokens end too, as at a reset: one may have been made by whoever knew the
-        // old password (docs/decisions.md).
-        const tokens = await deleteUserPersonalTokens(tx, user.id);
-        return [...(await revokeOtherSessions(tx, user.id, user.sessionId, 'password_change')), ...tokens];
-      });
-      // A session or a personal token: a revocation names either by its id.
-      for (const id of ended) await sessions.ended(user.id, id);
-    },
-
-    /**
-     * A signed-in user's new email, given their password: it is unconfirmed until the link mailed
-     * to it is opened (the old address is no longer used for anything).
-     */
-    async changeEmail(user: AuthUser, body: EmailChangeBody, clientAddress: string): Promise<{ email: string; email_verified: boolean }> {
-      requireSession(user);
-      const stored = await confirmPassword(user, body.password, clientAddress);
-      if (body.email === stored.email) return { email: stored.email, email_verified: stored.emailVerified };
-      await refuseMissingDomain(body.email);
-      const { changed, verifyToken } = await withTransaction(pool, async (tx) => {
-        const result = await setEmail(tx, user.id, body.email);
-        if (!result.ok) throw takenError(result.error);
-        if (!result.value) throw new AppError('USER_NOT_FOUND', 'User not found');
-        // Links mailed to the old address must not confirm (or reset) the account any more.
-        await revokeUserTokens(tx, user.id, 'verify');
-        await revokeUserTokens(tx, user.id, 'reset');
-        return { changed: result.value, verifyToken: await issueUserToken(tx, user.id, 'verify') };
-      });
-      inBackground('verification mail', () => mailToken('verify', changed, verifyToken));
-      return { email: changed.email, email_verified: changed.emailVerified };
-    },
-
-    async verifyEmail(token: string) {
-      const user = await withTransaction(pool, async (tx) => {
-        const userId = await redeemUserToken(tx, token, 'verify');
-        return userId && markEmailVerified(tx, userId);
-      });
-      if (!user) throw invalidToken();
-      return {
-        user: { id: user.id, email: user.email, username: user.username, email_verified: user.emailVerified, created_at: user.createdAt.toISOString() },
-      };
-    },
-
-    resendVerification(email: string): void {
-      inBackground('verification resend', async () => {
-        const user = await findUserByEmail(pool, email);
-        if (user && !user.emailVerified) await mailToken('verify', user, await issueUserToken(pool, user.id, 'verify'));
-      });
-    },
-
-    /** Lets background work finish (graceful shutdown). */
-    async drain(): Promise<void> {
-      while (background.size) await Promise.all(background);
-    },
+  const d: AccountsDeps = {
+    pool: ctx.pool,
+    config: ctx.config,
+    log: ctx.log,
+    mailer: deps.mailer,
+    domainCheck: deps.domainCheck,
+    sessions,
+    passwords: deps.passwords ?? createPasswordHasher(ctx.config.bcryptCost),
+    throttle: createLoginThrottle(ctx.makeLimiter),
+    mailsPerRecipient: ctx.makeLimiter('mail-recipient', 5, 3600),
+    background: new Set(),
   };
+  return bind(d, {
+    signup,
+    login,
+    refresh,
+    logout,
+    requestPasswordReset,
+    updatePassword,
+    changePassword,
+    changeEmail,
+    verifyEmail,
+    resendVerification,
+    drain,
+  });
 }

@@ -7,6 +7,8 @@
 // the socket caps: each export's reading and formatting runs on the node that serves it.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Clock } from '../time.ts';
+import { Timers } from './timers.ts';
 
 const SLOT_TTL_MS = 30_000;
 const RENEW_MS = 10_000;
@@ -23,7 +25,8 @@ export type ExportSlots = {
   take(caller: string, address: string): Promise<{ release: () => Promise<void> } | { refused: ExportRefusal }>;
 };
 
-export function createExportSlots(redis: Redis | undefined, limits: ExportLimits): ExportSlots {
+/** The slot's renewal runs on `clock`, the service's, as every lease does. */
+export function createExportSlots(redis: Redis | undefined, limits: ExportLimits, clock: Clock): ExportSlots {
   const callers = new Set<string>();
   const addresses = new Map<string, number>();
   let running = 0;
@@ -49,11 +52,11 @@ export function createExportSlots(redis: Redis | undefined, limits: ExportLimits
       leave(caller, address);
       throw error;
     }
-    const renewal = setInterval(() => void r.eval(RENEW, 1, key, holder, SLOT_TTL_MS).catch(() => {}), RENEW_MS);
-    renewal.unref();
+    const renewal = new Timers<'renew'>(clock);
+    renewal.every('renew', RENEW_MS, () => void r.eval(RENEW, 1, key, holder, SLOT_TTL_MS).catch(() => {}));
     return {
       release: async () => {
-        clearInterval(renewal);
+        renewal.clearAll();
         leave(caller, address);
         await r.eval(RELEASE, 1, key, holder).catch(() => {});
       },

@@ -285,16 +285,14 @@ export class GameActor {
     if (!graceful || this.lost || this.state.status !== 'active') return;
     await this.mailbox.idle();
     const now = this.host.time.now();
-    const clock = this.state.clock;
-    // The running turn is booked up to the release, so the next owner restarts it from there; a
-    // correspondence turn is not: its deadline stands whoever hosts the game, or nobody.
-    const t = clock.perMove ? { white: clock.initialMs, black: clock.initialMs } : clock.times(now);
+    // The running turn is booked up to the release, so the next owner restarts it from there.
+    const booked = this.state.clock.bookedAt(now);
     const deadline = this.state.game.moveCount < 2 ? this.state.firstMoveDeadline : null;
     await store
       .releaseLease(this.host.pool, this.id, this.epoch, {
-        whiteMs: t.white,
-        blackMs: t.black,
-        turnStartedAt: new Date(clock.perMove ? (clock.turnStart ?? now) : now),
+        whiteMs: booked.whiteMs,
+        blackMs: booked.blackMs,
+        turnStartedAt: new Date(booked.turnStartedAt),
         hostedAt: new Date(now),
         firstMoveDeadline: deadline === null ? null : new Date(deadline),
       })

@@ -11,7 +11,8 @@ import { loadOpeningBook, type OpeningBook } from '../domain/openings.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import { AppError } from '../errors.ts';
 import { withTimeout } from '../time.ts';
-import { createExportSlots, type ExportRefusal } from './exportSlots.ts';
+import { bind } from './bind.ts';
+import { createExportSlots, type ExportRefusal, type ExportSlots } from './exportSlots.ts';
 import type { PgnOptions } from './gameReads.ts';
 import { formatGameDetail, formatGamePgn, type DetailInput } from './gameViews.ts';
 
@@ -62,8 +63,6 @@ export type ExportCaller = { caller: string; address: string };
  */
 export type ExportStats = { batches: number; games: number; active: number; waiting: number; reading: number; idle: number; refused: number };
 
-export type GameExports = ReturnType<typeof createGameExports>;
-
 /** Why a limit refused an export, and when to try again (seconds: a caller's own export ends sooner than it makes sense to poll a busy node). */
 function refusal(limit: ExportRefusal, config: Pick<AppContext['config'], 'exportsPerNode' | 'exportsPerAddress'>): AppError {
   switch (limit) {
@@ -76,123 +75,151 @@ function refusal(limit: ExportRefusal, config: Pick<AppContext['config'], 'expor
   }
 }
 
+/** What the export works with: the context's parts, this node's slots and its figures. */
+export type GameExportsDeps = Pick<AppContext, 'pool' | 'config' | 'clock'> & { slots: ExportSlots; stats: ExportStats };
+
+const IDLE = Symbol('idle');
+
+/**
+ * `step` (a write, the end) within the idle deadline: a client that takes nothing for
+ * EXPORT_IDLE_SECONDS would hold its slot, a connection and a socket buffer forever otherwise.
+ */
+const withinIdle = <T>(d: GameExportsDeps, step: Promise<T>): Promise<T | typeof IDLE> => withTimeout(step, d.config.exportIdleMs, () => IDLE, d.clock);
+
+let book: OpeningBook | undefined;
+
+/** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
+function formatGame(d: GameExportsDeps, row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
+  if (format === 'ndjson') {
+    const moves = row.sans.map((san, i) => ({ ply: i + 1, san, clockMs: row.clocks[i] }));
+    const input: DetailInput = { game: row.game, moves, drawOffer: undefined, rematch: row.rematch };
+    return `${JSON.stringify(formatGameDetail(input, { publicUrl: d.config.publicUrl, now }))}\n`;
+  }
+  const pgn = formatGamePgn(row, d.config.publicUrl, {
+    clocks: q.clocks,
+    analysis: q.evals ? (row.analysis as GameAnalysis | null) : null,
+    opening: q.opening ? (book ??= loadOpeningBook()).classifySans(row.sans) : null,
+  });
+  return `${pgn}\n`;
+}
+
+/**
+ * Streams the games of `userId` into `sink`, then ends it. `who.caller` keys the
+ * one-export-at-a-time slot (the rate limiter's key: the user, else the client address),
+ * `who.address` the address's share of the node's exports. Throws USER_NOT_FOUND or
+ * EXPORT_IN_PROGRESS before `start`; after it, a failure is the sink's to report. A write or the
+ * end the client does not take within EXPORT_IDLE_SECONDS aborts the sink and frees the slot.
+ */
+export async function exportGames(
+  d: GameExportsDeps,
+  who: ExportCaller,
+  userId: string,
+  q: ExportQuery,
+  format: ExportFormat,
+  sink: ExportSink,
+): Promise<ExportEnd> {
+  const { stats } = d;
+  if (!(await userExists(d.pool, userId))) throw new AppError('USER_NOT_FOUND', 'User not found');
+  const opponentId = q.vs === undefined ? undefined : await findUserIdByUsername(d.pool, normalizeUsername(q.vs));
+  const slot = await d.slots.take(who.caller, who.address);
+  if ('refused' in slot) {
+    stats.refused++;
+    throw refusal(slot.refused, d.config);
+  }
+  stats.active++;
+  try {
+    sink.start();
+    // A `vs` naming nobody matches no game.
+    const sent = q.vs !== undefined && !opponentId ? 'complete' : await stream(d, userId, q, format, sink, opponentId);
+    if (sent === 'idle' || (await withinIdle(d, sink.end())) === IDLE) {
+      stats.idle++;
+      sink.abort();
+      return 'idle';
+    }
+    return sent;
+  } finally {
+    stats.active--;
+    await slot.release();
+  }
+}
+
+/** Writes the games into the sink, batch after batch, until the last, or the client leaves or takes nothing. */
+async function stream(
+  d: GameExportsDeps,
+  userId: string,
+  q: ExportQuery,
+  format: ExportFormat,
+  sink: ExportSink,
+  opponentId: string | undefined,
+): Promise<ExportEnd> {
+  const { stats } = d;
+  const filter: ExportFilter = {
+    userId,
+    since: q.since === undefined ? undefined : new Date(q.since),
+    until: q.until === undefined ? undefined : new Date(q.until),
+    rated: q.rated,
+    timeControl: q.time_control,
+    color: q.color,
+    opponentId,
+    withAnalysis: format === 'pgn' && q.evals,
+  };
+  let left = q.max ?? Number.POSITIVE_INFINITY;
+  const read = (after: ExportCursor | undefined) => {
+    const limit = Math.min(EXPORT_BATCH, left);
+    stats.reading++;
+    return findExportBatch(d.pool, filter, after, limit).then(
+      (rows) => {
+        stats.reading--;
+        stats.batches++;
+        return { rows, limit };
+      },
+      (error: unknown) => {
+        stats.reading--;
+        throw error;
+      },
+    );
+  };
+  let next: ReturnType<typeof read> | undefined = read(undefined);
+  try {
+    while (next) {
+      const { rows, limit } = await next;
+      next = undefined;
+      if (rows.length === 0) return 'complete';
+      left -= rows.length;
+      // The next batch is read while this one is formatted and written (the database and this
+      // process work at once), and no further: memory holds two batches at most.
+      if (rows.length === limit && left > 0) next = read(rows[rows.length - 1].cursor);
+      const now = d.clock.now();
+      let chunk = '';
+      // Each game leaves the batch as it is formatted: what the collector finds alive at its
+      // next pass is what it moves to the old generation, which only a full collection empties.
+      for (let row = rows.shift(); row; row = rows.shift()) {
+        chunk += formatGame(d, row, format, q, now);
+        stats.games++;
+        if (chunk.length < EXPORT_CHUNK && rows.length > 0) continue;
+        stats.waiting++;
+        const taken = await withinIdle(d, sink.write(chunk)).finally(() => stats.waiting--);
+        if (taken === IDLE) return 'idle';
+        if (!taken) return 'client_gone';
+        chunk = '';
+      }
+    }
+    return 'complete';
+  } finally {
+    // Gone or failed with a batch still being read: it ends on its own; nobody waits for it.
+    next?.catch(() => {});
+  }
+}
+
+export type GameExports = ReturnType<typeof createGameExports>;
+
 export function createGameExports(ctx: Pick<AppContext, 'pool' | 'config' | 'clock' | 'redis'>) {
-  const slots = createExportSlots(ctx.redis, { perNode: ctx.config.exportsPerNode, perAddress: ctx.config.exportsPerAddress });
-  const stats: ExportStats = { batches: 0, games: 0, active: 0, waiting: 0, reading: 0, idle: 0, refused: 0 };
-  const IDLE = Symbol('idle');
-  /**
-   * `step` (a write, the end) within the idle deadline: a client that takes nothing for
-   * EXPORT_IDLE_SECONDS would hold its slot, a connection and a socket buffer forever otherwise.
-   */
-  const withinIdle = <T>(step: Promise<T>): Promise<T | typeof IDLE> => withTimeout(step, ctx.config.exportIdleMs, () => IDLE, ctx.clock);
-  let book: OpeningBook | undefined;
-
-  /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
-  function formatGame(row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
-    if (format === 'ndjson') {
-      const moves = row.sans.map((san, i) => ({ ply: i + 1, san, clockMs: row.clocks[i] }));
-      const input: DetailInput = { game: row.game, moves, drawOffer: undefined, rematch: row.rematch };
-      return `${JSON.stringify(formatGameDetail(input, { publicUrl: ctx.config.publicUrl, now }))}\n`;
-    }
-    const pgn = formatGamePgn(row, ctx.config.publicUrl, {
-      clocks: q.clocks,
-      analysis: q.evals ? (row.analysis as GameAnalysis | null) : null,
-      opening: q.opening ? (book ??= loadOpeningBook()).classifySans(row.sans) : null,
-    });
-    return `${pgn}\n`;
-  }
-
-  /**
-   * Streams the games of `userId` into `sink`, then ends it. `who.caller` keys the
-   * one-export-at-a-time slot (the rate limiter's key: the user, else the client address),
-   * `who.address` the address's share of the node's exports. Throws USER_NOT_FOUND or
-   * EXPORT_IN_PROGRESS before `start`; after it, a failure is the sink's to report. A write or the
-   * end the client does not take within EXPORT_IDLE_SECONDS aborts the sink and frees the slot.
-   */
-  async function exportGames(who: ExportCaller, userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink): Promise<ExportEnd> {
-    if (!(await userExists(ctx.pool, userId))) throw new AppError('USER_NOT_FOUND', 'User not found');
-    const opponentId = q.vs === undefined ? undefined : await findUserIdByUsername(ctx.pool, normalizeUsername(q.vs));
-    const slot = await slots.take(who.caller, who.address);
-    if ('refused' in slot) {
-      stats.refused++;
-      throw refusal(slot.refused, ctx.config);
-    }
-    stats.active++;
-    try {
-      sink.start();
-      // A `vs` naming nobody matches no game.
-      const sent = q.vs !== undefined && !opponentId ? 'complete' : await stream(userId, q, format, sink, opponentId);
-      if (sent === 'idle' || (await withinIdle(sink.end())) === IDLE) {
-        stats.idle++;
-        sink.abort();
-        return 'idle';
-      }
-      return sent;
-    } finally {
-      stats.active--;
-      await slot.release();
-    }
-  }
-
-  /** Writes the games into the sink, batch after batch, until the last, or the client leaves or takes nothing. */
-  async function stream(userId: string, q: ExportQuery, format: ExportFormat, sink: ExportSink, opponentId: string | undefined): Promise<ExportEnd> {
-    const filter: ExportFilter = {
-      userId,
-      since: q.since === undefined ? undefined : new Date(q.since),
-      until: q.until === undefined ? undefined : new Date(q.until),
-      rated: q.rated,
-      timeControl: q.time_control,
-      color: q.color,
-      opponentId,
-      withAnalysis: format === 'pgn' && q.evals,
-    };
-    let left = q.max ?? Number.POSITIVE_INFINITY;
-    const read = (after: ExportCursor | undefined) => {
-      const limit = Math.min(EXPORT_BATCH, left);
-      stats.reading++;
-      return findExportBatch(ctx.pool, filter, after, limit).then(
-        (rows) => {
-          stats.reading--;
-          stats.batches++;
-          return { rows, limit };
-        },
-        (error: unknown) => {
-          stats.reading--;
-          throw error;
-        },
-      );
-    };
-    let next: ReturnType<typeof read> | undefined = read(undefined);
-    try {
-      while (next) {
-        const { rows, limit } = await next;
-        next = undefined;
-        if (rows.length === 0) return 'complete';
-        left -= rows.length;
-        // The next batch is read while this one is formatted and written (the database and this
-        // process work at once), and no further: memory holds two batches at most.
-        if (rows.length === limit && left > 0) next = read(rows[rows.length - 1].cursor);
-        const now = ctx.clock.now();
-        let chunk = '';
-        // Each game leaves the batch as it is formatted: what the collector finds alive at its
-        // next pass is what it moves to the old generation, which only a full collection empties.
-        for (let row = rows.shift(); row; row = rows.shift()) {
-          chunk += formatGame(row, format, q, now);
-          stats.games++;
-          if (chunk.length < EXPORT_CHUNK && rows.length > 0) continue;
-          stats.waiting++;
-          const taken = await withinIdle(sink.write(chunk)).finally(() => stats.waiting--);
-          if (taken === IDLE) return 'idle';
-          if (!taken) return 'client_gone';
-          chunk = '';
-        }
-      }
-      return 'complete';
-    } finally {
-      // Gone or failed with a batch still being read: it ends on its own; nobody waits for it.
-      next?.catch(() => {});
-    }
-  }
-
-  return { exportGames, stats };
+  const d: GameExportsDeps = {
+    pool: ctx.pool,
+    config: ctx.config,
+    clock: ctx.clock,
+    slots: createExportSlots(ctx.redis, { perNode: ctx.config.exportsPerNode, perAddress: ctx.config.exportsPerAddress }, ctx.clock),
+    stats: { batches: 0, games: 0, active: 0, waiting: 0, reading: 0, idle: 0, refused: 0 },
+  };
+  return { ...bind(d, { exportGames }), stats: d.stats };
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import { systemClock, type Clock } from '../time.ts';
 import type { Seat } from '../domain/liveGameViews.ts';
 import type { GameHosting, GameActor } from './gameActor.ts';
+import { Timers } from './timers.ts';
 
 import type { PublishedEvent } from './gameEvents.ts';
 
@@ -32,7 +33,9 @@ export const RENEW_CHUNK = 100;
 export class LiveGameHost implements GameHosting {
   readonly writer: MoveWriter;
   private readonly games = new Map<string, GameActor>();
-  private renewTimer: NodeJS.Timeout | undefined;
+  /** The lease renewal, on the service's clock: armed while this process hosts a game. */
+  private readonly timers: Timers<'renew'>;
+  private renewing = false;
   /** Games given up by this node whose leases are still to be ended (gameId → epoch). */
   private readonly givenUp = new Map<string, number>();
   private handBackTimer: NodeJS.Timeout | undefined;
@@ -49,6 +52,7 @@ export class LiveGameHost implements GameHosting {
     private readonly publisher: Publish = () => {},
   ) {
     this.writer = new MoveWriter(pool, { clock: time, deadlineMs: writeDeadlineMs(config.gameLeaseMs), minIntervalMs: config.moveBatchIntervalMs });
+    this.timers = new Timers(time);
   }
 
   publish(gameId: string, event: PublishedEvent): void {
@@ -57,16 +61,18 @@ export class LiveGameHost implements GameHosting {
 
   register(game: GameActor): void {
     this.games.set(game.id, game);
-    // Node's timer, not the clock: a lease runs out on PostgreSQL's clock (now() + GAME_LEASE_SECONDS,
-    // the one clock every node shares), so it is renewed in real time whatever clock the games run on.
-    this.renewTimer ??= setInterval(() => void this.renewAll(), Math.max(200, this.config.gameLeaseMs / 3));
+    if (this.renewing) return;
+    this.renewing = true;
+    // On the service's clock, as the arena's lease is (wall time but in tests, whose manual clock
+    // renews as it moves on). The lease itself runs out on PostgreSQL's clock, which every node shares.
+    this.timers.every('renew', Math.max(200, this.config.gameLeaseMs / 3), () => void this.renewAll());
   }
 
   unregister(game: GameActor): void {
     if (this.games.get(game.id) === game) this.games.delete(game.id);
-    if (this.games.size === 0 && this.renewTimer) {
-      clearInterval(this.renewTimer);
-      this.renewTimer = undefined;
+    if (this.games.size === 0 && this.renewing) {
+      this.timers.clear('renew');
+      this.renewing = false;
     }
   }
 
@@ -144,8 +150,8 @@ export class LiveGameHost implements GameHosting {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.renewTimer);
-    this.renewTimer = undefined;
+    this.timers.clearAll();
+    this.renewing = false;
     clearTimeout(this.handBackTimer);
     this.handBackTimer = undefined;
   }

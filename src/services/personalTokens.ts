@@ -8,6 +8,7 @@ import { withTransaction } from '../db/pool.ts';
 import { deletePersonalToken, insertPersonalToken, listPersonalTokens, type PersonalTokenRecord } from '../db/personalTokens.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, validationError } from '../errors.ts';
+import { bind } from './bind.ts';
 
 /** DESIGN 2.12: at most this many personal tokens per user (expired ones count until deleted). */
 export const MAX_PERSONAL_TOKENS = 50;
@@ -51,53 +52,56 @@ const formatToken = (t: PersonalTokenRecord): PersonalTokenView => ({
   last_used_at: t.lastUsedAt?.toISOString() ?? null,
 });
 
+/**
+ * What the personal token use cases work with. `ended` tells every node a deleted token ended
+ * (the session revocation channel: a token's id is what it names).
+ */
+export type PersonalTokensDeps = Pick<AppContext, 'pool' | 'clock'> & { ended: (userId: string, tokenId: string) => Promise<void> };
+
+/** A new token, in clear this once; only its hash is stored. Needs a session, not a personal token. */
+export async function create(d: PersonalTokensDeps, user: AuthUser, body: CreatePersonalTokenBody): Promise<PersonalTokenView & { token: string }> {
+  requireSession(user);
+  const now = d.clock.now();
+  const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= now) throw validationError('expires_at', 'must be in the future');
+  if (expiresAt && expiresAt.getUTCFullYear() > 9999) throw validationError('expires_at', 'must be before the year 10000');
+  const token = newPersonalToken();
+  const scopes = SCOPES.filter((s) => body.scopes.includes(s));
+  const created = await withTransaction(d.pool, (tx) =>
+    insertPersonalToken(tx, {
+      userId: user.id,
+      tokenHash: hashToken(token),
+      description: body.description,
+      scopes,
+      createdAt: new Date(now),
+      expiresAt,
+      max: MAX_PERSONAL_TOKENS,
+    }),
+  );
+  if (!created) throw new AppError('TOKEN_LIMIT', `At most ${MAX_PERSONAL_TOKENS} personal access tokens per user`);
+  const { id, ...view } = formatToken(created);
+  // `token` second, so the answer reads {id, token, …} as DESIGN 2.12 lists it.
+  return { id, token, ...view };
+}
+
+export async function list(d: PersonalTokensDeps, user: AuthUser, page: { page: number; limit: number }): Promise<{ tokens: PersonalTokenView[]; total: number }> {
+  requireSession(user);
+  const { rows, total } = await listPersonalTokens(d.pool, user.id, page.limit, (page.page - 1) * page.limit);
+  return { tokens: rows.map(formatToken), total };
+}
+
+/** Deletes one of the caller's tokens; it stops working on every node before this resolves. */
+export async function remove(d: PersonalTokensDeps, user: AuthUser, requestedId: string): Promise<void> {
+  requireSession(user);
+  const id = parseId(requestedId);
+  if (!id || !(await deletePersonalToken(d.pool, user.id, id))) throw new AppError('TOKEN_NOT_FOUND', 'Token not found');
+  await d.ended(user.id, id);
+}
+
 export type PersonalTokens = ReturnType<typeof createPersonalTokens>;
 
-/**
- * Making, listing and deleting personal access tokens (DESIGN 2.12). `ended` tells every node a
- * deleted token ended (the session revocation channel: a token's id is what it names).
- */
-export function createPersonalTokens(ctx: Pick<AppContext, 'pool' | 'clock'>, o: { ended: (userId: string, tokenId: string) => Promise<void> }) {
-  const { pool, clock } = ctx;
-  return {
-    /** A new token, in clear this once; only its hash is stored. Needs a session, not a personal token. */
-    async create(user: AuthUser, body: CreatePersonalTokenBody): Promise<PersonalTokenView & { token: string }> {
-      requireSession(user);
-      const now = clock.now();
-      const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
-      if (expiresAt && expiresAt.getTime() <= now) throw validationError('expires_at', 'must be in the future');
-      if (expiresAt && expiresAt.getUTCFullYear() > 9999) throw validationError('expires_at', 'must be before the year 10000');
-      const token = newPersonalToken();
-      const scopes = SCOPES.filter((s) => body.scopes.includes(s));
-      const created = await withTransaction(pool, (tx) =>
-        insertPersonalToken(tx, {
-          userId: user.id,
-          tokenHash: hashToken(token),
-          description: body.description,
-          scopes,
-          createdAt: new Date(now),
-          expiresAt,
-          max: MAX_PERSONAL_TOKENS,
-        }),
-      );
-      if (!created) throw new AppError('TOKEN_LIMIT', `At most ${MAX_PERSONAL_TOKENS} personal access tokens per user`);
-      const { id, ...view } = formatToken(created);
-      // `token` second, so the answer reads {id, token, …} as DESIGN 2.12 lists it.
-      return { id, token, ...view };
-    },
-
-    async list(user: AuthUser, page: { page: number; limit: number }): Promise<{ tokens: PersonalTokenView[]; total: number }> {
-      requireSession(user);
-      const { rows, total } = await listPersonalTokens(pool, user.id, page.limit, (page.page - 1) * page.limit);
-      return { tokens: rows.map(formatToken), total };
-    },
-
-    /** Deletes one of the caller's tokens; it stops working on every node before this resolves. */
-    async remove(user: AuthUser, requestedId: string): Promise<void> {
-      requireSession(user);
-      const id = parseId(requestedId);
-      if (!id || !(await deletePersonalToken(pool, user.id, id))) throw new AppError('TOKEN_NOT_FOUND', 'Token not found');
-      await o.ended(user.id, id);
-    },
-  };
+/** Making, listing and deleting personal access tokens (DESIGN 2.12). */
+export function createPersonalTokens(ctx: Pick<AppContext, 'pool' | 'clock'>, o: Pick<PersonalTokensDeps, 'ended'>) {
+  const d: PersonalTokensDeps = { pool: ctx.pool, clock: ctx.clock, ended: o.ended };
+  return bind(d, { create, list, remove });
 }

@@ -4,7 +4,8 @@ import * as repo from '../db/puzzles.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import { judgeAttempt, rateAttempt } from '../domain/puzzleAttempt.ts';
 import { dailyStartKey, isPuzzleId, utcDay } from '../domain/puzzles.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
+import { bind } from './bind.ts';
 import { formatPuzzle, type AttemptBody, type AttemptResultView, type DailyPuzzleView, type PuzzleView } from './puzzleViews.ts';
 
 export const PUZZLE_SORTS = ['rating', 'popularity'] as const;
@@ -37,104 +38,109 @@ function puzzleIdOf(id: string): string {
   return id;
 }
 
+/** A list's total per filter, and when it was counted; a count in flight is shared by the requests that arrive meanwhile. */
+export type PuzzleCounts = Map<string, { at: number; total: Promise<number> }>;
+
+/** What the puzzle use cases work with: the context's parts and this process's counts. */
+export type PuzzlesDeps = Pick<AppContext, 'pool' | 'clock'> & { counts: PuzzleCounts };
+
+/** A burst of one list costs one scan. */
+function countOf(d: PuzzlesDeps, filter: repo.PuzzleFilter): Promise<number> {
+  const key = JSON.stringify([filter.theme, filter.minRating, filter.maxRating]);
+  const cached = d.counts.get(key);
+  if (cached && d.clock.now() - cached.at < PUZZLE_COUNT_TTL_MS) return cached.total;
+  if (d.counts.size >= COUNT_CACHE_MAX) d.counts.clear();
+  const total = repo.countPuzzles(d.pool, filter);
+  d.counts.set(key, { at: d.clock.now(), total });
+  // A failed count is not kept: the next request counts again.
+  total.catch(() => d.counts.get(key)?.total === total && d.counts.delete(key));
+  return total;
+}
+
+async function view(d: PuzzlesDeps, id: string): Promise<PuzzleView> {
+  const puzzle = await repo.findPuzzle(d.pool, id);
+  if (!puzzle) throw puzzleNotFound();
+  return formatPuzzle(puzzle);
+}
+
+export async function list(d: PuzzlesDeps, q: ListPuzzlesInput): Promise<{ puzzles: PuzzleView[]; total: number }> {
+  const descending = q.sort?.startsWith('-');
+  const field = (q.sort?.replace(/^-/, '') ?? 'rating') as PuzzleSort;
+  // Unlike games and clubs, puzzles read easiest first: ascending unless asked otherwise.
+  const direction = descending ? 'desc' : (q.order ?? 'asc');
+  const filter = { theme: q.theme, minRating: q.min_rating, maxRating: q.max_rating };
+  const [puzzles, total] = await Promise.all([
+    repo.listPuzzles(d.pool, filter, { field, direction }, { limit: q.limit, offset: (q.page - 1) * q.limit }),
+    countOf(d, filter),
+  ]);
+  return { puzzles: puzzles.map(formatPuzzle), total };
+}
+
+export const get = (d: PuzzlesDeps, id: string): Promise<PuzzleView> => view(d, puzzleIdOf(id));
+
+/**
+ * The puzzle of the current UTC day by the service clock: the stored one, else one picked
+ * from the day alone and stored (the first node to store it wins; the others read it).
+ */
+export async function daily(d: PuzzlesDeps): Promise<DailyPuzzleView> {
+  const date = utcDay(d.clock.now());
+  const id = (await repo.findDailyPuzzleId(d.pool, date)) ?? (await repo.storeDailyPuzzle(d.pool, date, dailyStartKey(date)));
+  if (!id) throw new AppError('PUZZLE_NOT_FOUND', 'No puzzle qualifies as a daily puzzle');
+  return { date, puzzle: await view(d, id) };
+}
+
+export async function next(d: PuzzlesDeps, userId: string): Promise<PuzzleView> {
+  const puzzle = await repo.findNextPuzzle(d.pool, userId, DEFAULT_GLICKO.rating);
+  if (!puzzle) throw new AppError('PUZZLE_NOT_FOUND', 'No puzzle is left that you have not attempted');
+  return formatPuzzle(puzzle);
+}
+
+/**
+ * Judges the moves (an illegal one refuses the attempt and records nothing), then records the
+ * attempt. The user's puzzle-rating row is locked first, so a user's attempts queue one after
+ * the other and exactly one is their first at a puzzle: that one is rated, the user and the
+ * puzzle in the same transaction.
+ */
+export async function attempt(d: PuzzlesDeps, userId: string, id: string, body: AttemptBody): Promise<AttemptResultView> {
+  const puzzle = await repo.findPuzzle(d.pool, puzzleIdOf(id));
+  if (!puzzle) throw puzzleNotFound();
+  const verdict = judgeAttempt(puzzle.fen, puzzle.solution, body.moves);
+  if (!verdict.ok) throw validationError(verdict.error.field, verdict.error.message);
+  const correct = verdict.value;
+  const now = new Date(d.clock.now());
+  return withTransaction(d.pool, async (tx) => {
+    const user = await repo.lockPuzzleRating(tx, userId, DEFAULT_GLICKO);
+    if (await repo.findAttempt(tx, userId, puzzle.id)) {
+      await repo.countRepeatAttempt(tx, userId, puzzle.id, now);
+      const current = await repo.findPuzzleGlicko(tx, puzzle.id);
+      return {
+        correct,
+        solution: puzzle.solution,
+        first_attempt: false,
+        rating_change: 0,
+        user_rating: Math.round(user.rating),
+        puzzle_rating: Math.round(current.rating),
+      };
+    }
+    const rated = rateAttempt(user, await repo.lockPuzzle(tx, puzzle.id), correct);
+    await repo.savePuzzleRating(tx, userId, rated.user, now);
+    await repo.savePuzzleAfterAttempt(tx, puzzle.id, rated.puzzle);
+    await repo.insertAttempt(tx, { userId, puzzleId: puzzle.id, correct, ratingChange: rated.userChange, timeMs: body.time_ms ?? null, now });
+    return {
+      correct,
+      solution: puzzle.solution,
+      first_attempt: true,
+      rating_change: rated.userChange,
+      user_rating: Math.round(rated.user.rating),
+      puzzle_rating: Math.round(rated.puzzle.rating),
+    };
+  });
+}
+
 export type Puzzles = ReturnType<typeof createPuzzles>;
 
-export function createPuzzles(ctx: AppContext) {
-  const { pool, clock } = ctx;
-
-  // Filter → its total and when it was counted. A count in flight is shared by the requests that
-  // arrive meanwhile, so a burst of one list costs one scan.
-  const counts = new Map<string, { at: number; total: Promise<number> }>();
-  function countOf(filter: repo.PuzzleFilter): Promise<number> {
-    const key = JSON.stringify([filter.theme, filter.minRating, filter.maxRating]);
-    const cached = counts.get(key);
-    if (cached && clock.now() - cached.at < PUZZLE_COUNT_TTL_MS) return cached.total;
-    if (counts.size >= COUNT_CACHE_MAX) counts.clear();
-    const total = repo.countPuzzles(pool, filter);
-    counts.set(key, { at: clock.now(), total });
-    // A failed count is not kept: the next request counts again.
-    total.catch(() => counts.get(key)?.total === total && counts.delete(key));
-    return total;
-  }
-
-  async function view(id: string): Promise<PuzzleView> {
-    const puzzle = await repo.findPuzzle(pool, id);
-    if (!puzzle) throw puzzleNotFound();
-    return formatPuzzle(puzzle);
-  }
-
-  return {
-    async list(q: ListPuzzlesInput): Promise<{ puzzles: PuzzleView[]; total: number }> {
-      const descending = q.sort?.startsWith('-');
-      const field = (q.sort?.replace(/^-/, '') ?? 'rating') as PuzzleSort;
-      // Unlike games and clubs, puzzles read easiest first: ascending unless asked otherwise.
-      const direction = descending ? 'desc' : (q.order ?? 'asc');
-      const filter = { theme: q.theme, minRating: q.min_rating, maxRating: q.max_rating };
-      const [puzzles, total] = await Promise.all([
-        repo.listPuzzles(pool, filter, { field, direction }, { limit: q.limit, offset: (q.page - 1) * q.limit }),
-        countOf(filter),
-      ]);
-      return { puzzles: puzzles.map(formatPuzzle), total };
-    },
-
-    get: (id: string): Promise<PuzzleView> => view(puzzleIdOf(id)),
-
-    /**
-     * The puzzle of the current UTC day by the service clock: the stored one, else one picked
-     * from the day alone and stored (the first node to store it wins; the others read it).
-     */
-    async daily(): Promise<DailyPuzzleView> {
-      const date = utcDay(clock.now());
-      const id = (await repo.findDailyPuzzleId(pool, date)) ?? (await repo.storeDailyPuzzle(pool, date, dailyStartKey(date)));
-      if (!id) throw new AppError('PUZZLE_NOT_FOUND', 'No puzzle qualifies as a daily puzzle');
-      return { date, puzzle: await view(id) };
-    },
-
-    async next(userId: string): Promise<PuzzleView> {
-      const puzzle = await repo.findNextPuzzle(pool, userId, DEFAULT_GLICKO.rating);
-      if (!puzzle) throw new AppError('PUZZLE_NOT_FOUND', 'No puzzle is left that you have not attempted');
-      return formatPuzzle(puzzle);
-    },
-
-    /**
-     * Judges the moves (an illegal one refuses the attempt and records nothing), then records the
-     * attempt. The user's puzzle-rating row is locked first, so a user's attempts queue one after
-     * the other and exactly one is their first at a puzzle: that one is rated, the user and the
-     * puzzle in the same transaction.
-     */
-    async attempt(userId: string, id: string, body: AttemptBody): Promise<AttemptResultView> {
-      const puzzle = await repo.findPuzzle(pool, puzzleIdOf(id));
-      if (!puzzle) throw puzzleNotFound();
-      const verdict = judgeAttempt(puzzle.fen, puzzle.solution, body.moves);
-      if (!verdict.ok) throw new AppError('VALIDATION_ERROR', 'Invalid request data', { [verdict.field]: [verdict.message] });
-      const now = new Date(clock.now());
-      return withTransaction(pool, async (tx) => {
-        const user = await repo.lockPuzzleRating(tx, userId, DEFAULT_GLICKO);
-        if (await repo.findAttempt(tx, userId, puzzle.id)) {
-          await repo.countRepeatAttempt(tx, userId, puzzle.id, now);
-          const current = await repo.findPuzzleGlicko(tx, puzzle.id);
-          return {
-            correct: verdict.correct,
-            solution: puzzle.solution,
-            first_attempt: false,
-            rating_change: 0,
-            user_rating: Math.round(user.rating),
-            puzzle_rating: Math.round(current.rating),
-          };
-        }
-        const rated = rateAttempt(user, await repo.lockPuzzle(tx, puzzle.id), verdict.correct);
-        await repo.savePuzzleRating(tx, userId, rated.user, now);
-        await repo.savePuzzleAfterAttempt(tx, puzzle.id, rated.puzzle);
-        await repo.insertAttempt(tx, { userId, puzzleId: puzzle.id, correct: verdict.correct, ratingChange: rated.userChange, timeMs: body.time_ms ?? null, now });
-        return {
-          correct: verdict.correct,
-          solution: puzzle.solution,
-          first_attempt: true,
-          rating_change: rated.userChange,
-          user_rating: Math.round(rated.user.rating),
-          puzzle_rating: Math.round(rated.puzzle.rating),
-        };
-      });
-    },
-  };
+/** The puzzle use cases bound to `ctx` and counts of their own (one per process). */
+export function createPuzzles(ctx: Pick<AppContext, 'pool' | 'clock'>) {
+  const d: PuzzlesDeps = { pool: ctx.pool, clock: ctx.clock, counts: new Map() };
+  return bind(d, { list, get, daily, next, attempt });
 }

@@ -6,7 +6,6 @@ import { DAY_MS } from '../domain/timeControl.ts';
 import { ChessGame, COLORS, type Color, type Move, type PositionFlags } from '../domain/game.ts';
 import { moveReply, type LiveGameState } from '../domain/gameDecider.ts';
 import type { MoveAnswer, Seat } from '../domain/liveGameViews.ts';
-import { resumeAfterOutage } from '../domain/outage.ts';
 import type { Config } from '../config.ts';
 import type { GameRecord, PlayerRecord } from '../db/games.ts';
 import * as store from '../db/liveGames.ts';
@@ -53,50 +52,39 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
   const keyed: { key: string; move: Move; position: PositionFlags; uci: string; ply: number }[] = [];
   for (const [i, m] of moves.entries()) {
     const played = game.play({ from: m.uci.slice(0, 2), to: m.uci.slice(2, 4), promotion: m.uci[4] ?? null });
-    if (!played.ok) throw new Error(`game ${leased.id}: stored move ${m.uci} is illegal (${played.code})`);
+    if (!played.ok) throw new Error(`game ${leased.id}: stored move ${m.uci} is illegal (${played.error.code})`);
     if (m.commandKey && moves.length - i <= remembered) {
-      keyed.push({ key: m.commandKey, move: played.move, position: played.position, uci: played.uci, ply: i + 1 });
+      const { move, position, uci } = played.value;
+      keyed.push({ key: m.commandKey, move, position, uci, ply: i + 1 });
     }
   }
   const quotas = record.roomState as { whiteQuotaMs?: number; blackQuotaMs?: number };
-  const correspondence = record.daysPerMove !== null;
-  const fresh = correspondence
-    ? new ChessClock({ initialMs: record.daysPerMove! * DAY_MS, incrementMs: 0, perMove: true })
-    : new ChessClock({ initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 });
-  // Time during which no node hosted the game is charged to nobody; time a node did host it is.
-  // Not so in correspondence: a game nobody hosts is the normal case, and its deadline stands
-  // (the row's turn start, which every move writes).
-  const turnStart = record.turnStartedAt?.getTime() ?? now;
-  const stored = {
-    whiteMs: record.whiteTimeMs,
-    blackMs: record.blackTimeMs,
-    sideToMove: game.turn,
-    turnStartedAt: record.clockRunning ? (record.turnStartedAt?.getTime() ?? null) : null,
-    hostedAt: record.hostedAt?.getTime() ?? null,
-    firstMoveDeadline: record.firstMoveDeadline?.getTime() ?? null,
-    firstMoveMs: host.config.firstMoveMs,
-  };
-  const resumed = correspondence
-    ? { whiteMs: fresh.initialMs, blackMs: fresh.initialMs, firstMoveDeadline: null }
-    : resumeAfterOutage(stored, now);
-  const clock = ChessClock.restore(
+  const config =
+    record.daysPerMove === null
+      ? { initialMs: record.initialTime * 1000, incrementMs: record.increment * 1000 }
+      : { initialMs: record.daysPerMove * DAY_MS, incrementMs: 0, perMove: true };
+  const { clock, firstMoveDeadline } = ChessClock.resume(
+    config,
     {
-      initialMs: fresh.initialMs,
-      incrementMs: fresh.incrementMs,
-      whiteMs: resumed.whiteMs,
-      blackMs: resumed.blackMs,
+      whiteMs: record.whiteTimeMs,
+      blackMs: record.blackTimeMs,
+      sideToMove: game.turn,
+      turnStartedAt: record.clockRunning ? (record.turnStartedAt?.getTime() ?? null) : null,
+      hostedAt: record.hostedAt?.getTime() ?? null,
+      firstMoveDeadline: record.firstMoveDeadline?.getTime() ?? null,
+      firstMoveMs: host.config.firstMoveMs,
       plies: game.moveCount,
-      whiteQuotaMs: quotas.whiteQuotaMs ?? fresh.quota('white'),
-      blackQuotaMs: quotas.blackQuotaMs ?? fresh.quota('black'),
-      ...(correspondence ? { perMove: true } : {}),
+      whiteQuotaMs: quotas.whiteQuotaMs,
+      blackQuotaMs: quotas.blackQuotaMs,
     },
-    correspondence ? turnStart : now,
+    now,
   );
+  const resumed = clock.snapshot();
   const resumedOk = await store.saveResumedClocks(host.pool, leased.id, record.hostEpoch, {
     whiteMs: resumed.whiteMs,
     blackMs: resumed.blackMs,
     turnStartedAt: clock.running ? new Date(clock.turnStart!) : null,
-    firstMoveDeadline: resumed.firstMoveDeadline === null ? null : new Date(resumed.firstMoveDeadline),
+    firstMoveDeadline: firstMoveDeadline === null ? null : new Date(firstMoveDeadline),
     hostedAt: new Date(now),
   });
   if (!resumedOk) return 'lease_held';
@@ -111,7 +99,7 @@ export async function rehydrate(host: RehydrationDeps, leased: store.LeasedGame,
     ending: null,
     abortReason: null,
     ratingChanges: { white: 0, black: 0 },
-    firstMoveDeadline: resumed.firstMoveDeadline,
+    firstMoveDeadline,
     offers: offers.map((o) => ({ id: o.id, offeredBy: o.offeredBy, ply: o.ply, expiresAt: o.expiresAt.getTime(), status: o.status })),
     takebacks: takebacks.map((t) => ({ ...t, expiresAt: t.expiresAt.getTime() })),
     arena: record.tournamentId !== null,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AvatarUrl, Country, FullName, normalizeUsername, Username } from '../auth/rules.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { bind } from './bind.ts';
 import {
   findProfile,
   findProfileByUsername,
@@ -62,72 +63,75 @@ export const headlineRating = (stored: ProfileRecord['ratings']) => ratingsOf(st
 
 export const usernameTaken = () => new AppError('USERNAME_ALREADY_EXISTS', 'This username is already taken');
 
+/** What the user use cases work with. */
+export type UsersDeps = Pick<AppContext, 'pool' | 'config'>;
+
+function toPublic(d: UsersDeps, p: ProfileRecord): PublicProfile {
+  return {
+    id: p.id,
+    username: p.username,
+    full_name: p.fullName,
+    avatar_url: p.avatarUrl ?? defaultAvatarUrl(d.config.publicUrl, p.id),
+    country: p.country,
+    rating: headlineRating(p.ratings),
+    ratings: ratingsOf(p.ratings),
+    puzzle_rating: Math.round(p.ratings.puzzle ?? DEFAULT_RATING),
+    stats: { games: p.gamesPlayed, wins: p.wins, losses: p.losses, draws: p.draws },
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+function toPrivate(d: UsersDeps, p: ProfileRecord): PrivateProfile {
+  const { id, username, ...rest } = toPublic(d, p);
+  return { id, email: p.email, username, email_verified: p.emailVerified, ...rest };
+}
+
+async function getProfile(d: UsersDeps, id: string): Promise<ProfileRecord> {
+  const profile = await findProfile(d.pool, id);
+  if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
+  return profile;
+}
+
+export const getMe = async (d: UsersDeps, userId: string) => toPrivate(d, await getProfile(d, userId));
+
+export const getPublic = async (d: UsersDeps, id: string) => toPublic(d, await getProfile(d, id));
+
+export async function getPublicByUsername(d: UsersDeps, username: string): Promise<PublicProfile> {
+  const profile = await findProfileByUsername(d.pool, normalizeUsername(username));
+  if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
+  return toPublic(d, profile);
+}
+
+export async function updateMe(d: UsersDeps, userId: string, patch: ProfilePatchBody): Promise<PrivateProfile> {
+  if (patch.username !== undefined && (await findTakenField(d.pool, { username: patch.username, exceptId: userId }))) {
+    throw usernameTaken();
+  }
+  const result = await updateProfile(d.pool, userId, {
+    username: patch.username,
+    // An empty name is no name.
+    fullName: patch.full_name === undefined ? undefined : patch.full_name || null,
+    avatarUrl: patch.avatar_url,
+    country: patch.country,
+  });
+  if (!result.ok) throw usernameTaken(); // lost a race with another rename
+  return toPrivate(d, await getProfile(d, userId));
+}
+
+export async function search(d: UsersDeps, q: string, page: { page: number; limit: number }) {
+  const pattern = `${escapeLike(q.toLowerCase())}%`;
+  const { rows, total } = await searchProfiles(d.pool, { pattern, limit: page.limit, offset: (page.page - 1) * page.limit });
+  return { users: rows.map((p) => toPublic(d, p)), total };
+}
+
+export async function avatarSvg(d: UsersDeps, id: string): Promise<string> {
+  return renderAvatar(id, (await getProfile(d, id)).username);
+}
+
 export type Users = ReturnType<typeof createUsers>;
 
-export function createUsers(ctx: AppContext) {
-  const { pool, config } = ctx;
-
-  function toPublic(p: ProfileRecord): PublicProfile {
-    return {
-      id: p.id,
-      username: p.username,
-      full_name: p.fullName,
-      avatar_url: p.avatarUrl ?? defaultAvatarUrl(config.publicUrl, p.id),
-      country: p.country,
-      rating: headlineRating(p.ratings),
-      ratings: ratingsOf(p.ratings),
-      puzzle_rating: Math.round(p.ratings.puzzle ?? DEFAULT_RATING),
-      stats: { games: p.gamesPlayed, wins: p.wins, losses: p.losses, draws: p.draws },
-      created_at: p.createdAt.toISOString(),
-      updated_at: p.updatedAt.toISOString(),
-    };
-  }
-  const toPrivate = (p: ProfileRecord): PrivateProfile => {
-    const { id, username, ...rest } = toPublic(p);
-    return { id, email: p.email, username, email_verified: p.emailVerified, ...rest };
-  };
-
-  async function getProfile(id: string): Promise<ProfileRecord> {
-    const profile = await findProfile(pool, id);
-    if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
-    return profile;
-  }
-
-  return {
-    getMe: async (userId: string) => toPrivate(await getProfile(userId)),
-    getPublic: async (id: string) => toPublic(await getProfile(id)),
-
-    async getPublicByUsername(username: string): Promise<PublicProfile> {
-      const profile = await findProfileByUsername(pool, normalizeUsername(username));
-      if (!profile) throw new AppError('USER_NOT_FOUND', 'User not found');
-      return toPublic(profile);
-    },
-
-    async updateMe(userId: string, patch: ProfilePatchBody): Promise<PrivateProfile> {
-      if (patch.username !== undefined && (await findTakenField(pool, { username: patch.username, exceptId: userId }))) {
-        throw usernameTaken();
-      }
-      const result = await updateProfile(pool, userId, {
-        username: patch.username,
-        // An empty name is no name.
-        fullName: patch.full_name === undefined ? undefined : patch.full_name || null,
-        avatarUrl: patch.avatar_url,
-        country: patch.country,
-      });
-      if (!result.ok) throw usernameTaken(); // lost a race with another rename
-      return toPrivate(await getProfile(userId));
-    },
-
-    async search(q: string, page: { page: number; limit: number }) {
-      const pattern = `${escapeLike(q.toLowerCase())}%`;
-      const { rows, total } = await searchProfiles(pool, { pattern, limit: page.limit, offset: (page.page - 1) * page.limit });
-      return { users: rows.map(toPublic), total };
-    },
-
-    async avatarSvg(id: string): Promise<string> {
-      return renderAvatar(id, (await getProfile(id)).username);
-    },
-  };
+export function createUsers(d: UsersDeps) {
+  return bind(d, { getMe, getPublic, getPublicByUsername, updateMe, search, avatarSvg });
 }
 
 /** `%`, `_` and the escape character itself match literally in a LIKE pattern with ESCAPE '\'. */

@@ -5,6 +5,7 @@ import { withTransaction, type Queryable } from '../db/pool.ts';
 import * as repo from '../db/webhooks.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
+import { bind } from './bind.ts';
 
 /** The event names of the interface (spec 6.1). */
 export const WEBHOOK_EVENTS = ['game.started', 'game.finished', 'game.move', 'friend.request', 'friend.accepted', 'club.invite', 'tournament.started'] as const;
@@ -116,68 +117,76 @@ export function emitGameStarted(db: Queryable, gameId: string, playerIds: string
   return repo.insertOutbox(db, { topic: 'game.started', gameId, userIds: playerIds, payload: { game_id: gameId } });
 }
 
+/** What the webhook use cases work with. */
+export type WebhooksDeps = Pick<AppContext, 'pool' | 'config' | 'clock'>;
+
+async function owned(d: WebhooksDeps, userId: string, requestedId: string): Promise<repo.WebhookRecord> {
+  const id = parseId(requestedId);
+  const w = id ? await repo.findWebhook(d.pool, userId, id) : undefined;
+  if (!w) throw notFound();
+  return w;
+}
+
+export async function create(d: WebhooksDeps, userId: string, body: CreateWebhookBody): Promise<WebhookView> {
+  const problem = targetProblem(body.url, d.config.webhooksAllowPrivate);
+  if (problem) throw new AppError('VALIDATION_ERROR', 'Invalid request data', { url: [problem] });
+  const created = await withTransaction(d.pool, async (tx) => {
+    const w = await repo.insertWebhook(tx, { userId, url: body.url, events: body.events, secret: body.secret, max: MAX_WEBHOOKS_PER_USER });
+    // game.move from the next move of the games the user is playing now.
+    if (w?.events.includes('game.move')) await repo.openMoveFeedsOf(tx, userId);
+    return w;
+  });
+  if (!created) throw new AppError('WEBHOOK_LIMIT', `At most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
+  return formatWebhook(created);
+}
+
+export async function list(d: WebhooksDeps, userId: string, page: { page: number; limit: number }) {
+  const { rows, total } = await repo.listWebhooks(d.pool, userId, page.limit, (page.page - 1) * page.limit);
+  return { webhooks: rows.map(formatWebhook), total };
+}
+
+export const get = async (d: WebhooksDeps, userId: string, id: string) => formatWebhook(await owned(d, userId, id));
+
+export async function remove(d: WebhooksDeps, userId: string, requestedId: string): Promise<void> {
+  const id = parseId(requestedId);
+  if (!id || !(await repo.deleteWebhook(d.pool, userId, id))) throw notFound();
+}
+
+export async function deliveries(d: WebhooksDeps, userId: string, id: string, page: { page: number; limit: number }) {
+  const w = await owned(d, userId, id);
+  const { rows, total } = await repo.listDeliveries(d.pool, w.id, page.limit, (page.page - 1) * page.limit);
+  return { deliveries: rows.map(formatDelivery), total };
+}
+
+/**
+ * A `webhook.test` delivery to the endpoint, whatever events it subscribes to. At most
+ * MAX_PENDING_TESTS wait at once: a test is there to see an endpoint answer, and a pile of
+ * them against a slow receiver only holds delivery slots.
+ */
+export async function test(d: WebhooksDeps, userId: string, id: string): Promise<DeliveryView> {
+  const w = await owned(d, userId, id);
+  const body = JSON.stringify({
+    type: 'webhook.test',
+    timestamp: new Date(d.clock.now()).toISOString(),
+    data: { webhook_id: w.id, message: 'A test delivery from the chess service' },
+  });
+  const test = { webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 };
+  const delivery = await withTransaction(d.pool, async (tx) => {
+    // The endpoint's row is locked, so tests asked for at once are counted one after another.
+    if (!(await repo.lockWebhook(tx, w.id))) throw notFound();
+    if ((await repo.countPending(tx, w.id, 'webhook.test')) >= MAX_PENDING_TESTS) {
+      throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${MAX_PENDING_TESTS} test deliveries may be pending per webhook`, undefined, {
+        retryAfter: Math.ceil(d.config.webhookTimeoutMs / 1000),
+      });
+    }
+    const [inserted] = await repo.insertDeliveries(tx, [test], new Date(d.clock.now()), d.config.webhookMaxPending);
+    return inserted;
+  });
+  return formatDelivery(delivery);
+}
+
 export type Webhooks = ReturnType<typeof createWebhooks>;
 
-export function createWebhooks(ctx: AppContext) {
-  const { pool, config } = ctx;
-  const owned = async (userId: string, requestedId: string) => {
-    const id = parseId(requestedId);
-    const w = id ? await repo.findWebhook(pool, userId, id) : undefined;
-    if (!w) throw notFound();
-    return w;
-  };
-  return {
-    async create(userId: string, body: CreateWebhookBody): Promise<WebhookView> {
-      const problem = targetProblem(body.url, config.webhooksAllowPrivate);
-      if (problem) throw new AppError('VALIDATION_ERROR', 'Invalid request data', { url: [problem] });
-      const created = await withTransaction(pool, async (tx) => {
-        const w = await repo.insertWebhook(tx, { userId, url: body.url, events: body.events, secret: body.secret, max: MAX_WEBHOOKS_PER_USER });
-        // game.move from the next move of the games the user is playing now.
-        if (w?.events.includes('game.move')) await repo.openMoveFeedsOf(tx, userId);
-        return w;
-      });
-      if (!created) throw new AppError('WEBHOOK_LIMIT', `At most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
-      return formatWebhook(created);
-    },
-    async list(userId: string, page: { page: number; limit: number }) {
-      const { rows, total } = await repo.listWebhooks(pool, userId, page.limit, (page.page - 1) * page.limit);
-      return { webhooks: rows.map(formatWebhook), total };
-    },
-    get: async (userId: string, id: string) => formatWebhook(await owned(userId, id)),
-    async remove(userId: string, requestedId: string): Promise<void> {
-      const id = parseId(requestedId);
-      if (!id || !(await repo.deleteWebhook(pool, userId, id))) throw notFound();
-    },
-    async deliveries(userId: string, id: string, page: { page: number; limit: number }) {
-      const w = await owned(userId, id);
-      const { rows, total } = await repo.listDeliveries(pool, w.id, page.limit, (page.page - 1) * page.limit);
-      return { deliveries: rows.map(formatDelivery), total };
-    },
-    /**
-     * A `webhook.test` delivery to the endpoint, whatever events it subscribes to. At most
-     * MAX_PENDING_TESTS wait at once: a test is there to see an endpoint answer, and a pile of
-     * them against a slow receiver only holds delivery slots.
-     */
-    async test(userId: string, id: string): Promise<DeliveryView> {
-      const w = await owned(userId, id);
-      const body = JSON.stringify({
-        type: 'webhook.test',
-        timestamp: new Date(ctx.clock.now()).toISOString(),
-        data: { webhook_id: w.id, message: 'A test delivery from the chess service' },
-      });
-      const test = { webhookId: w.id, event: 'webhook.test', body, orderKey: null, seq: 0 };
-      const delivery = await withTransaction(pool, async (tx) => {
-        // The endpoint's row is locked, so tests asked for at once are counted one after another.
-        if (!(await repo.lockWebhook(tx, w.id))) throw notFound();
-        if ((await repo.countPending(tx, w.id, 'webhook.test')) >= MAX_PENDING_TESTS) {
-          throw new AppError('RATE_LIMIT_EXCEEDED', `At most ${MAX_PENDING_TESTS} test deliveries may be pending per webhook`, undefined, {
-            retryAfter: Math.ceil(config.webhookTimeoutMs / 1000),
-          });
-        }
-        const [inserted] = await repo.insertDeliveries(tx, [test], new Date(ctx.clock.now()), config.webhookMaxPending);
-        return inserted;
-      });
-      return formatDelivery(delivery);
-    },
-  };
+export function createWebhooks(d: WebhooksDeps) {
+  return bind(d, { create, list, get, remove, deliveries, test });
 }

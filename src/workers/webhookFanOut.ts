@@ -128,8 +128,8 @@ function play(board: Board, gameId: string, m: MoveRecord) {
   board.clocks[m.ply % 2 === 1 ? 'white' : 'black'] = m.clockMs;
   return {
     game_id: gameId,
-    move: played.move,
-    fen: played.fen,
+    move: played.value.move,
+    fen: played.value.fen,
     move_count: m.ply,
     times: { white: seconds(board.clocks.white), black: seconds(board.clocks.black) },
   };

@@ -67,7 +67,7 @@ describe('folding the moves after a live game row snapshot', () => {
     for (const [ply, uci] of ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1b5', 'a7a6', 'b5a4', 'g8f6'].entries()) {
       const played = game.play({ from: uci.slice(0, 2), to: uci.slice(2, 4) });
       assert.ok(played.ok);
-      text += movetextSuffix(ply + 1, played.move.san, text !== '');
+      text += movetextSuffix(ply + 1, played.value.move.san, text !== '');
       assert.equal(text, game.movetext);
     }
   });

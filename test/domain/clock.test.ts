@@ -53,7 +53,7 @@ describe('ChessClock', () => {
     it('adds the increment to the mover after each move', () => {
       const clock = startedClock(MINUTE, 2_000, 1_000);
       const result = clock.move(4_000);
-      assert.deepEqual(result, { ok: true, color: 'white', remainingMs: MINUTE - 3_000 + 2_000, usedMs: 3_000, compensatedMs: 0 });
+      assert.deepEqual(result, { ok: true, value: { color: 'white', remainingMs: MINUTE - 3_000 + 2_000, usedMs: 3_000, compensatedMs: 0 } });
       assert.equal(clock.turn, 'black');
       assert.equal(clock.remaining('black', 5_000), MINUTE - 1_000);
     });
@@ -79,7 +79,7 @@ describe('ChessClock', () => {
     it('refuses a move made after the flag fell, whatever lag the client reports', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(1_000 + MINUTE + 50, 500);
-      assert.deepEqual(result, { ok: false, flagged: true, color: 'white' });
+      assert.deepEqual(result, { ok: false, error: { flagged: 'white' } });
       assert.equal(clock.turn, 'white');
     });
 
@@ -87,7 +87,7 @@ describe('ChessClock', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(MINUTE + 999);
       assert.equal(result.ok, true);
-      if (result.ok) assert.equal(result.remainingMs, 1);
+      if (result.ok) assert.equal(result.value.remainingMs, 1);
     });
   });
 
@@ -107,7 +107,7 @@ describe('ChessClock', () => {
     it('compensates the reported lag while the quota lasts', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(4_000, 500);
-      assert.equal(result.ok && result.compensatedMs, 500);
+      assert.equal(result.ok && result.value.compensatedMs, 500);
       assert.equal(clock.remaining('white', 4_000), MINUTE - 2_500);
       assert.equal(clock.quota('white'), 1_170 - 500 + 390);
     });
@@ -115,14 +115,14 @@ describe('ChessClock', () => {
     it('compensates no more than the quota', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(6_000, 3_000);
-      assert.equal(result.ok && result.compensatedMs, 1_170);
+      assert.equal(result.ok && result.value.compensatedMs, 1_170);
       assert.equal(clock.quota('white'), 390);
     });
 
     it('compensates no more than the time the move took', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(1_200, 800);
-      assert.equal(result.ok && result.compensatedMs, 200);
+      assert.equal(result.ok && result.value.compensatedMs, 200);
       assert.equal(clock.remaining('white', 1_200), MINUTE);
     });
 
@@ -136,7 +136,7 @@ describe('ChessClock', () => {
     it('gives REST moves, which report no lag, no compensation', () => {
       const clock = startedClock(MINUTE, 0, 1_000);
       const result = clock.move(4_000);
-      assert.equal(result.ok && result.compensatedMs, 0);
+      assert.equal(result.ok && result.value.compensatedMs, 0);
       assert.equal(clock.remaining('white', 4_000), MINUTE - 3_000);
     });
 
@@ -192,6 +192,29 @@ describe('ChessClock', () => {
       clock.pause(2_000);
       assert.throws(() => clock.move(3_000));
     });
+
+    it('books both times at a release and counts the running turn on from it', () => {
+      const clock = startedClock(MINUTE, 0, 1_000);
+      assert.deepEqual(clock.bookedAt(4_000), { whiteMs: MINUTE - 3_000, blackMs: MINUTE, turnStartedAt: 4_000 });
+      assert.equal(clock.moveDeadline(), null, 'the room watches a live flag');
+    });
+
+    it('resumes after an outage charging the side to move only up to the last moment a node hosted the game', () => {
+      const stored = { whiteMs: MINUTE, blackMs: MINUTE, sideToMove: 'white' as const, turnStartedAt: 1_000, hostedAt: 5_000, firstMoveDeadline: null, firstMoveMs: 30_000 };
+      const { clock, firstMoveDeadline } = ChessClock.resume({ initialMs: MINUTE, incrementMs: 0 }, { ...stored, plies: 2 }, 20_000);
+      assert.deepEqual(clock.times(20_000), { white: MINUTE - 4_000, black: MINUTE });
+      assert.equal(clock.turnStart, 20_000);
+      assert.equal(clock.quota('white'), 3 * lagQuotaGainMs({ initialMs: MINUTE, incrementMs: 0 }));
+      assert.equal(firstMoveDeadline, null);
+    });
+
+    it('moves a first-move deadline on by the time nobody hosted the game', () => {
+      const stored = { whiteMs: MINUTE, blackMs: MINUTE, sideToMove: 'black' as const, turnStartedAt: null, hostedAt: 10_000, firstMoveDeadline: 31_000, firstMoveMs: 30_000 };
+      const { clock, firstMoveDeadline } = ChessClock.resume({ initialMs: MINUTE, incrementMs: 0 }, { ...stored, plies: 1, whiteQuotaMs: 7, blackQuotaMs: 8 }, 25_000);
+      assert.equal(clock.running, false);
+      assert.equal(firstMoveDeadline, 46_000);
+      assert.deepEqual([clock.quota('white'), clock.quota('black')], [7, 8]);
+    });
   });
 });
 
@@ -212,7 +235,7 @@ describe('ChessClock per move (correspondence)', () => {
     const clock = correspondenceClock(0);
     const moved = clock.move(20 * 3_600_000);
     assert.ok(moved.ok);
-    assert.equal(moved.remainingMs, DAY);
+    assert.equal(moved.value.remainingMs, DAY);
     assert.deepEqual(clock.times(21 * 3_600_000), { white: DAY, black: DAY - 3_600_000 });
     assert.equal(clock.flagAt(), 20 * 3_600_000 + DAY);
   });
@@ -220,6 +243,28 @@ describe('ChessClock per move (correspondence)', () => {
   it('flags a move after the deadline, first move included', () => {
     assert.equal(correspondenceClock(0).move(DAY).ok, false);
     assert.equal(correspondenceClock(0).flagged(DAY), 'white');
+  });
+
+  it('books nothing at a release or a takeback: the running turn keeps its start, every turn has the whole period', () => {
+    const clock = correspondenceClock(0);
+    clock.move(5 * 3_600_000);
+    assert.deepEqual(clock.bookedAt(9 * 3_600_000), { whiteMs: DAY, blackMs: DAY, turnStartedAt: 5 * 3_600_000 });
+  });
+
+  it("keeps the deadline of the opponent's period for the sweeper", () => {
+    const clock = correspondenceClock(0);
+    assert.equal(clock.moveDeadline(), DAY);
+    clock.move(3_600_000);
+    assert.equal(clock.moveDeadline(), 3_600_000 + DAY);
+  });
+
+  it('resumes on any node from the turn it stored, whenever it is taken over, with no first-move deadline', () => {
+    const stored = { whiteMs: DAY, blackMs: DAY, sideToMove: 'black' as const, turnStartedAt: 7_000, hostedAt: 9_000, firstMoveDeadline: null, firstMoveMs: 30_000 };
+    const { clock, firstMoveDeadline } = ChessClock.resume({ initialMs: DAY, incrementMs: 0, perMove: true }, { ...stored, plies: 1 }, 50 * 3_600_000);
+    assert.equal(clock.turnStart, 7_000);
+    assert.equal(clock.flagAt(), 7_000 + DAY);
+    assert.equal(clock.perMove, true);
+    assert.equal(firstMoveDeadline, null);
   });
 
   it('keeps its kind in its snapshot, so a rebuilt clock is one too', () => {

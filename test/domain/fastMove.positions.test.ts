@@ -35,7 +35,7 @@ function assertIllegal(fen: string, from: string, to: string, promotion?: string
   // chess.js writes an en passant square into its FEN only when the capture is legal.
   const before = game.fen;
   const outcome = game.play({ from, to, promotion });
-  assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+  assert.equal(!outcome.ok && outcome.error.code, 'INVALID_MOVE');
   assert.equal(game.fen, before);
   assert.equal(game.moveCount, 0);
 }
@@ -172,14 +172,14 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
       const game = new ChessGame({ fen: backRank });
       const outcome = game.play({ from: 'a7', to: 'a8', promotion: 'q' });
       assert.ok(outcome.ok);
-      assert.deepEqual(outcome.ending, { result: '1-0', winner: 'white', termination: 'checkmate' });
-      assert.deepEqual(outcome.position, { in_check: true, in_checkmate: true, in_stalemate: false, in_draw: false });
+      assert.deepEqual(outcome.value.ending, { result: '1-0', winner: 'white', termination: 'checkmate' });
+      assert.deepEqual(outcome.value.position, { in_check: true, in_checkmate: true, in_stalemate: false, in_draw: false });
     });
 
     it('mates with an underpromotion to a rook as well (=R#)', () => {
       playBoth(backRank, 'a7', 'a8', 'r', { san: 'a8=R#', after: 'R6k/6pp/8/8/8/8/8/4K3 b - - 0 1' });
       const outcome = new ChessGame({ fen: backRank }).play({ from: 'a7', to: 'a8', promotion: 'r' });
-      assert.equal(outcome.ok && outcome.ending?.termination, 'checkmate');
+      assert.equal(outcome.ok && outcome.value.ending?.termination, 'checkmate');
     });
 
     // The bishop arriving on d5 pins the knight on b7: its moves are pseudo-legal but none is legal.
@@ -192,8 +192,8 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
       playBoth(beforeStalemate, 'f7', 'd5', undefined, { san: 'Bd5', after: 'k7/1n1N4/1K6/3B4/8/8/8/8 b - - 1 1' });
       const outcome = new ChessGame({ fen: beforeStalemate }).play({ from: 'f7', to: 'd5' });
       assert.ok(outcome.ok);
-      assert.deepEqual(outcome.ending, { result: '1/2-1/2', winner: null, termination: 'stalemate' });
-      assert.deepEqual(outcome.position, { in_check: false, in_checkmate: false, in_stalemate: true, in_draw: true });
+      assert.deepEqual(outcome.value.ending, { result: '1/2-1/2', winner: null, termination: 'stalemate' });
+      assert.deepEqual(outcome.value.position, { in_check: false, in_checkmate: false, in_stalemate: true, in_draw: true });
     });
 
     it('sees no stalemate when the knight is left free', () => {
@@ -201,7 +201,7 @@ describe('playFast on fixed positions (rare rules through chess.js internals)', 
       playFast(fast, 'f7', 'e6');
       assert.equal(hasLegalMove(fast), true);
       const outcome = new ChessGame({ fen: beforeStalemate }).play({ from: 'f7', to: 'e6' });
-      assert.equal(outcome.ok && outcome.ending, null);
+      assert.equal(outcome.ok && outcome.value.ending, null);
     });
   });
 });

@@ -47,11 +47,11 @@ function playAlongside(choose: (sans: string[]) => string, maxPlies: number, com
     const expected = ref.move(san);
     const outcome = game.play({ from: expected.from, to: expected.to, promotion: expected.promotion });
     assert.ok(outcome.ok, `ply ${ply + 1}: ${san} refused`);
-    assert.equal(outcome.move.san, expected.san);
-    assert.equal(outcome.move.flags, expected.flags);
+    assert.equal(outcome.value.move.san, expected.san);
+    assert.equal(outcome.value.move.flags, expected.flags);
     assert.equal(game.fen, ref.fen());
     assert.equal(game.moveCount, ply + 1);
-    assert.equal(outcome.ending?.termination ?? null, referenceTermination(ref), `ply ${ply + 1}: ending`);
+    assert.equal(outcome.value.ending?.termination ?? null, referenceTermination(ref), `ply ${ply + 1}: ending`);
     if (compareEachPly) assert.equal(game.movetext, referenceMovetext(ref));
   }
   assert.deepEqual(game.sanList, ref.history());

@@ -17,8 +17,8 @@ function play(game: ChessGame, sans: readonly string[]): MoveOutcome {
 }
 
 function okOutcome(outcome: MoveOutcome) {
-  if (!outcome.ok) assert.fail(`expected a legal move, got ${outcome.code}`);
-  return outcome;
+  if (!outcome.ok) assert.fail(`expected a legal move, got ${outcome.error.code}`);
+  return outcome.value;
 }
 
 describe('ChessGame', () => {
@@ -57,19 +57,19 @@ describe('ChessGame', () => {
       const game = new ChessGame();
       const outcome = game.play({ from: 'e2', to: 'e5' });
       assert.equal(outcome.ok, false);
-      assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+      assert.equal(!outcome.ok && outcome.error.code, 'INVALID_MOVE');
       assert.equal(game.fen, START_FEN);
       assert.equal(game.moveCount, 0);
     });
 
     it("refuses moving the opponent's piece", () => {
       const outcome = new ChessGame().play({ from: 'e7', to: 'e5' });
-      assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+      assert.equal(!outcome.ok && outcome.error.code, 'INVALID_MOVE');
     });
 
     it('refuses squares that do not exist', () => {
       const outcome = new ChessGame().play({ from: 'z9', to: 'e4' });
-      assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+      assert.equal(!outcome.ok && outcome.error.code, 'INVALID_MOVE');
     });
 
     it('reports check', () => {
@@ -100,15 +100,15 @@ describe('ChessGame', () => {
       const outcome = game.play({ from: 'a7', to: 'a8' });
       assert.equal(outcome.ok, false);
       if (outcome.ok) return;
-      assert.equal(outcome.code, 'VALIDATION_ERROR');
-      assert.deepEqual(outcome.details, { promotion: ['required: one of q, r, b, n'] });
+      assert.equal(outcome.error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(outcome.error.details, { promotion: ['required: one of q, r, b, n'] });
       assert.equal(game.moveCount, 0);
     });
 
     it('refuses a promotion piece on a move that promotes nothing, as UCI does', () => {
       const game = new ChessGame();
       const outcome = game.play({ from: 'e2', to: 'e3', promotion: 'q' });
-      assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+      assert.equal(!outcome.ok && outcome.error.code, 'INVALID_MOVE');
       assert.equal(game.fen, START_FEN);
       assert.equal(game.moveCount, 0);
       assert.equal(game.lastMove, null);
@@ -124,7 +124,7 @@ describe('ChessGame', () => {
     it('calls an impossible pawn move to the last rank INVALID_MOVE, not a missing promotion', () => {
       const game = new ChessGame({ fen: '8/P7/8/8/8/8/k7/4K3 w - - 0 1' });
       const outcome = game.play({ from: 'a7', to: 'b8' });
-      assert.equal(!outcome.ok && outcome.code, 'INVALID_MOVE');
+      assert.equal(!outcome.ok && outcome.error.code, 'INVALID_MOVE');
     });
 
     it('castles kingside with the k flag', () => {
@@ -249,7 +249,7 @@ describe('ChessGame', () => {
       const game = new ChessGame();
       play(game, ['f3', 'e5', 'g4', 'Qh4#']);
       const outcome = game.play({ from: 'a2', to: 'a3' });
-      assert.equal(!outcome.ok && outcome.code, 'GAME_NOT_ACTIVE');
+      assert.equal(!outcome.ok && outcome.error.code, 'GAME_NOT_ACTIVE');
     });
 
     it('refuses moves after a draw by repetition although chess.js would allow them', () => {

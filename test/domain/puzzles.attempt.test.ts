@@ -20,46 +20,46 @@ describe('judging a puzzle attempt', () => {
   // 002X3: g2a8 c7b8 a8b8, mate in 2. 00Lvv: h5e8 d7d8 d1d8, where e8d8 mates as well.
   // 001KR: f1f8 mates in one, and so does d1d8.
   it('is correct when the solver plays the whole solution', () => {
-    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8b8']), { ok: true, correct: true });
-    assert.deepEqual(judge(puzzle('001KR'), ['f1f8']), { ok: true, correct: true });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8b8']), { ok: true, value: true });
+    assert.deepEqual(judge(puzzle('001KR'), ['f1f8']), { ok: true, value: true });
   });
 
   it('solves every puzzle of the sample with its own solution', () => {
-    for (const p of SAMPLE) assert.deepEqual(judge(p, solverMoves(p)), { ok: true, correct: true }, p.id);
+    for (const p of SAMPLE) assert.deepEqual(judge(p, solverMoves(p)), { ok: true, value: true }, p.id);
   });
 
   it('accepts another move that mates (Lichess: any mate is correct), first or last', () => {
-    assert.deepEqual(judge(puzzle('001KR'), ['d1d8']), { ok: true, correct: true });
-    assert.deepEqual(judge(puzzle('00Lvv'), ['h5e8', 'e8d8']), { ok: true, correct: true });
+    assert.deepEqual(judge(puzzle('001KR'), ['d1d8']), { ok: true, value: true });
+    assert.deepEqual(judge(puzzle('00Lvv'), ['h5e8', 'e8d8']), { ok: true, value: true });
   });
 
   it('is wrong when a legal move leaves the solution without mating, and looks no further', () => {
     // g2g3 is legal and no mate: wrong, and the illegal move after it is never played.
-    assert.deepEqual(judge(puzzle('002X3'), ['g2g3', 'h1h8']), { ok: true, correct: false });
-    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8a7']), { ok: true, correct: false });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2g3', 'h1h8']), { ok: true, value: false });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8a7']), { ok: true, value: false });
   });
 
   it('is wrong when the line stops before the end', () => {
-    assert.deepEqual(judge(puzzle('002X3'), ['g2a8']), { ok: true, correct: false });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8']), { ok: true, value: false });
   });
 
   it('refuses an illegal move, naming its place in the list', () => {
-    assert.deepEqual(judge(puzzle('002X3'), ['g2h8']), { ok: false, field: 'moves.0', message: 'g2h8 is not a legal move in the position' });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2h8']), { ok: false, error: { field: 'moves.0', message: 'g2h8 is not a legal move in the position' } });
     // After g2a8 c7b8 the queen on a8 cannot pass the pawn on a4 to reach a1.
-    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8a1']), { ok: false, field: 'moves.1', message: 'a8a1 is not a legal move in the position' });
+    assert.deepEqual(judge(puzzle('002X3'), ['g2a8', 'a8a1']), { ok: false, error: { field: 'moves.1', message: 'a8a1 is not a legal move in the position' } });
   });
 
   it('refuses no moves, and more moves than the solver plays in the solution', () => {
     for (const moves of [[], ['g2a8', 'a8b8', 'b8a8']]) {
       const verdict = judge(puzzle('002X3'), moves);
-      assert.ok(!verdict.ok && verdict.field === 'moves', JSON.stringify(verdict));
+      assert.ok(!verdict.ok && verdict.error.field === 'moves', JSON.stringify(verdict));
     }
   });
 
   it('reads promotions strictly, as UCI: a missing piece is illegal, another piece is another move', () => {
     const fen = '8/4P1k1/8/8/8/8/8/4K3 w - - 0 1';
-    assert.deepEqual(judgeAttempt(fen, ['e7e8q'], ['e7e8q']), { ok: true, correct: true });
-    assert.deepEqual(judgeAttempt(fen, ['e7e8q'], ['e7e8n']), { ok: true, correct: false });
+    assert.deepEqual(judgeAttempt(fen, ['e7e8q'], ['e7e8q']), { ok: true, value: true });
+    assert.deepEqual(judgeAttempt(fen, ['e7e8q'], ['e7e8n']), { ok: true, value: false });
     assert.equal(judgeAttempt(fen, ['e7e8q'], ['e7e8']).ok, false);
     assert.equal(judgeAttempt(fen, ['e7e8q'], ['e1e2q']).ok, false);
   });
@@ -70,7 +70,7 @@ describe('judging a puzzle attempt', () => {
     fc.assert(
       fc.property(fc.constantFrom(...SAMPLE.slice(0, 200)), fc.array(uci, { minLength: 0, maxLength: 4 }), (p, moves) => {
         const verdict = judge(p, moves);
-        assert.ok(verdict.ok ? typeof verdict.correct === 'boolean' : /^moves(\.\d+)?$/.test(verdict.field));
+        assert.ok(verdict.ok ? typeof verdict.value === 'boolean' : /^moves(\.\d+)?$/.test(verdict.error.field));
       }),
       { numRuns: 500 },
     );
@@ -83,7 +83,7 @@ describe('judging a puzzle attempt', () => {
         chess.move(m);
         const mates = chess.isCheckmate();
         chess.undo();
-        assert.deepEqual(judge(p, [m.lan]), { ok: true, correct: mates || m.lan === p.solution[0] }, `${p.id} ${m.lan}`);
+        assert.deepEqual(judge(p, [m.lan]), { ok: true, value: mates || m.lan === p.solution[0] }, `${p.id} ${m.lan}`);
       }
     }
   });

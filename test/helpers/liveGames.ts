@@ -57,5 +57,23 @@ export const uci = (m: string) => ({ from: m.slice(0, 2), to: m.slice(2, 4), pro
 export const moveBy = (userId: string, m: string, lagMs?: number) =>
   ({ type: 'move', userId, ...uci(m), ...(lagMs === undefined ? {} : { lagMs }) }) as const;
 
+/** Counts the lease renewal rounds `host` ends from now on (they run on its clock); `reached(n)` waits for the n-th. */
+export function renewalRounds(host: LiveGameHost) {
+  let count = 0;
+  let wake = () => {};
+  host.onRenewal = () => {
+    count++;
+    wake();
+  };
+  return {
+    get count() {
+      return count;
+    },
+    async reached(n: number): Promise<void> {
+      while (count < n) await new Promise<void>((resolve) => (wake = resolve));
+    },
+  };
+}
+
 /** The code a refused command was answered with (undefined when it was not refused). */
 export const failureCode = (r: Result<unknown>) => (r.ok ? undefined : r.error.code);

@@ -6,7 +6,7 @@ import { GameActor, type GameEvent } from '../../src/services/gameActor.ts';
 import { LiveGameHost } from '../../src/services/liveGameHost.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
 import { expireLease } from '../support/fixtures.ts';
-import { failureCode, hearEvents, liveGameFixture, moveBy, openLiveGame, uci } from '../helpers/liveGames.ts';
+import { failureCode, hearEvents, liveGameFixture, moveBy, openLiveGame, renewalRounds, uci } from '../helpers/liveGames.ts';
 import { EarlyClock, ManualClock } from '../helpers/clock.ts';
 
 let db: { pool: Pool; drop: () => Promise<void> };
@@ -254,9 +254,9 @@ describe('GameActor against PostgreSQL: clocks and rehydration', () => {
       await playLine(first, { white, black }, ['e2e4', 'e7e5']);
       await clock.advance(4000);
       await a.renewAll(); // A still hosts the game 4 s into White's turn…
-      await clock.advance(20_000);
       first.markLost(); // …then dies without a word, and nobody hosts it for 20 s.
       a.close();
+      await clock.advance(20_000);
       await expireLease(pool, gameId);
       const second = await open(host('B', clock), gameId);
       assert.deepEqual(second.times(), { white: 56, black: 60 });
@@ -270,10 +270,15 @@ describe('GameActor against PostgreSQL: clocks and rehydration', () => {
       const { pool, host, gameId } = await setup({ initialTime: 60, firstMoveDeadline: new Date(clock.now() + 30_000) }, { firstMoveMs: 30_000 });
       const a = host('A', clock);
       const first = await open(a, gameId);
+      const rounds = renewalRounds(a);
       a.register(first);
-      await clock.advance(10_000);
-      await a.renewAll();
-      first.markLost();
+      // A renews its lease on its clock, at 5 s and 10 s (one round after the other: each records
+      // when A hosted the game, so the later must land last)…
+      await clock.advance(5_000);
+      await rounds.reached(1);
+      await clock.advance(5_000);
+      await rounds.reached(2);
+      first.markLost(); // …then dies.
       a.close();
       await clock.advance(50_000); // down for longer than the whole deadline
       await expireLease(pool, gameId);

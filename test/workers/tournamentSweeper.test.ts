@@ -3,7 +3,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { channels } from '../../src/services/channelEvents.ts';
 import { TournamentActor } from '../../src/services/tournamentActor.ts';
-import { createTournamentSchedule } from '../../src/services/tournamentSchedule.ts';
+import { tendTournaments } from '../../src/services/tournamentSchedule.ts';
 import { startSweeper, type Sweeper } from '../../src/workers/sweeper.ts';
 import { arenaFixture, type ArenaFixture } from '../helpers/arena.ts';
 import { isolatedDatabase } from '../helpers/isolated.ts';
@@ -43,7 +43,7 @@ describe('The sweeper hosts tournaments', function () {
           clock: arena.clock,
           openGame: async () => false,
           openTournament: async (id) => (await arena.open(id, node)) instanceof TournamentActor,
-          tendTournaments: createTournamentSchedule(arena.ctx).tend,
+          tendTournaments: () => tendTournaments(arena.ctx),
         }),
       );
     }
