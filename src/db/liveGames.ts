@@ -60,6 +60,11 @@ export async function saveResumedClocks(
 export const lockGamesInOrder = (param: string) =>
   `SELECT id FROM games WHERE id = ANY(${param}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
 
+/**
+ * Renews this node's leases, fenced by their epochs. `hostedAt` only moves forward: two rounds
+ * in flight at once may commit in either order, and the older must not take the game's last
+ * known hosting back (the next owner would charge the outage from there).
+ */
 export async function renewLeases(
   db: Queryable,
   leases: { gameId: string; epoch: number }[],
@@ -70,7 +75,7 @@ export async function renewLeases(
   const { rows } = await db.query(
     `WITH locked AS MATERIALIZED (${lockGamesInOrder('$1')})
      UPDATE games g SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
-            hosted_at = coalesce($4, g.hosted_at)
+            hosted_at = greatest($4, g.hosted_at)
        FROM unnest($1::uuid[], $2::bigint[]) AS l(id, epoch) JOIN locked ON locked.id = l.id
       WHERE g.id = l.id AND g.host_epoch = l.epoch AND g.status = 'active'
       RETURNING g.id`,

@@ -422,6 +422,16 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     assert.deepEqual(await movesOf(gameId!), [{ ply: 1, san: 'e4' }, { ply: 2, san: 'e5' }]);
   });
 
+  it('never moves hosted_at back: a renewal round that finishes after a later one keeps the later instant', async () => {
+    const [gameId] = await newGames(1);
+    const later = new Date('2030-01-01T00:00:02Z');
+    const earlier = new Date('2030-01-01T00:00:01Z');
+    assert.equal((await renewLeases(db.pool, [{ gameId, epoch: 0 }], 15_000, later)).size, 1);
+    assert.equal((await renewLeases(db.pool, [{ gameId, epoch: 0 }], 15_000, earlier)).size, 1);
+    const { rows } = await db.pool.query('SELECT hosted_at FROM games WHERE id = $1', [gameId]);
+    assert.equal(rows[0].hosted_at.toISOString(), later.toISOString());
+  });
+
   it('renews leases a chunk at a time, so a move batch never waits for every game of the node', async () => {
     const { config } = await testService();
     const host = new LiveGameHost(db.pool, { ...config, gameLeaseMs: 15_000 }, createLogger('silent'), 'A');
