@@ -3,7 +3,7 @@ import type { ArenaPlayer } from '../domain/arenaPairing.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
 import type { TimeControl } from '../domain/timeControl.ts';
 import type { Queryable } from './pool.ts';
-import { toTournamentRow, type TournamentRow } from './tournaments.ts';
+import { toArenaCounts, toTournamentRow, type TournamentRow } from './tournaments.ts';
 
 // The tournament actor's SQL (migration 013): its lease, the start and the end, counting finished
 // games into the standings, and seating the pairs of a round. Every write after the lease is
@@ -192,12 +192,7 @@ export async function findRecords(db: Queryable, tournamentId: string, userIds: 
       r.user_id as string,
       {
         userId: r.user_id,
-        score: r.score,
-        games: r.games,
-        wins: r.wins,
-        draws: r.draws,
-        losses: r.losses,
-        streak: r.streak,
+        ...toArenaCounts(r),
         opponentRatingSum: r.opponent_rating_sum,
         withdrawn: r.withdrawn,
       },

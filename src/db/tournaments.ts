@@ -1,3 +1,4 @@
+import type { ArenaRecord } from '../domain/arena.ts';
 import type { TournamentStatus } from '../domain/statuses.ts';
 import type { LiveTimeControl } from '../domain/timeControl.ts';
 import type { Queryable } from './pool.ts';
@@ -27,19 +28,26 @@ export type TournamentRecord = {
   createdAt: Date;
 };
 
+/** What a player's row counts of their arena (the standings show it; scoring folds games into it). */
+export type ArenaCounts = Omit<ArenaRecord, 'opponentRatingSum'>;
+
 export type StandingRecord = {
   rank: number;
   userId: string;
   username: string;
-  score: number;
-  games: number;
-  wins: number;
-  draws: number;
-  losses: number;
-  streak: number;
   performance: number | null;
   withdrawn: boolean;
-};
+} & ArenaCounts;
+
+/** The counts of a `tournament_players` row. */
+export const toArenaCounts = (r: { score: number; games: number; wins: number; draws: number; losses: number; streak: number }): ArenaCounts => ({
+  score: r.score,
+  games: r.games,
+  wins: r.wins,
+  draws: r.draws,
+  losses: r.losses,
+  streak: r.streak,
+});
 
 /** The row as its writers lock it. */
 export type TournamentRow = {
@@ -219,12 +227,7 @@ const toStanding = (r: any, rank: number): StandingRecord => ({
   rank,
   userId: r.user_id,
   username: r.username,
-  score: r.score,
-  games: r.games,
-  wins: r.wins,
-  draws: r.draws,
-  losses: r.losses,
-  streak: r.streak,
+  ...toArenaCounts(r),
   performance: r.performance,
   withdrawn: r.withdrawn,
 });

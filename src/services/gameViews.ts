@@ -73,16 +73,21 @@ export type TakebackView = z.infer<typeof TakebackView>;
 export const RatingChanges = z.object({ white: z.number().int(), black: z.number().int() });
 export type RatingChanges = z.infer<typeof RatingChanges>;
 
+/** A game's time control, as the list and the detail both show it. */
+const timeControlFields = {
+  time_control: z.enum(TIME_CONTROLS),
+  initial_time: z.number().int().meta({ description: '0 for a correspondence game' }),
+  increment: z.number().int().meta({ description: '0 for a correspondence game' }),
+  days_per_move: z.number().int().nullable().meta({ description: 'correspondence games: the days each move may take; null otherwise' }),
+};
+
 export const GameListItem = z.object({
   id: z.uuid(),
   // A seek waiting for an opponent (listed with status=pending) has one seat empty.
   white_player: orNull(ListPlayerView),
   black_player: orNull(ListPlayerView),
   status: z.enum(GAME_STATUSES),
-  time_control: z.enum(TIME_CONTROLS),
-  initial_time: z.number().int().meta({ description: '0 for a correspondence game' }),
-  increment: z.number().int().meta({ description: '0 for a correspondence game' }),
-  days_per_move: z.number().int().nullable().meta({ description: 'correspondence games: the days each move may take; null otherwise' }),
+  ...timeControlFields,
   current_turn: z.enum(COLORS),
   move_count: z.number().int().meta({ description: 'half-moves played' }),
   fen: z.string(),
@@ -112,10 +117,7 @@ export const GameDetail = z.object({
   result: z.enum(RESULTS).nullable(),
   winner: z.enum(COLORS).nullable(),
   termination: z.enum(TERMINATIONS).nullable(),
-  time_control: z.enum(TIME_CONTROLS),
-  initial_time: z.number().int().meta({ description: '0 for a correspondence game' }),
-  increment: z.number().int().meta({ description: '0 for a correspondence game' }),
-  days_per_move: z.number().int().nullable().meta({ description: 'correspondence games: the days each move may take; null otherwise' }),
+  ...timeControlFields,
   rated: z.boolean(),
   current_turn: z.enum(COLORS),
   move_count: z.number().int(),
@@ -295,6 +297,14 @@ export function formatDrawOffer(o: DetailDrawOffer): DrawOfferView {
   return { id: o.id, offered_by: o.offeredBy, status: o.status, expires_at: o.expiresAt.toISOString() };
 }
 
+/** A game's time control as the list and the detail show it (timeControlFields). */
+const formatTimeControl = (g: Pick<GameRecord, 'timeControl' | 'initialTime' | 'increment' | 'daysPerMove'>) => ({
+  time_control: g.timeControl,
+  initial_time: g.initialTime,
+  increment: g.increment,
+  days_per_move: g.daysPerMove,
+});
+
 /**
  * A list row as `viewerId` sees it; `ratings` are the current ratings (by user id) in the game's
  * category, shown while the game is pending.
@@ -313,10 +323,7 @@ export function formatGameListItem(
     white_player: withoutCountry(formatPlayer(g.white, ratingOf(g, 'white', ratings), env.publicUrl)),
     black_player: withoutCountry(formatPlayer(g.black, ratingOf(g, 'black', ratings), env.publicUrl)),
     status: g.status,
-    time_control: g.timeControl,
-    initial_time: g.initialTime,
-    increment: g.increment,
-    days_per_move: g.daysPerMove,
+    ...formatTimeControl(g),
     current_turn: sideToMove(g.fen),
     move_count: g.moveCount,
     fen: g.fen,
@@ -367,10 +374,7 @@ export function formatGameDetail({ game: g, moves, drawOffer, rematch, ratings }
     result: g.result,
     winner: g.winner,
     termination: g.termination as GameDetail['termination'],
-    time_control: g.timeControl,
-    initial_time: g.initialTime,
-    increment: g.increment,
-    days_per_move: g.daysPerMove,
+    ...formatTimeControl(g),
     rated: g.rated,
     current_turn: sideToMove(g.fen),
     move_count: g.moveCount,
