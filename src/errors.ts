@@ -1,3 +1,5 @@
+import { isBackendUnavailable, isStatementTimeout } from './util/unavailable.ts';
+
 /**
  * Every error the service reports, with its HTTP status. One table, used by REST (the error
  * middleware) and by sockets (`{type: 'error', code, message}`), so both speak the same codes.
@@ -93,3 +95,39 @@ export const validationError = (field: string, message: string) =>
   new AppError('VALIDATION_ERROR', 'Invalid request data', { [field]: [message] });
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+/**
+ * Any error as one of ours: body-parser's (bad JSON, too large, unsupported charset) 4xx, a
+ * database or Redis out of reach 503 with Retry-After, anything unexpected INTERNAL_ERROR. Every
+ * error answer of every surface is made from it (the envelope; Lichess's `{"error": ...}`).
+ */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KB');
+    case 'entity.parse.failed':
+      return new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { body: ['must be valid JSON'] });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'request.size.invalid':
+    case 'request.aborted':
+      return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request body', { body: [e.message ?? 'malformed'] });
+  }
+  // PostgreSQL or Redis is restarting or out of reach: nothing is wrong with the request.
+  if (isBackendUnavailable(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The service is briefly unavailable, retry shortly', undefined, { retryAfter: 1 });
+  }
+  // PostgreSQL cancelled a statement that ran past the statement timeout (src/db/pool.ts): the
+  // database is overloaded or a lock was held too long. Nothing landed, and the request may be
+  // sent again: an answer to retry, logged (with the statement's error) as a warning.
+  if (isStatementTimeout(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is slow to answer, retry shortly', undefined, { retryAfter: 1 });
+  }
+  // Other 4xx raised by Express itself (e.g. a malformed URI) keep their class.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request');
+  }
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}

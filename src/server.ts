@@ -74,7 +74,7 @@ export async function startService(
     const metrics = createMetrics();
     // The HTTP forms of the stream and the user channel are the realtime side's, made with the server below.
     let streams: Realtime | undefined;
-    const app = createSideApp({ ctx, services, metrics, streams: (req, res, next) => (streams ? streams.serveHttp(req, res, next) : next()) });
+    const app = createSideApp({ ctx, services, metrics, streams: (req, res, next) => (streams ? streams.serveHttp(req, res, next) : next()), realtime: () => streams });
     const httpServer = http.createServer(app);
     const socketLog = log.child({ component: 'sockets' });
     const transport = new GuardedWebSocketTransport(

@@ -4,7 +4,20 @@ import { AppError } from '../errors.ts';
  * What a personal access token may be allowed to do (DESIGN 2.12). An access token of a session
  * may do everything; a personal token only what its scopes name. Reads of public data need none.
  */
-export const SCOPES = ['games:read', 'games:play', 'social:write', 'puzzles:write', 'tournaments:write', 'webhooks:write', 'account:read'] as const;
+export const SCOPES = [
+  'games:read',
+  'games:play',
+  'social:write',
+  'puzzles:write',
+  'tournaments:write',
+  'webhooks:write',
+  'account:read',
+  // Lichess's, for its API on its own paths (DESIGN 2.13, src/lichess).
+  'board:play',
+  'bot:play',
+  'challenge:read',
+  'challenge:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /**
@@ -25,6 +38,10 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'tournaments:write': 'create, join and withdraw from tournaments',
   'webhooks:write': 'manage webhooks (and read them: they hold secrets)',
   'account:read': 'your private profile and friend list',
+  'board:play': "Lichess's Board API: play your games from a board app or a script (its event stream, moves, draws, chat)",
+  'bot:play': "Lichess's Bot API: play as a bot account (its event stream, moves, chat)",
+  'challenge:read': "Lichess's challenges: read the challenges you sent and received",
+  'challenge:write': "Lichess's challenges: send, accept, decline and cancel challenges",
 };
 
 /** Whether the caller may do what `scope` covers: always with a session's token. */

@@ -1,7 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError } from '../errors.ts';
+import { AppError, toAppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { isBackendUnavailable, isStatementTimeout } from '../util/unavailable.ts';
 
 /** Unknown route: the envelope, never Express's HTML page. */
 export const notFound: RequestHandler = (req, _res, next) =>
@@ -30,35 +29,4 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const sdk = /^(\/v1)?\/matchmake\//.test(req.path) ? { message: `${error.code}: ${error.message}` } : {};
     res.status(error.status).json({ success: false, error: error.toJSON(), ...sdk });
   };
-}
-
-function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  const e = err as { type?: string; status?: number; message?: string };
-  switch (e?.type) {
-    case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KB');
-    case 'entity.parse.failed':
-      return new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { body: ['must be valid JSON'] });
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-    case 'request.size.invalid':
-    case 'request.aborted':
-      return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request body', { body: [e.message ?? 'malformed'] });
-  }
-  // PostgreSQL or Redis is restarting or out of reach: nothing is wrong with the request.
-  if (isBackendUnavailable(err)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The service is briefly unavailable, retry shortly', undefined, { retryAfter: 1 });
-  }
-  // PostgreSQL cancelled a statement that ran past the statement timeout (src/db/pool.ts): the
-  // database is overloaded or a lock was held too long. Nothing landed, and the request may be
-  // sent again: an answer to retry, logged (with the statement's error) as a warning.
-  if (isStatementTimeout(err)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database is slow to answer, retry shortly', undefined, { retryAfter: 1 });
-  }
-  // Other 4xx raised by Express itself (e.g. a malformed URI) keep their class.
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-    return new AppError('VALIDATION_ERROR', e.message ?? 'Malformed request');
-  }
-  return new AppError('INTERNAL_ERROR', 'Internal server error');
 }

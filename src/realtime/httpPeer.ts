@@ -79,6 +79,12 @@ export class HttpPeer implements Connection {
     this.write(`${typeof message === 'string' ? message : formatServerMessage(message)}\n`);
   }
 
+  /** One line of another surface's own (a Lichess stream's object), as it is. */
+  sendLine(text: string): void {
+    this.begin();
+    this.write(`${text}\n`);
+  }
+
   /** The keep-alive: an empty line, once the stream is live. */
   keepAlive(): void {
     if (this.live) this.write('\n');

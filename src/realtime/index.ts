@@ -6,7 +6,9 @@ import { GameTicks } from './gameTicks.ts';
 import { ChannelHub } from './hub.ts';
 import { DEFAULT_PEER_LIMITS } from './peer.ts';
 import { createRouting } from './routing.ts';
-import type { RealtimeDeps, RealtimeNode } from './deps.ts';
+import type { RealtimeDeps, RealtimeNode, SessionDeps } from './deps.ts';
+import type { AppError } from '../errors.ts';
+import type { HttpPeer } from './httpPeer.ts';
 
 export type { RealtimeDeps };
 
@@ -26,6 +28,17 @@ export type Realtime = {
    * when it refused it (429, the error envelope), else the place is given back as it closes.
    */
   admitOther: (req: IncomingMessage) => boolean;
+  /**
+   * Hosts another surface's HTTP stream (Lichess's NDJSON streams, src/lichess) as one of this
+   * node's: counted in the client address's cap with the sockets and streams (undefined when it
+   * is refused: `refuseWith` has answered), kept alive with the others' keep-alive round and ended
+   * at shutdown. What it says is its own.
+   */
+  hostStream: (req: IncomingMessage, res: ServerResponse, refuseWith: (error: unknown) => void) => HttpPeer | undefined;
+  /** What a session of watching needs (GameWatchSession, UserChannelSession), for another surface's streams. */
+  sessions: SessionDeps;
+  /** Counts a stream as one of the user's (REALTIME_SOCKETS_PER_USER): the refusal past their cap. */
+  admitUser: (stream: HttpPeer, userId: string) => AppError | undefined;
   /** Closes every socket with 1012 and ends every HTTP stream (the service restarts: connect again). */
   close: () => Promise<void>;
   /** Open sockets and HTTP streams (not those closing) and the channels they listen to. */
@@ -61,6 +74,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     upgrade: routing.upgrade,
     serveHttp: routing.serveHttp,
     admitOther: routing.admitOther,
+    hostStream: routing.hostStream,
+    sessions: node.sessions,
+    admitUser: (stream, userId) => node.caps.admitUser(stream, userId),
     async close() {
       await node.connections.close();
       routing.close();

@@ -4,7 +4,7 @@ import { WebSocketServer } from 'ws';
 import { isAppError, type AppError } from '../errors.ts';
 import { serveChannelSocket } from './channelSocket.ts';
 import type { RealtimeNode } from './deps.ts';
-import { acceptsNdjson } from './httpPeer.ts';
+import { acceptsNdjson, type HttpPeer } from './httpPeer.ts';
 import { eventsOverHttp, streamOverHttp } from './httpStreams.ts';
 import { serveStreamSocket } from './streamSocket.ts';
 
@@ -19,6 +19,7 @@ export type Routing = {
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   serveHttp: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
   admitOther: (req: IncomingMessage) => boolean;
+  hostStream: (req: IncomingMessage, res: ServerResponse, refuseWith: (error: unknown) => void) => HttpPeer | undefined;
   close: () => void;
 };
 
@@ -64,6 +65,13 @@ export function createRouting(node: RealtimeNode): Routing {
         if (peer.live && !isAppError(error)) log.warn({ err: error }, 'HTTP stream failed');
         peer.refuse(error);
       });
+    },
+    hostStream(req, res, refuseWith) {
+      const release = caps.admitAddress(addressOf(req));
+      if (!release) return void refuseWith(caps.overAddress());
+      const peer = connections.stream(res, refuseWith);
+      peer.onClose(release);
+      return peer;
     },
     admitOther(req) {
       const release = caps.admitAddress(addressOf(req));

@@ -13,6 +13,8 @@ import { createRateLimit } from '../http/rateLimit.ts';
 import { buildRoutes } from '../http/routes/index.ts';
 import { webRouter } from '../http/web.ts';
 import { webBundle } from '../http/webBundle.ts';
+import { createLichess } from '../lichess/index.ts';
+import type { Realtime } from '../realtime/index.ts';
 import type { Services } from '../services/index.ts';
 
 export type SideAppOptions = {
@@ -21,9 +23,11 @@ export type SideAppOptions = {
   metrics: ReturnType<typeof createMetrics>;
   /** The HTTP forms of the game stream and the user channel (DESIGN 2.12): the realtime side's. */
   streams?: RequestHandler;
+  /** The realtime side (made after the side app), which hosts Lichess's streams too. */
+  realtime?: () => Realtime | undefined;
 };
 
-export function createSideApp({ ctx, services, metrics, streams }: SideAppOptions): Express {
+export function createSideApp({ ctx, services, metrics, streams, realtime }: SideAppOptions): Express {
   const { config, log, pool, redis, limits, clock } = ctx;
   const routes = buildRoutes(services);
   let openapiDoc: object | undefined;
@@ -51,6 +55,8 @@ export function createSideApp({ ctx, services, metrics, streams }: SideAppOption
     }),
     routers: [
       ...(streams ? [streams] : []),
+      // Lichess's paths (DESIGN 2.13), before the /api alias of /v1: where both have a path, Lichess's wins.
+      createLichess({ ctx, services, streams: realtime ?? (() => undefined) }),
       matchmakeRouter(),
       pagesRouter({ accounts: services.accounts, rateLimit, log }),
       web.router,

@@ -15,6 +15,10 @@ const SCOPES: [scope: string, label: string][] = [
   ['tournaments:write', 'Create, join and leave tournaments'],
   ['webhooks:write', 'Manage webhooks'],
   ['account:read', 'Read your private profile and friend list'],
+  ['board:play', 'Lichess Board API: play from a board app or a script'],
+  ['bot:play', 'Lichess Bot API: play as a bot'],
+  ['challenge:read', 'Lichess API: read your challenges'],
+  ['challenge:write', 'Lichess API: send and answer challenges'],
 ];
 
 function tokenError(e: unknown): string {

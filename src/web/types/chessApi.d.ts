@@ -1458,7 +1458,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       description: string;
-      scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read")[];
+      scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read" | "board:play" | "bot:play" | "challenge:read" | "challenge:write")[];
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1473,7 +1473,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       description: string;
-      scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read")[];
+      scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read" | "board:play" | "bot:play" | "challenge:read" | "challenge:write")[];
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2436,7 +2436,7 @@ export interface operations {
         "application/json": {
           /** @description what the token is for, e.g. "my bot" */
           description: string;
-          scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read")[];
+          scopes: ("games:read" | "games:play" | "social:write" | "puzzles:write" | "tournaments:write" | "webhooks:write" | "account:read" | "board:play" | "bot:play" | "challenge:read" | "challenge:write")[];
           /**
            * Format: date-time
            * @description when the token stops working (must be in the future); none: it works until deleted

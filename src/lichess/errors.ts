@@ -1,0 +1,34 @@
+import { toAppError, type AppError, type ErrorCode } from '../errors.ts';
+
+/**
+ * Our codes whose status Lichess gives otherwise: a move out of turn, a game that is over, an
+ * offer or a claim the rules refuse are all 400 there (its clients read a 400 as "the move
+ * failed" and go on); every other 409 of ours is a 400 too.
+ */
+const LICHESS_STATUS: Partial<Record<ErrorCode, number>> = {
+  NOT_YOUR_TURN: 400,
+  NOT_A_PLAYER: 400,
+  INVALID_MOVE: 400,
+  VALIDATION_ERROR: 400,
+  METHOD_NOT_ALLOWED: 405,
+};
+
+/** The words Lichess uses for the answers its clients check by status alone. */
+const LICHESS_MESSAGE: Partial<Record<ErrorCode, string>> = {
+  UNAUTHORIZED: 'No such token',
+};
+
+/**
+ * Any error as Lichess answers it (DESIGN 2.13): `{"error": "..."}` with Lichess's status (400
+ * for what the rules refuse, 401 without a valid token, 403 outside the token's scopes, 404 for
+ * an unknown game, challenge or user, 429 with Retry-After), never the /v1 envelope.
+ */
+export function lichessError(error: unknown): { status: number; body: { error: string }; headers: Record<string, string> } {
+  const e: AppError = toAppError(error);
+  const status = LICHESS_STATUS[e.code] ?? (e.status === 409 ? 400 : e.status);
+  const headers: Record<string, string> = {};
+  const retryAfter = e.extra?.retryAfter;
+  if (typeof retryAfter === 'number') headers['Retry-After'] = String(retryAfter);
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  return { status, body: { error: LICHESS_MESSAGE[e.code] ?? e.message }, headers };
+}

@@ -1,0 +1,25 @@
+// Lichess's Board and Bot API on Lichess's own paths (DESIGN 2.13), so that bots, board apps and
+// scripts written for lichess.org play here unchanged. An adapter: every command goes through the
+// game command catalogue (src/services/gameCommandCatalogue.ts) to the same game actor as /v1 and
+// the rooms, and every stream is a session of watching (src/realtime: GameWatchSession,
+// UserChannelSession) that a Lichess subscriber spells in Lichess's lines. Served from the root
+// and again under /lichess, before the /api alias of /v1 (Lichess's path wins where both exist).
+import express, { type RequestHandler } from 'express';
+import { accountRoutes } from './account.ts';
+import { challengeRoutes } from './challenges.ts';
+import { eventRoutes } from './events.ts';
+import { gameRoutes } from './games.ts';
+import type { LichessDeps } from './deps.ts';
+import { lichessRouter } from './route.ts';
+
+/** Where a proxy that routes by prefix sends Lichess's paths (DESIGN 2.13). */
+export const LICHESS_PREFIX = '/lichess';
+
+export function createLichess(d: LichessDeps): RequestHandler {
+  const routes = [...accountRoutes(d), ...challengeRoutes(d), ...eventRoutes(d), ...gameRoutes(d)];
+  const router = lichessRouter(routes, { authenticate: d.services.auth.authenticate, limits: d.ctx.limits });
+  const app = express.Router();
+  app.use(LICHESS_PREFIX, router);
+  app.use(router);
+  return app;
+}

@@ -1,0 +1,162 @@
+// Lichess's conventions on Lichess's paths (DESIGN 2.13): a bearer token, Lichess's OAuth scopes,
+// bodies form-encoded or JSON with dotted keys, `{"error": "..."}` error bodies with Lichess's
+// status codes, and a JSON body for every answer. A route here is a few lines over the services,
+// as a /v1 route is (src/http/route.ts); what differs is only how the request and the answer are
+// spelled.
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { z } from 'zod';
+import { hasScope, type AuthUser, type Scope } from '../auth/scopes.ts';
+import { bearerToken } from '../auth/tokens.ts';
+import { AppError } from '../errors.ts';
+import { rateLimitExceeded, type RateLimits } from '../limits.ts';
+import { lichessError } from './errors.ts';
+
+/**
+ * Who may call a route: `none` reads no token (a public read); `optional` reads one when given;
+ * `{ anyOf }` needs a token, and a personal token needs one of these scopes (a session's access
+ * token may do everything, as on /v1).
+ */
+export type LichessAuth = 'none' | 'optional' | { anyOf: readonly Scope[] };
+
+export type LichessContext<B, Q> = {
+  req: Request;
+  res: Response;
+  user: AuthUser | undefined;
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+  /** When the request was read (the side app stamps it): a move is timed from then (DESIGN 2.4). */
+  receivedAt?: number;
+};
+
+export type LichessRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> = {
+  method: 'get' | 'post';
+  /** Lichess's path from the root (`/api/account`); served again under `/lichess`. */
+  path: string;
+  auth: LichessAuth;
+  /** The body, once form fields and JSON alike are read into one object (dotted keys nested). */
+  body?: B;
+  query?: Q;
+  /** The rate-limit class (DESIGN 2.3): reads, writes, or a per-operation limit's name and points. */
+  limit?: 'read' | 'write' | { name: string; points: number };
+  /**
+   * Plain data is answered as JSON with 200; `STREAMED` when the handler wrote the answer itself
+   * (an NDJSON stream). Expected failures are thrown as AppError, answered `{"error": message}`.
+   */
+  handler: (ctx: LichessContext<z.infer<B>, z.infer<Q>>) => Promise<unknown>;
+};
+
+/** What a handler returns when it has written the answer itself (a stream). */
+export const STREAMED = Symbol('streamed');
+
+/** Identity with inference: keeps each route's body and query types attached to its handler. */
+export const lichessRoute = <B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(r: LichessRoute<B, Q>) =>
+  r as unknown as LichessRoute;
+
+/** Lichess answers `{"ok": true}` to a command that succeeded (clients read a JSON body from every POST). */
+export const OK = { ok: true } as const;
+
+export type LichessDeps = {
+  /** Verifies a bearer token (a personal token, or a session's access token); throws UNAUTHORIZED. */
+  authenticate: (token: string) => Promise<AuthUser>;
+  limits: RateLimits;
+};
+
+const CLASS_POINTS = { read: 100, write: 30 } as const;
+
+/**
+ * A form's or a JSON body's dotted keys as nested objects, as Lichess reads them:
+ * `clock.limit=300&clock.increment=2` is `{clock: {limit: '300', increment: '2'}}`. A key that is
+ * already nested (JSON) stays as it is; a dotted key never overwrites a nested object's own key.
+ */
+export function nestDottedKeys(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const parts = key.split('.');
+    let at = out;
+    for (const part of parts.slice(0, -1)) {
+      const next = at[part];
+      at = (at[part] = next && typeof next === 'object' && !Array.isArray(next) ? next : {}) as Record<string, unknown>;
+    }
+    const last = parts[parts.length - 1];
+    if (!(last in at)) at[last] = value;
+  }
+  return out;
+}
+
+/** The first issue of a failed parse, as Lichess words a bad request: `field: message`. */
+function badRequest(error: z.ZodError): AppError {
+  const issue = error.issues[0];
+  const field = issue?.path.join('.');
+  return new AppError('VALIDATION_ERROR', field ? `${field}: ${issue.message}` : (issue?.message ?? 'Invalid request'));
+}
+
+function parse<T extends z.ZodType>(schema: T | undefined, value: unknown): z.infer<T> | undefined {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw badRequest(parsed.error);
+  return parsed.data;
+}
+
+/**
+ * The routes on one router, each as Lichess answers: identify the caller → rate limit → the scope
+ * → parse → handle → JSON. Every failure is `{"error": ...}` (src/lichess/errors.ts).
+ */
+export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router {
+  const router = express.Router();
+  // Lichess's clients post forms (`clock.limit=300`), JSON (read by the side app), or a text body
+  // (the tokens to test): read on these routes only, so that no other path's body changes.
+  const bodies = [express.urlencoded({ extended: false, limit: '64kb' }), express.text({ type: 'text/plain', limit: '64kb' })];
+  const ours: RequestHandler = (_req, res, next) => {
+    res.locals.lichess = true;
+    next();
+  };
+  for (const r of routes) {
+    router[r.method](r.path, ours, ...bodies, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const user = await identify(r, req, deps);
+        await rateLimit(r, req, res, user, deps.limits);
+        if (typeof r.auth === 'object') {
+          if (!user) throw new AppError('UNAUTHORIZED', 'No such token');
+          if (user.scopes && !r.auth.anyOf.some((s) => hasScope(user, s))) {
+            throw new AppError('MISSING_SCOPE', `Missing scope: ${r.auth.anyOf.join(' or ')}`, { scope: [...r.auth.anyOf] });
+          }
+        }
+        const body = parse(r.body, typeof req.body === 'string' ? req.body : nestDottedKeys(req.body));
+        const query = parse(r.query, req.query);
+        const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
+        const result = await r.handler({ req, res, user, params: req.params as Record<string, string>, body, query, receivedAt });
+        if (result === STREAMED) return;
+        res.status(200).json(result ?? OK);
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
+  // Answers the errors of these routes only (a body they could not read, a handler's failure):
+  // an error of another path that passes through on its way to the envelope is not ours.
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (!res.locals.lichess || res.headersSent) return next(error);
+    const { status, body, headers } = lichessError(error);
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(status).json(body);
+  });
+  return router;
+}
+
+async function identify(r: LichessRoute, req: Request, deps: LichessDeps): Promise<AuthUser | undefined> {
+  if (r.auth === 'none') return undefined;
+  const token = bearerToken(req.get('authorization'));
+  if (!token) return undefined;
+  // An invalid token is refused even where none is needed: Lichess answers 401 to it.
+  return deps.authenticate(token);
+}
+
+async function rateLimit(r: LichessRoute, req: Request, res: Response, user: AuthUser | undefined, limits: RateLimits): Promise<void> {
+  if (!limits.enabled) return;
+  const limit = r.limit ?? (r.method === 'get' ? 'read' : 'write');
+  const { name, points } = typeof limit === 'object' ? limit : { name: limit, points: CLASS_POINTS[limit] };
+  const state = await limits.consume(name, points, user ? `u:${user.id}` : `a:${req.ip ?? 'unknown'}`);
+  if (state.limited) throw rateLimitExceeded(state);
+}

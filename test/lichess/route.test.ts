@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { AppError } from '../../src/errors.ts';
+import { lichessError } from '../../src/lichess/errors.ts';
+import { nestDottedKeys } from '../../src/lichess/route.ts';
+import { statusName } from '../../src/lichess/shapes.ts';
+
+describe("Lichess's conventions (DESIGN 2.13)", () => {
+  it('reads dotted form keys as nested objects, leaving a JSON body that is nested already as it is', () => {
+    assert.deepEqual(nestDottedKeys({ 'clock.limit': '300', 'clock.increment': '2', rated: 'true' }), { clock: { limit: '300', increment: '2' }, rated: 'true' });
+    assert.deepEqual(nestDottedKeys({ clock: { limit: 300 } }), { clock: { limit: 300 } });
+    assert.deepEqual(nestDottedKeys({ clock: { limit: 300 }, 'clock.limit': '60' }), { clock: { limit: 300 } }, 'a nested key is not overwritten');
+    assert.deepEqual(nestDottedKeys(undefined), {});
+    assert.deepEqual(nestDottedKeys(['a']), {});
+  });
+
+  it('answers errors as Lichess does: {"error"} with 400 for what the rules refuse, 401, 403, 404, 429 with Retry-After', () => {
+    assert.deepEqual(lichessError(new AppError('NOT_YOUR_TURN', 'Not your turn')), { status: 400, body: { error: 'Not your turn' }, headers: {} });
+    assert.equal(lichessError(new AppError('GAME_NOT_ACTIVE', 'The game is finished')).status, 400);
+    assert.equal(lichessError(new AppError('INVALID_MOVE', 'Illegal move')).status, 400);
+    assert.deepEqual(lichessError(new AppError('UNAUTHORIZED', 'Invalid token')), { status: 401, body: { error: 'No such token' }, headers: { 'WWW-Authenticate': 'Bearer' } });
+    assert.equal(lichessError(new AppError('MISSING_SCOPE', 'Missing scope: board:play')).status, 403);
+    assert.equal(lichessError(new AppError('GAME_NOT_FOUND', 'Game not found')).status, 404);
+    assert.deepEqual(lichessError(new AppError('RATE_LIMIT_EXCEEDED', 'Too many requests', undefined, { retryAfter: 7 })).headers, { 'Retry-After': '7' });
+    assert.deepEqual(lichessError(new Error('boom')), { status: 500, body: { error: 'Internal server error' }, headers: {} });
+  });
+
+  it("names a game's status as Lichess does: a flag is outoftime, a claim against a player who left is timeout", () => {
+    assert.equal(statusName({ status: 'active', termination: null }), 'started');
+    assert.equal(statusName({ status: 'finished', termination: 'timeout' }), 'outoftime');
+    assert.equal(statusName({ status: 'finished', termination: 'timeout' }, true), 'timeout');
+    assert.equal(statusName({ status: 'finished', termination: 'checkmate' }), 'mate');
+    assert.equal(statusName({ status: 'finished', termination: 'repetition' }), 'draw');
+    assert.equal(statusName({ status: 'abandoned', termination: null, abortReason: 'no_first_move' }), 'noStart');
+    assert.equal(statusName({ status: 'abandoned', termination: null, abortReason: 'aborted' }), 'aborted');
+  });
+});
