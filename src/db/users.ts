@@ -19,6 +19,8 @@ export type UserRecord = {
   wins: number;
   losses: number;
   draws: number;
+  /** A bot account (DESIGN 2.13: Lichess's title BOT): plays through challenges only. */
+  bot: boolean;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -30,7 +32,7 @@ export type ProfileRecord = Omit<UserRecord, 'passwordHash'> & { ratings: Partia
 export type TakenField = 'email' | 'username';
 
 const USER_COLUMNS = `u.id, u.email, u.username, u.password_hash, u.full_name, u.avatar_url, u.country,
-  u.email_verified, u.games_played, u.wins, u.losses, u.draws, u.created_at, u.updated_at`;
+  u.email_verified, u.games_played, u.wins, u.losses, u.draws, u.bot, u.created_at, u.updated_at`;
 const PROFILE_COLUMNS = `${USER_COLUMNS},
   COALESCE((SELECT jsonb_object_agg(r.category, r.rating) FROM user_ratings r WHERE r.user_id = u.id), '{}'::jsonb) AS ratings`;
 
@@ -47,6 +49,7 @@ type UserRow = {
   wins: number;
   losses: number;
   draws: number;
+  bot: boolean;
   created_at: Date;
   updated_at: Date;
 };
@@ -64,6 +67,7 @@ const toUser = (r: UserRow): UserRecord => ({
   wins: r.wins,
   losses: r.losses,
   draws: r.draws,
+  bot: r.bot,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
