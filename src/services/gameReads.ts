@@ -2,6 +2,8 @@
 // from its actor in memory; any other from PostgreSQL.
 import { findAnalysis } from '../db/analysis.ts';
 import { findCategoryRatings, findGameDetail } from '../db/games.ts';
+import { loadTakebacks, type StoredTakeback } from '../db/liveGames.ts';
+import { findUserById } from '../db/users.ts';
 import { listGames as listGameRows, type GameListFilter, type GameListOrder } from '../db/gameLists.ts';
 import { findSeekRedirect } from '../db/seeks.ts';
 import type { GameResult } from '../domain/game.ts';
@@ -122,4 +124,20 @@ export async function getPgn(d: GamesDeps, userId: string, id: string, options: 
     analysis: analysis?.status === 'done' ? (analysis.result as GameAnalysis) : null,
     opening: options.opening ? loadOpeningBook().classifySans(line.sans) : null,
   });
+}
+
+/**
+ * The game's pending takeback proposal, if any: what its detail does not show (a stream that
+ * starts while one is pending, a client's "yes" or "no" that names none, as Lichess's do).
+ * Read from its rows, which the game writes before it tells anyone: never behind its events.
+ */
+export async function pendingTakeback(d: Pick<GamesDeps, 'pool'>, gameId: string): Promise<StoredTakeback | undefined> {
+  const id = parseId(gameId);
+  return id ? (await loadTakebacks(d.pool, id)).find((t) => t.status === 'pending') : undefined;
+}
+
+/** Which of these users are bot accounts (DESIGN 2.13: Lichess's title BOT). */
+export async function botAccounts(d: Pick<GamesDeps, 'pool'>, userIds: readonly string[]): Promise<Set<string>> {
+  const users = await Promise.all(userIds.map((id) => findUserById(d.pool, id)));
+  return new Set(users.filter((u) => u?.bot).map((u) => u!.id));
 }
