@@ -18,6 +18,7 @@ import { lichessError } from './errors.ts';
 import type { GameFacts } from './gameState.ts';
 import { openLichessGameStream } from './gameStream.ts';
 import { lichessRoute, OK, STREAMED, type LichessContext, type LichessRoute } from './route.ts';
+import { correspondenceSeek, realtimeSeek, SeekBody } from './seek.ts';
 
 const UCI = /^([a-h][1-8])([a-h][1-8])([qrbn])?$/;
 /** Lichess's yes/no path words (it also reads true/false). */
@@ -152,6 +153,20 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
     // The claims against an opponent who left: the Board API's only.
     lichessRoute({ method: 'post', path: '/api/board/game/:id/claim-victory', auth: board, handler: async (c) => (await command(c, 'claim', { result: 'win' }), OK) }),
     lichessRoute({ method: 'post', path: '/api/board/game/:id/claim-draw', auth: board, handler: async (c) => (await command(c, 'claim', { result: 'draw' }), OK) }),
+    lichessRoute({
+      method: 'post',
+      path: '/api/board/seek',
+      auth: board,
+      body: SeekBody,
+      limit: { name: 'matchmaking', points: OPERATION_LIMITS.matchmaking },
+      handler: async (c) => {
+        if (c.body.days !== undefined) return correspondenceSeek({ games }, c.user!, { ...c.body, days: c.body.days });
+        const realtime = d.streams();
+        if (!realtime) throw new AppError('SERVICE_UNAVAILABLE', 'Seeks are not served yet: try again');
+        await realtimeSeek({ games, realtime, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: refuseWith(c.res) }, c.user!, c.body);
+        return STREAMED;
+      },
+    }),
   ];
 }
 

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { personalToken } from '../helpers/credentials.ts';
+import { as, uniquePool } from '../helpers/games.ts';
+import { api, newIp } from '../helpers/http.ts';
+import { NdjsonClient } from '../helpers/ndjson.ts';
+import { testService } from '../helpers/service.ts';
+import { createUser, type TestUser } from '../helpers/users.ts';
+
+// `POST /api/board/seek` (DESIGN 2.13) as a Lichess Board API client makes it: a form body, the
+// answer held open while the seek waits (Lichess: "keep the connection open to keep the seek
+// active"), ended with no data once paired; closing it cancels the seek.
+
+type Seek = { status: number; contentType: string | undefined; body: Promise<string>; ended: Promise<'complete' | 'aborted'>; close: () => void };
+
+async function seek(user: TestUser, form: Record<string, string>): Promise<Seek> {
+  const { service } = await testService();
+  const { token } = await personalToken(user, ['board:play']);
+  const body = new URLSearchParams(form).toString();
+  const req = http.request(`${service.url}/api/board/seek`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': newIp() },
+  });
+  req.end(body);
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => req.once('response', resolve).once('error', reject));
+  res.setEncoding('utf8');
+  let text = '';
+  let complete = false;
+  res.on('data', (c: string) => (text += c));
+  res.on('end', () => (complete = true));
+  const ended = new Promise<'complete' | 'aborted'>((resolve) => res.on('close', () => resolve(complete ? 'complete' : 'aborted')));
+  return { status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: ended.then(() => text), ended, close: () => req.destroy() };
+}
+
+/** A realtime seek's form in a pool no other test uses: `time` in minutes, `increment` in seconds. */
+const realtime = (pool = uniquePool()) => ({ time: String(pool.initial_time / 60), increment: String(pool.increment) });
+
+describe("Lichess's board seek (DESIGN 2.13)", () => {
+  it('holds a realtime seek open until another seeker is paired with it, then ends the answer with no data; the game is on', async () => {
+    const [a, b] = await Promise.all([createUser(), createUser()]);
+    const pool = uniquePool();
+    const form = realtime(pool);
+    const first = await seek(a, form);
+    assert.equal(first.status, 200);
+    assert.match(first.contentType ?? '', /^application\/x-ndjson/);
+    const second = await seek(b, form);
+    assert.equal(second.status, 200);
+    assert.equal(await second.ended, 'complete', 'paired at once: the answer ends');
+    assert.equal(await first.ended, 'complete', 'the waiting seek ends once paired');
+    assert.equal((await first.body).trim(), '', 'no data, blank lines at most');
+    assert.equal((await second.body).trim(), '');
+    const games = (await api('GET', '/v1/games', as(a))).body.data;
+    const paired = games.find((g: any) => g.status === 'active');
+    assert.ok(paired, JSON.stringify(games));
+    assert.deepEqual(new Set([paired.white_player.id, paired.black_player.id]), new Set([a.id, b.id]));
+    assert.equal(paired.initial_time, pool.initial_time, 'the minutes of the form, in seconds');
+  });
+
+  it('cancels the seek when the client closes the answer', async () => {
+    const a = await createUser();
+    const held = await seek(a, realtime());
+    assert.equal(held.status, 200);
+    const pending = (await api('GET', '/v1/games?status=pending', as(a))).body.data;
+    assert.equal(pending.length, 1, JSON.stringify(pending));
+    const watch = await NdjsonClient.open(`/v1/games/${pending[0].id}/stream`, { authorization: `Bearer ${a.accessToken}` });
+    assert.equal((await watch.next('state')).game.status, 'pending');
+    held.close();
+    const state = await watch.next('state');
+    assert.deepEqual([state.game.status, state.game.abort_reason], ['abandoned', 'cancelled']);
+    await watch.next('game_end');
+  });
+
+  it('refuses a correspondence seek (correspondence games are made by challenge here) and a seek without its clock, with 400 {"error"}', async () => {
+    const a = await createUser();
+    const forms: Record<string, string>[] = [{ days: '3' }, { time: '5' }, { increment: '3' }, { time: 'five', increment: '0' }, { ...realtime(), variant: 'chess960' }, { ...realtime(), color: 'green' }];
+    for (const form of forms) {
+      const res = await seek(a, form);
+      assert.equal(res.status, 400, `${JSON.stringify(form)}: ${await res.body}`);
+      assert.deepEqual(Object.keys(JSON.parse(await res.body)), ['error']);
+    }
+  });
+
+  it('refuses a second seek while one waits (400), as the pool does', async () => {
+    const a = await createUser();
+    const held = await seek(a, realtime());
+    assert.equal(held.status, 200);
+    const again = await seek(a, realtime());
+    assert.equal(again.status, 400);
+    assert.match(JSON.parse(await again.body).error, /seek/);
+    held.close();
+  });
+});
