@@ -125,7 +125,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
         body: ChatBody,
         limit: { name: 'chat', points: OPERATION_LIMITS.chat },
         handler: async (c) => {
-          await chat.post(c.user!.id, c.params.id, c.body).catch((error) => {
+          await chat.post(c.user!.id, c.params.id, c.body, { playerToSpectators: true }).catch((error) => {
             throw ruleRefusal(error);
           });
           return OK;

@@ -43,11 +43,19 @@ async function keepPace(d: ChatDeps, userId: string): Promise<void> {
   }
 }
 
+export type PostOptions = {
+  /**
+   * A player may write to the spectators during the game (Lichess's API, DESIGN 2.13: lichess-bot
+   * greets the spectators as it makes its first move, and a refusal stops it there).
+   */
+  playerToSpectators?: boolean;
+};
+
 /** Stores and tells a message; its answer is the message as every reader gets it. */
-export async function post(d: ChatDeps, userId: string, gameId: string, body: ChatBody): Promise<ChatMessageView> {
+export async function post(d: ChatDeps, userId: string, gameId: string, body: ChatBody, o: PostOptions = {}): Promise<ChatMessageView> {
   const game = await gameFor(d, userId, gameId, body.room);
   const player = isPlayer(game, userId);
-  if (body.room === 'spectator' && player && game.status === 'active') {
+  if (body.room === 'spectator' && player && game.status === 'active' && !o.playerToSpectators) {
     throw new AppError('FORBIDDEN', 'Players may not write in the spectator chat while the game is on');
   }
   await keepPace(d, userId);

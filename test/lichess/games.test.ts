@@ -250,7 +250,7 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     assert.equal(state.moves, 'e2e4 e7e5 g1f3');
   });
 
-  it('sends chat lines: the player room to the players, the spectator room to everyone; a player may not write to spectators during the game', async () => {
+  it('sends chat lines: the player room to the players, the spectator room to everyone; a player may greet the spectators during the game, as lichess-bot does', async () => {
     const watcher = await player(await createUser(), 'board');
     const [ws, bs, spectator] = [await watch(white), await watch(black), await watch(watcher)];
     for (const s of [ws, bs, spectator]) await gameFull(s);
@@ -260,9 +260,13 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
       ChatLine.strict().parse(line);
       assert.deepEqual(line, { type: 'chatLine', room: 'player', username: white.user.username, text: 'good luck' });
     }
+    // lichess-bot's hello_spectators, sent as it makes its first move: a refusal would stop it there.
     const res = await post(black, `/api/bot/game/${game.id}/chat`, { room: 'spectator', text: 'hi all' });
-    assert.equal(res.status, 400, res.text);
-    assert.deepEqual(Object.keys(res.body), ['error']);
+    assert.equal(res.status, 200, res.text);
+    for (const s of [ws, bs, spectator]) assert.deepEqual(await s.next('chatLine'), { type: 'chatLine', room: 'spectator', username: black.user.username, text: 'hi all' });
+    // /v1 keeps DESIGN 2.11's rule: a player writes to the spectators only once the game is over.
+    const v1 = await api('POST', `/v1/games/${game.id}/chat`, { token: black.user.accessToken, ip: black.user.ip, body: { room: 'spectator', text: 'hi all' } });
+    assert.deepEqual([v1.status, v1.body.error?.code], [403, 'FORBIDDEN'], v1.text);
     await ok({ ...watcher, api: 'board' }, game.id, 'chat', { room: 'spectator', text: 'enjoy' });
     for (const s of [ws, bs, spectator]) assert.deepEqual(await s.next('chatLine'), { type: 'chatLine', room: 'spectator', username: watcher.user.username, text: 'enjoy' });
     assert.ok(!spectator.seen.some((m) => m.room === 'player'), 'a spectator reads no player-room line');
