@@ -15,6 +15,7 @@ import { deleteToken, personalToken } from '../helpers/credentials.ts';
 import { as, challenge, createActiveGame, play } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
 import { NdjsonClient, type NdMessage } from '../helpers/ndjson.ts';
+import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -230,6 +231,29 @@ describe("Lichess's event stream: GET /api/stream/event (DESIGN 2.13)", () => {
     assert.match(over.body.error, /sockets per user/);
     assert.equal(over.res.headers['retry-after'], '5');
     for (const s of open) s.close();
+  });
+
+  it('keeps its user online while it is open, however quiet (a bot with a live stream is online)', async () => {
+    const [a, b] = await Promise.all([createUser(), player()]);
+    const { service } = await testService();
+    const sql = (text: string, params: unknown[]) => service.ctx.pool.query(text, params);
+    await sql(
+      `INSERT INTO friendships (user_low, user_high, status, requested_by, since) VALUES (least($1::uuid, $2::uuid), greatest($1::uuid, $2::uuid), 'friends', $1, now())`,
+      [a.id, b.id],
+    );
+    const online = async () => (await api('GET', '/v1/friends', as(a))).body.data[0].online;
+    const s = await events(b);
+    await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
+    // The minute's presence write of every live socket and stream on this node.
+    await service.services.presence.flush();
+    assert.equal(await online(), true);
+    s.close();
+    await s.ended;
+    await until('b to be offline once the stream is gone', async () => {
+      await sql(`UPDATE users SET last_seen_at = now() - interval '301 seconds' WHERE id = $1`, [b.id]);
+      await service.services.presence.flush();
+      return (await online()) === false;
+    });
   });
 
   it('ends when its token is deleted (DESIGN 2.12), so the client authenticates again', async () => {
