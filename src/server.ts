@@ -4,6 +4,7 @@ import { matchMaker, Server } from '@colyseus/core';
 import { assertPinnedChessJs } from './chessVersion.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
+import { COLORS } from './domain/game.ts';
 import { createEventBus } from './events.ts';
 import { GAME_ROOM, LOBBY_ROOM, POOL_ROOM, TOURNAMENT_ROOM } from './gateway/index.ts';
 import { createMetrics, registerExportMetrics, registerGameMetrics, registerRealtimeMetrics, registerRefusalMetrics, registerTournamentMetrics } from './http/ops.ts';
@@ -20,6 +21,7 @@ import { channels } from './services/channelEvents.ts';
 import { createGameEventLog } from './services/gameEvents.ts';
 import { createServices, type Services } from './services/index.ts';
 import { LiveGameHost } from './services/liveGameHost.ts';
+import { userNotifier } from './services/userEvents.ts';
 import { lobbyReads } from './services/seekViews.ts';
 import { systemClock, type Clock } from './time.ts';
 import type { AnalysisWorkers } from './workers/analysis.ts';
@@ -63,10 +65,15 @@ export async function startService(
     // The workers start once the server listens; until then no game can be hosted here.
     let workers: Workers | undefined;
     // Made before the services: the games service reads the games this process hosts from them.
+    const notifyUser = userNotifier(ctx);
     const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock, (gameId, event) => {
       gameEvents.publish(gameId, event);
+      if (event.type !== 'game_end') return;
       // A game that ended here is analysed here as soon as an engine is free.
-      if (event.type === 'game_end') workers?.analysis.kick();
+      workers?.analysis.kick();
+      // Its players' own channels hear that it ended (internal: Lichess's gameFinish, DESIGN 2.13).
+      const game = liveGames.find(gameId);
+      for (const color of COLORS) if (game) notifyUser(game.seat(color).id, { type: 'game_finished', game_id: gameId });
     });
     const services = createServices(ctx, liveGames);
     teardown.add(() => services.close());

@@ -13,3 +13,10 @@ export type TournamentStatus = (typeof TOURNAMENT_STATUSES)[number];
 /** A user's friend list, filtered: accepted friends, or requests received or sent. */
 export const FRIEND_STATUSES = ['friends', 'incoming', 'outgoing'] as const;
 export type FriendStatus = (typeof FRIEND_STATUSES)[number];
+
+/**
+ * Why the challenged player declined a challenge (DESIGN 2.13: Lichess's reasons, told to the
+ * challenger); a decline without one is `generic`.
+ */
+export const DECLINE_REASONS = ['generic', 'later', 'tooFast', 'tooSlow', 'timeControl', 'rated', 'casual', 'standard', 'variant', 'noBot', 'onlyBot'] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];

@@ -1,8 +1,8 @@
-import { hasScope, type AuthUser } from '../auth/scopes.ts';
+import { hasScope, type AuthUser, type Scope } from '../auth/scopes.ts';
 import { AppError } from '../errors.ts';
 import { fail, ok, type Failure, type Result } from '../result.ts';
 import { channels, type ChannelEvents } from '../services/channelEvents.ts';
-import { INTERNAL_USER_EVENTS } from '../services/userEvents.ts';
+import { INTERNAL_USER_EVENTS, type InternalUserEventType } from '../services/userEvents.ts';
 import type { SessionDeps } from './deps.ts';
 import type { Relayed } from './hub.ts';
 import { CLOSE, type RelayedUserEvent } from './messages.ts';
@@ -20,7 +20,20 @@ export type UserChannelRequest = {
    * refusal past their cap. (A realtime socket counted it when the token was checked.)
    */
   admit?: (user: AuthUser) => AppError | undefined;
+  /**
+   * The scopes that let a personal token hear it, any one of them: games:read unless told (DESIGN
+   * 2.12); Lichess's event stream is heard with challenge:read, bot:play or board:play (2.13).
+   */
+  scopes?: readonly Scope[];
+  /**
+   * Hears the internal events (challenges_changed, game_finished), which no socket is sent: a
+   * surface of the service's own that spells the user's events itself (Lichess's event stream).
+   */
+  internal?: (event: Relayed<InternalUserEvent>) => void;
 };
+
+/** A user event that stays inside the service (src/services/userEvents.ts). */
+export type InternalUserEvent = Extract<ChannelEvents['user'], { type: InternalUserEventType }>;
 
 /**
  * A user's own channel (DESIGN 2.6): their personal events, whatever carries them (a `user:`
@@ -43,7 +56,7 @@ export class UserChannelSession {
   async start(): Promise<void> {
     if (this.closed || !this.sub.open) return;
     const { id, channel } = this.request;
-    const heard = mayHear(this.request.user, id);
+    const heard = mayHear(this.request.user, id, this.request.scopes);
     if (!heard.ok) {
       const { code, message, details } = heard.error;
       return this.end(refused(new AppError(code, message, details), code === 'UNAUTHORIZED' ? CLOSE.UNAUTHORIZED : CLOSE.POLICY, 'not your channel', channel));
@@ -58,6 +71,7 @@ export class UserChannelSession {
     try {
       stop = await this.deps.hub.listen(channels.user(user.id), (m) => {
         if (relayable(m)) this.sub.send(m.withChannel(channel));
+        else this.request.internal?.(m as Relayed<InternalUserEvent>);
       });
     } catch (error) {
       this.deps.log.warn({ err: error, channel }, 'user channel could not start');
@@ -89,11 +103,17 @@ export class UserChannelSession {
  * Whether `user` (who presented a token, if anyone) may hear `user:<id>`: the one check of both
  * forms of the user channel.
  */
-function mayHear(user: AuthUser | undefined, id: string): Result<AuthUser, Failure<'UNAUTHORIZED' | 'FORBIDDEN' | 'MISSING_SCOPE'>> {
+function mayHear(
+  user: AuthUser | undefined,
+  id: string,
+  scopes: readonly Scope[] = ['games:read'],
+): Result<AuthUser, Failure<'UNAUTHORIZED' | 'FORBIDDEN' | 'MISSING_SCOPE'>> {
   if (!user) return fail('UNAUTHORIZED', 'A user channel needs that user\u2019s access token');
   if (user.id !== id) return fail('FORBIDDEN', 'Only your own user channel');
   // DESIGN 2.12: a personal token needs games:read for its user's personal events, in either form.
-  if (!hasScope(user, 'games:read')) return fail('MISSING_SCOPE', 'This personal access token lacks the scope games:read', { scope: ['games:read'] });
+  if (!scopes.some((s) => hasScope(user, s))) {
+    return fail('MISSING_SCOPE', `This personal access token lacks the scope ${scopes.join(' or ')}`, { scope: [...scopes] });
+  }
   return ok(user);
 }
 

@@ -4,6 +4,7 @@ import type { PresenceEvent } from '../domain/gameDecider.ts';
 import type { LobbyEvent } from './seekViews.ts';
 import type { TournamentEvent } from './tournamentViews.ts';
 import type { ChatMessageView, ChatRoom } from './chatViews.ts';
+import type { DeclineReason } from '../domain/statuses.ts';
 
 /**
  * The event bus's channels (src/events.ts) and what each carries, by channel family: a game's
@@ -72,7 +73,8 @@ type Who = { id: string; username: string };
  */
 export type UserEvent =
   | { type: 'challenge_received'; game_id: string; from: Who }
-  | { type: 'challenge_declined'; game_id: string; by: Who }
+  /** `reason`: when the challenged player gave one (Lichess's decline, DESIGN 2.13). */
+  | { type: 'challenge_declined'; game_id: string; by: Who; reason?: DeclineReason }
   | { type: 'challenge_cancelled'; game_id: string; by: Who }
   | { type: 'challenge_expired'; game_id: string }
   /** DESIGN 2.11: the opponent of a finished game asks for a rematch (a challenge, `game_id`; `rematch_of`: the finished game). */
@@ -89,4 +91,6 @@ export type UserEvent =
   /** DESIGN 2.10: the user was paired in a tournament; the game is active, both seated: join it. */
   | { type: 'tournament_pairing'; tournament_id: string; game_id: string; color: 'white' | 'black'; opponent: Who }
   /** The lobby room reloads the user's pending challenges on this. */
-  | { type: 'challenges_changed' };
+  | { type: 'challenges_changed' }
+  /** A game of the user ended (finished or aborted): Lichess's event stream says `gameFinish` (DESIGN 2.13). */
+  | { type: 'game_finished'; game_id: string };

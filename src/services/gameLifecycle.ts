@@ -7,6 +7,7 @@ import { cancelOpenSeeksOf } from '../db/seeks.ts';
 import { findUserById } from '../db/users.ts';
 import type { Color } from '../domain/game.ts';
 import { parseId } from '../domain/ids.ts';
+import type { DeclineReason } from '../domain/statuses.ts';
 import { poolId } from '../domain/pairing.ts';
 import { validateTimeControl, type LiveTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
@@ -189,7 +190,8 @@ export async function acceptGame(d: GamesDeps, userId: string, requestedId: stri
   return getGame(d, userId, id);
 }
 
-async function closePending(d: GamesDeps, userId: string, requestedId: string, reason: 'declined' | 'cancelled'): Promise<GameDetail> {
+/** `why`: the reason a decline gave, told to the challenger (Lichess's decline, DESIGN 2.13). */
+async function closePending(d: GamesDeps, userId: string, requestedId: string, reason: 'declined' | 'cancelled', why?: DeclineReason): Promise<GameDetail> {
   const game = await findVisible(d, userId, requestedId);
   const id = game.id;
   const allowed = reason === 'declined' ? isChallenged(game, userId) : game.createdBy === userId;
@@ -206,12 +208,14 @@ async function closePending(d: GamesDeps, userId: string, requestedId: string, r
     const me = [detail.white_player, detail.black_player].find((p) => p?.id === userId);
     const by = { id: userId, username: me?.username ?? '' };
     const other = game.whiteId === userId ? game.blackId : game.whiteId;
-    if (other) notify(d, other, reason === 'declined' ? { type: 'challenge_declined', game_id: id, by } : { type: 'challenge_cancelled', game_id: id, by });
+    if (other) {
+      notify(d, other, reason === 'declined' ? { type: 'challenge_declined', game_id: id, by, ...(why ? { reason: why } : {}) } : { type: 'challenge_cancelled', game_id: id, by });
+    }
   }
   return detail;
 }
 
-export const declineGame = (d: GamesDeps, userId: string, id: string) => closePending(d, userId, id, 'declined');
+export const declineGame = (d: GamesDeps, userId: string, id: string, why?: DeclineReason) => closePending(d, userId, id, 'declined', why);
 export const cancelGame = (d: GamesDeps, userId: string, id: string) => closePending(d, userId, id, 'cancelled');
 
 /** A pending game expired (the sweeper): its stream is told, and so are a challenge's two players. */

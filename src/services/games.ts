@@ -3,6 +3,7 @@
 // ./gameReads.ts, pending games (challenges, seeks) in ./gameLifecycle.ts, a player's commands on
 // a live game in ./gameCommands.ts, what they share in ./gameAccess.ts.
 import type { AppContext } from '../context.ts';
+import type { DeclineReason } from '../domain/statuses.ts';
 import type { GamesDeps } from './gameAccess.ts';
 import { playerCommand, type CommandRequest } from './gameCommands.ts';
 import type { CommandPayload, GameCommandName } from './gameCommandCatalogue.ts';
@@ -25,7 +26,8 @@ export function createGamesService(ctx: AppContext, liveGames?: LiveGameHost) {
     createGame: (userId: string, input: CreateGameInput) => createGame(d, userId, input),
     acceptGame: (userId: string, id: string) => acceptGame(d, userId, id),
     pendingExpired: (game: Parameters<typeof pendingExpired>[1]) => pendingExpired(d, game),
-    declineGame: (userId: string, id: string) => declineGame(d, userId, id),
+    /** `why`: the reason told to the challenger (Lichess's decline); none from /v1. */
+    declineGame: (userId: string, id: string, why?: DeclineReason) => declineGame(d, userId, id, why),
     cancelGame: (userId: string, id: string) => cancelGame(d, userId, id),
     getGame: (userId: string, id: string) => getGame(d, userId, id),
     getPublicGame: (id: string) => getPublicGame(d, id),

@@ -3,8 +3,11 @@ import { channels, type UserEvent } from './channelEvents.ts';
 
 export type UserEventType = UserEvent['type'];
 
-/** Event types that stay inside the service. */
-export const INTERNAL_USER_EVENT_TYPES = ['challenges_changed'] as const satisfies readonly UserEventType[];
+/**
+ * Event types that stay inside the service: sockets are not sent them, but a surface of the
+ * service's own may hear them (Lichess's event stream: UserChannelRequest.internal).
+ */
+export const INTERNAL_USER_EVENT_TYPES = ['challenges_changed', 'game_finished'] as const satisfies readonly UserEventType[];
 export type InternalUserEventType = (typeof INTERNAL_USER_EVENT_TYPES)[number];
 export const INTERNAL_USER_EVENTS: ReadonlySet<UserEventType> = new Set(INTERNAL_USER_EVENT_TYPES);
 
