@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { errorHandler, notFound } from './errorHandler.ts';
 import { mountRoutes, type Route, type RouteDeps } from './route.ts';
 import { cors, noStore, securityHeaders } from './security.ts';
@@ -26,6 +26,8 @@ export type HttpAppOptions = {
   routers?: RequestHandler[];
   /** Runs for a request no route answered, before the JSON 404 (the web app's page for browsers). */
   notFoundPage?: RequestHandler;
+  /** Error handlers of other surfaces (Lichess's `{"error"}`), each passing on what is not its path's, before the envelope's. */
+  errorHandlers?: ErrorRequestHandler[];
   /** Stamps when each request was read (`res.locals.receivedAt`): a move is timed from then. */
   clock?: Clock;
 };
@@ -55,6 +57,7 @@ export function createHttpApp(o: HttpAppOptions): Express {
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   if (o.notFoundPage) app.use(o.notFoundPage);
   app.use(notFound);
+  for (const h of o.errorHandlers ?? []) app.use(h);
   app.use(errorHandler(o.log));
   return app;
 }

@@ -4,22 +4,26 @@
 // the rooms, and every stream is a session of watching (src/realtime: GameWatchSession,
 // UserChannelSession) that a Lichess subscriber spells in Lichess's lines. Served from the root
 // and again under /lichess, before the /api alias of /v1 (Lichess's path wins where both exist).
-import express, { type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { accountRoutes } from './account.ts';
 import { challengeRoutes } from './challenges.ts';
 import { eventRoutes } from './events.ts';
 import { gameRoutes } from './games.ts';
 import type { LichessDeps } from './deps.ts';
-import { lichessRouter } from './route.ts';
+import { lichessErrors, lichessRouter } from './route.ts';
 
 /** Where a proxy that routes by prefix sends Lichess's paths (DESIGN 2.13). */
 export const LICHESS_PREFIX = '/lichess';
 
-export function createLichess(d: LichessDeps): RequestHandler {
+/**
+ * The routes, and the error handler the side app mounts beside its own: a failure before a route
+ * is reached on one of its paths (a body that is not JSON) is answered `{"error"}` too.
+ */
+export function createLichess(d: LichessDeps): { router: RequestHandler; errors: ErrorRequestHandler[] } {
   const routes = [...accountRoutes(d), ...challengeRoutes(d), ...eventRoutes(d), ...gameRoutes(d)];
   const router = lichessRouter(routes, { authenticate: d.services.auth.authenticate, limits: d.ctx.limits });
   const app = express.Router();
   app.use(LICHESS_PREFIX, router);
   app.use(router);
-  return app;
+  return { router: app, errors: [lichessErrors(routes, LICHESS_PREFIX), lichessErrors(routes, '')] };
 }

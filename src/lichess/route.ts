@@ -3,7 +3,7 @@
 // status codes, and a JSON body for every answer. A route here is a few lines over the services,
 // as a /v1 route is (src/http/route.ts); what differs is only how the request and the answer are
 // spelled.
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { hasScope, type AuthUser, type Scope } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
@@ -134,15 +134,32 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
       }
     });
   }
-  // Answers the errors of these routes only (a body they could not read, a handler's failure):
-  // an error of another path that passes through on its way to the envelope is not ours.
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (!res.locals.lichess || res.headersSent) return next(error);
+  // A handler's failure, a body these routes could not read.
+  router.use(lichessErrors(routes, ''));
+  return router;
+}
+
+/**
+ * Answers the errors of `routes` as Lichess does, and passes any other on: a route's own failure,
+ * and what failed before a route was reached on one of their paths under `prefix` (the side app's
+ * JSON reader, a path that cannot be decoded), for which the side app mounts it beside its own
+ * error handler. An error of another path on its way to the envelope is not ours.
+ */
+export function lichessErrors(routes: LichessRoute[], prefix: string): ErrorRequestHandler {
+  const paths = routes.map((r) => pathPattern(prefix + r.path));
+  return (error, req, res, next) => {
+    const ours = res.locals.lichess === true || paths.some((p) => p.test(req.path));
+    if (!ours || res.headersSent) return next(error);
     const { status, body, headers } = lichessError(error);
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
-  });
-  return router;
+  };
+}
+
+/** A route's path (`/api/board/game/:id/move/:uci`) as a pattern of the raw path it serves. */
+function pathPattern(path: string): RegExp {
+  const escaped = path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${escaped.join('/')}/?$`);
 }
 
 async function identify(r: LichessRoute, req: Request, deps: LichessDeps): Promise<AuthUser | undefined> {

@@ -33,6 +33,7 @@ export function createSideApp({ ctx, services, metrics, streams, realtime }: Sid
   let openapiDoc: object | undefined;
   const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
   const rateLimit = createRateLimit(limits);
+  const lichess = createLichess({ ctx, services, streams: realtime ?? (() => undefined) });
   const web = webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl });
   return createHttpApp({
     log,
@@ -56,11 +57,12 @@ export function createSideApp({ ctx, services, metrics, streams, realtime }: Sid
     routers: [
       ...(streams ? [streams] : []),
       // Lichess's paths (DESIGN 2.13), before the /api alias of /v1: where both have a path, Lichess's wins.
-      createLichess({ ctx, services, streams: realtime ?? (() => undefined) }),
+      lichess.router,
       matchmakeRouter(),
       pagesRouter({ accounts: services.accounts, rateLimit, log }),
       web.router,
     ],
     notFoundPage: web.notFoundPage,
+    errorHandlers: lichess.errors,
   });
 }

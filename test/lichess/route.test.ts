@@ -3,6 +3,7 @@ import { AppError } from '../../src/errors.ts';
 import { lichessError } from '../../src/lichess/errors.ts';
 import { nestDottedKeys } from '../../src/lichess/route.ts';
 import { statusName } from '../../src/lichess/shapes.ts';
+import { api } from '../helpers/http.ts';
 
 describe("Lichess's conventions (DESIGN 2.13)", () => {
   it('reads dotted form keys as nested objects, leaving a JSON body that is nested already as it is', () => {
@@ -32,5 +33,20 @@ describe("Lichess's conventions (DESIGN 2.13)", () => {
     assert.equal(statusName({ status: 'finished', termination: 'repetition' }), 'draw');
     assert.equal(statusName({ status: 'abandoned', termination: null, abortReason: 'no_first_move' }), 'noStart');
     assert.equal(statusName({ status: 'abandoned', termination: null, abortReason: 'aborted' }), 'aborted');
+  });
+});
+
+describe("Lichess's paths answer every failure in Lichess's words, and leave /v1's alone", () => {
+  it('answers a body that is not JSON, and a path that cannot be decoded, with {"error"}, under /lichess too', async () => {
+    for (const prefix of ['', '/lichess']) {
+      const bad = await api('POST', `${prefix}/api/challenge/someone`, { rawBody: '{"rated": tru', headers: { 'content-type': 'application/json' } });
+      assert.equal(bad.status, 400, bad.text);
+      assert.deepEqual(Object.keys(bad.body), ['error']);
+      const undecodable = await api('POST', `${prefix}/api/board/game/%ZZ/resign`);
+      assert.equal(undecodable.status, 400, undecodable.text);
+      assert.deepEqual(Object.keys(undecodable.body), ['error']);
+    }
+    const v1 = await api('POST', '/v1/games', { rawBody: '{"type": cha', headers: { 'content-type': 'application/json' } });
+    assert.deepEqual([v1.status, v1.body.success, v1.body.error?.code], [400, false, 'VALIDATION_ERROR']);
   });
 });
