@@ -9,6 +9,7 @@ import type { AuthUser } from '../auth/scopes.ts';
 import { openTournament } from '../gateway/index.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createAnalysisService, type AnalysisService } from './analysis.ts';
+import { createBots, type Bots } from './bots.ts';
 import { createChat, type Chat } from './chat.ts';
 import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
@@ -40,6 +41,8 @@ export type Services = {
   personalTokens: PersonalTokens;
   accounts: Accounts;
   users: Users;
+  /** DESIGN 2.13: bot accounts (the upgrade). */
+  bots: Bots;
   games: GamesService;
   /** DESIGN 2.12: a user's finished games streamed as PGN or NDJSON. */
   exports: GameExports;
@@ -117,6 +120,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     personalTokens: createPersonalTokens(ctx, { ended: sessions.ended }),
     accounts,
     users: createUsers(ctx),
+    bots: createBots(ctx),
     games: createGamesService(ctx, liveGames),
     exports: createGameExports(ctx),
     chat: createChat(ctx),
