@@ -36,6 +36,11 @@ export type LichessRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = 
   auth: LichessAuth;
   /** The body, once form fields and JSON alike are read into one object (dotted keys nested). */
   body?: B;
+  /**
+   * The body is text whatever its Content-Type says (the tokens of POST /api/token/test: Python's
+   * requests posts a string with none, curl -d as a form).
+   */
+  textBody?: true;
   query?: Q;
   /** The rate-limit class (DESIGN 2.3): reads, writes, or a per-operation limit's name and points. */
   limit?: 'read' | 'write' | { name: string; points: number };
@@ -108,12 +113,13 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
   // Lichess's clients post forms (`clock.limit=300`), JSON (read by the side app), or a text body
   // (the tokens to test): read on these routes only, so that no other path's body changes.
   const bodies = [express.urlencoded({ extended: false, limit: '64kb' }), express.text({ type: 'text/plain', limit: '64kb' })];
+  const anyText = [express.text({ type: () => true, limit: '64kb' })];
   const ours: RequestHandler = (_req, res, next) => {
     res.locals.lichess = true;
     next();
   };
   for (const r of routes) {
-    router[r.method](r.path, ours, ...bodies, async (req: Request, res: Response, next: NextFunction) => {
+    router[r.method](r.path, ours, ...(r.textBody ? anyText : bodies), async (req: Request, res: Response, next: NextFunction) => {
       try {
         const user = await identify(r, req, deps);
         await rateLimit(r, req, res, user, deps.limits);
@@ -134,16 +140,23 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
       }
     });
   }
-  // Answers the errors of these routes only (a body they could not read, a handler's failure):
-  // an error of another path that passes through on its way to the envelope is not ours.
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (!res.locals.lichess || res.headersSent) return next(error);
+  // Answers the errors of these routes only (a body they could not read, a path parameter that is
+  // not URL-encoded right, a handler's failure): an error of another path that passes through on
+  // its way to the envelope is not ours.
+  const paths = routes.map((r) => pathPattern(r.path));
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    const ours = res.locals.lichess || paths.some((p) => p.test(req.path));
+    if (!ours || res.headersSent) return next(error);
     const { status, body, headers } = lichessError(error);
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
   });
   return router;
 }
+
+/** A route's path as a pattern (`:name` is one segment): a request its parameters failed to decode still names it. */
+const pathPattern = (path: string) =>
+  new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`, 'i');
 
 async function identify(r: LichessRoute, req: Request, deps: LichessDeps): Promise<AuthUser | undefined> {
   if (r.auth === 'none') return undefined;

@@ -3,10 +3,11 @@
 // (seekPoolActor.ts, tournaments.ts), whichever surface asks: /v1, a room or Lichess's API.
 import type { AppContext } from '../context.ts';
 import { lockPlayers } from '../db/games.ts';
-import { findBotBlockers, isBotAccount, markBot } from '../db/players.ts';
+import { findBotBlockers, findBotsSeenSince, findRatingStates, isBotAccount, markBot, type BotRecord, type RatingState } from '../db/players.ts';
 import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { bind } from './bind.ts';
+import { ONLINE_WINDOW_MS } from './presence.ts';
 
 /** What a bot is refused: a seek, quick pairing, an arena. */
 export const botPlaysChallengesOnly = () =>
@@ -33,9 +34,19 @@ export async function upgrade(d: BotsDeps, userId: string): Promise<void> {
   });
 }
 
+export type OnlineBot = BotRecord & { ratings: RatingState[] };
+
+/** Bots online now (presence: a live socket or stream, or a request within the online window), the most recently seen first. */
+export async function online(d: BotsDeps, limit: number): Promise<OnlineBot[]> {
+  const bots = await findBotsSeenSince(d.pool, new Date(d.clock.now() - ONLINE_WINDOW_MS), limit);
+  if (bots.length === 0) return [];
+  const ratings = await findRatingStates(d.pool, bots.map((b) => b.id));
+  return bots.map((b) => ({ ...b, ratings: ratings.get(b.id) ?? [] }));
+}
+
 export type Bots = ReturnType<typeof createBots>;
 
 export function createBots(ctx: Pick<AppContext, 'pool' | 'clock'>) {
   const d: BotsDeps = { pool: ctx.pool, clock: ctx.clock };
-  return bind(d, { upgrade });
+  return bind(d, { upgrade, online });
 }

@@ -18,6 +18,7 @@ import { createGameExports, type GameExports } from './gameExport.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 import { createPersonalTokens, type PersonalTokens } from './personalTokens.ts';
+import { createPlayers, type Players } from './players.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
 import { createTournaments, type Tournaments } from './tournaments.ts';
 import { createSessionRevocations } from './sessionRevocations.ts';
@@ -41,7 +42,9 @@ export type Services = {
   personalTokens: PersonalTokens;
   accounts: Accounts;
   users: Users;
-  /** DESIGN 2.13: bot accounts (the upgrade). */
+  /** DESIGN 2.13: rating states, last seen and games in progress of a player (Lichess's account and user reads). */
+  players: Players;
+  /** DESIGN 2.13: bot accounts (the upgrade, the bots online). */
   bots: Bots;
   games: GamesService;
   /** DESIGN 2.12: a user's finished games streamed as PGN or NDJSON. */
@@ -120,6 +123,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     personalTokens: createPersonalTokens(ctx, { ended: sessions.ended }),
     accounts,
     users: createUsers(ctx),
+    players: createPlayers(ctx, presence),
     bots: createBots(ctx),
     games: createGamesService(ctx, liveGames),
     exports: createGameExports(ctx),
