@@ -1,10 +1,11 @@
 // Lichess's account, user and bot reads (DESIGN 2.13) on Lichess's paths: the caller's profile
 // and games in progress, a token test, a user's public data and status, the bot upgrade and the
-// bots online. Each route is a few lines over the services, its answer built by the Lichess shapes
-// of ./users.ts.
+// bots online; the game exports are in ./exports.ts. Each route is a few lines over the services,
+// its answer built by the Lichess shapes of ./users.ts.
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.ts';
 import type { LichessDeps } from './deps.ts';
+import { exportRoutes } from './exports.ts';
 import { integer, commaList, flag } from './query.ts';
 import { lichessRoute, OK, STREAMED, type LichessRoute } from './route.ts';
 import { lichessId } from './shapes.ts';
@@ -113,5 +114,6 @@ export function accountRoutes(d: LichessDeps): LichessRoute[] {
         return STREAMED;
       },
     }),
+    ...exportRoutes(d),
   ];
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { deleteToken, personalToken, withClockSkipped } from '../helpers/credentials.ts';
-import { as, createActiveGame, play, playLine, uniquePool, type ActiveGame } from '../helpers/games.ts';
+import { as, createActiveGame, play, playLine, sendChallenge, uniquePool, type ActiveGame } from '../helpers/games.ts';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { NdjsonClient } from '../helpers/ndjson.ts';
 import { until } from '../helpers/poll.ts';
@@ -333,6 +334,119 @@ describe("Lichess's account, user and bot reads (DESIGN 2.13)", () => {
       assertLichessError(await get('/api/bot/online?nb=0'), 400, /^nb: /);
       channelA.close();
       channelP.close();
+    });
+  });
+
+  describe('GET /api/games/user/{username}', () => {
+    it("exports a user's finished games newest first as PGN by default (Lichess's default), one game after another", async () => {
+      const [w, b] = await Promise.all([createUser(), createUser()]);
+      const first = await foolsMate(w, b);
+      const second = await foolsMate(b, w);
+      const res = await get(`/api/games/user/${w.username}`);
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/x-chess-pgn/);
+      const sites = [...res.text.matchAll(/\[Site "http:\/\/chess\.test\/play\/([0-9a-f-]+)"\]/g)].map((m) => m[1]);
+      assert.deepEqual(sites, [second.id, first.id]);
+      assert.doesNotMatch(res.text, /%clk/, 'no clocks unless asked (clocks=false by default on Lichess)');
+      assert.doesNotMatch(res.text, /\[Opening /, 'no opening unless asked');
+      const asked = (await get(`/api/games/user/${w.username}?clocks=true&opening=true&max=1`)).text;
+      assert.match(asked, /\[%clk /);
+      assert.match(asked, /\[Opening "/);
+      assert.equal([...asked.matchAll(/\[Site /g)].length, 1, 'max=1');
+    });
+
+    it("streams Lichess's GameJson, one a line, with Accept: application/x-ndjson", async () => {
+      const [w, b] = await Promise.all([createUser(), createUser()]);
+      const game = await foolsMate(w, b);
+      const res = await get(`/api/games/user/${b.username}?clocks=true&opening=true`, undefined, { accept: 'application/x-ndjson' });
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/);
+      const [line, ...rest] = ndjsonLines(res);
+      assert.deepEqual(rest, []);
+      assert.equal(line.id, game.id);
+      assert.equal(line.rated, true);
+      assert.equal(line.variant, 'standard');
+      assert.equal(line.speed, 'blitz');
+      assert.equal(line.perf, 'blitz');
+      assert.equal(line.status, 'mate');
+      assert.equal(line.winner, 'black');
+      assert.equal(line.moves, 'f3 e5 g4 Qh4#');
+      assert.deepEqual(line.players.white.user, { id: lichessId(w), name: w.username });
+      assert.equal(line.players.white.rating, 1500);
+      assert.equal(typeof line.players.black.ratingDiff, 'number');
+      assert.deepEqual(line.clock, { initial: 300, increment: 0, totalTime: 300 });
+      assert.equal(line.clocks.length, 4, 'a clock per ply, centiseconds');
+      assert.ok(line.clocks.every((c: number) => c > 29_000 && c <= 30_000));
+      assert.equal(typeof line.opening.eco, 'string');
+      assert.equal(typeof line.createdAt, 'number');
+      assert.ok(line.lastMoveAt >= line.createdAt);
+    });
+
+    it('filters as Lichess does: max, color, vs, rated, perfType (several), since and until in ms', async () => {
+      const [me, a, c] = await Promise.all([createUser(), createUser(), createUser()]);
+      const g1 = await foolsMate(me, a); // me White, rated blitz
+      const g2 = await foolsMate(c, me, { rated: false }); // me Black, casual
+      const g3 = await foolsMate(me, c, { time_control: 'rapid', initial_time: 900, increment: 10 }); // me White, rapid
+      const ids = async (query: string) =>
+        ndjsonLines(await get(`/api/games/user/${me.username}?${query}`, undefined, { accept: 'application/x-ndjson' })).map((g) => g.id);
+      assert.deepEqual(await ids(''), [g3.id, g2.id, g1.id]);
+      assert.deepEqual(await ids('max=2'), [g3.id, g2.id]);
+      assert.deepEqual(await ids('color=black'), [g2.id]);
+      assert.deepEqual(await ids(`vs=${c.username.toUpperCase()}`), [g3.id, g2.id]);
+      assert.deepEqual(await ids('rated=false'), [g2.id]);
+      assert.deepEqual(await ids('perfType=rapid'), [g3.id]);
+      assert.deepEqual(await ids('perfType=blitz,rapid'), [g3.id, g2.id, g1.id]);
+      assert.deepEqual(await ids('perfType=chess960'), [], 'a variant: no game here is one');
+      assert.deepEqual(await ids('finished=false'), [], 'only finished games are exported');
+      const { service } = await testService();
+      const { rows } = await service.ctx.pool.query('SELECT id, finished_at FROM games WHERE id = ANY($1::uuid[])', [[g2.id]]);
+      const t = (rows[0].finished_at as Date).getTime();
+      assert.deepEqual(await ids(`since=${t}`), [g3.id, g2.id]);
+      assert.deepEqual(await ids(`until=${t}`), [g1.id]);
+    });
+
+    it('answers 404 {"error"} for nobody and 400 {"error"} for a bad parameter', async () => {
+      const u = await createUser();
+      assertLichessError(await get('/api/games/user/nobody_by_this_name'), 404);
+      for (const [query, field] of [['max=0', 'max'], ['color=green', 'color'], ['perfType=fast', 'perfType'], ['since=yesterday', 'since'], ['sort=dateAsc', 'sort'], ['clocks=yes', 'clocks']]) {
+        assertLichessError(await get(`/api/games/user/${u.username}?${query}`), 400, new RegExp(`^${field}: `));
+      }
+    });
+  });
+
+  describe('GET /game/export/{id}', () => {
+    it("answers one game's PGN by default (lichess-bot saves it after each game), with clocks and the opening", async () => {
+      const [w, b] = await Promise.all([createUser(), createUser()]);
+      const game = await foolsMate(w, b);
+      const res = await get(`/game/export/${game.id}`);
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/x-chess-pgn/);
+      assert.match(res.text, new RegExp(`\\[White "${w.username}"\\]`));
+      assert.match(res.text, /\[Result "0-1"\]/);
+      assert.match(res.text, /\[%clk /);
+      assert.match(res.text, /\[ECO "/);
+      assert.doesNotMatch((await get(`/game/export/${game.id}?clocks=false`)).text, /%clk/);
+    });
+
+    it("answers Lichess's GameJson with Accept: application/json, the PGN inside with pgnInJson", async () => {
+      const [w, b] = await Promise.all([createUser(), createUser()]);
+      const game = await createActiveGame(w, b);
+      await play(game, w, 'e2', 'e4');
+      const res = await get(`/game/export/${game.id}?pgnInJson=true`, undefined, { accept: 'application/json' });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.id, game.id);
+      assert.equal(res.body.status, 'started', 'a game in progress');
+      assert.equal(res.body.moves, 'e4');
+      assert.match(res.body.pgn, /1\. e4/);
+      assert.equal(res.body.winner, undefined);
+    });
+
+    it('answers 404 {"error"} for an unknown game, a malformed id and a pending challenge', async () => {
+      const [w, b] = await Promise.all([createUser(), createUser()]);
+      const pending = await sendChallenge(w, b);
+      assertLichessError(await get(`/game/export/${randomUUID()}`), 404);
+      assertLichessError(await get('/game/export/abcdefgh'), 404);
+      assertLichessError(await get(`/game/export/${pending.body.data.id}`, undefined, { accept: 'application/json' }), 404);
     });
   });
 });
