@@ -16,6 +16,8 @@ export type ExportFilter = {
   until?: Date;
   rated?: boolean;
   timeControl?: TimeControl;
+  /** Any of these categories. */
+  timeControls?: TimeControl[];
   /** The colour the user played. */
   color?: Color;
   opponentId?: string;
@@ -58,6 +60,7 @@ export async function findExportBatch(db: Queryable, f: ExportFilter, after: Exp
   if (f.until) common.push(`finished_at < ${param(f.until)}`);
   if (f.rated !== undefined) common.push(`rated = ${param(f.rated)}`);
   if (f.timeControl) common.push(`time_control = ${param(f.timeControl)}`);
+  if (f.timeControls) common.push(`time_control = ANY(${param(f.timeControls)}::text[])`);
   if (after) common.push(`(finished_at, id) < (${param(after.endedAt)}::timestamptz, ${param(after.id)}::uuid)`);
   const opponent = f.opponentId ? param(f.opponentId) : undefined;
   // One ordered range scan per colour (games_white_export_idx, games_black_export_idx), merged:

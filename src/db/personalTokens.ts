@@ -74,6 +74,15 @@ export async function findPersonalTokenByHash(db: Queryable, tokenHash: string):
   return rows[0] && { ...toRecord(rows[0]), email: rows[0].email };
 }
 
+/** The tokens of these hashes, by hash, with their users' usernames, expired or not (a token test, DESIGN 2.13). */
+export async function findPersonalTokensByHashes(db: Queryable, tokenHashes: string[]): Promise<Map<string, PersonalTokenRecord & { username: string }>> {
+  const { rows } = await db.query<Row & { token_hash: string; username: string }>(
+    `SELECT ${COLUMNS}, t.token_hash, u.username FROM personal_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ANY($1::text[])`,
+    [tokenHashes],
+  );
+  return new Map(rows.map((r) => [r.token_hash, { ...toRecord(r), username: r.username }]));
+}
+
 /** Whether the token still exists and has not expired at `now`. */
 export async function isPersonalTokenLive(db: Queryable, id: string, now: Date): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM personal_tokens WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)', [id, now]);

@@ -64,16 +64,17 @@ export async function seekerState(
   db: Queryable,
   userId: string,
   category: TimeControl,
-): Promise<{ rating: number; seeking: boolean; playing: boolean }> {
+): Promise<{ rating: number; seeking: boolean; playing: boolean; bot: boolean }> {
   const { rows } = await db.query(
     `SELECT coalesce((SELECT rating FROM user_ratings WHERE user_id = $1 AND category = $2), $3) AS rating,
+            coalesce((SELECT bot FROM users WHERE id = $1), false) AS bot,
             EXISTS (SELECT 1 FROM games WHERE created_by = $1 AND kind = 'matchmaking' AND status = 'pending'
                       AND expires_at > now()) AS seeking,
             EXISTS (SELECT 1 FROM games WHERE (white_id = $1 OR black_id = $1) AND status = 'active'
                     AND days_per_move IS NULL) AS playing`,
     [userId, category, DEFAULT_GLICKO.rating],
   );
-  return { rating: Math.round(rows[0].rating), seeking: rows[0].seeking, playing: rows[0].playing };
+  return { rating: Math.round(rows[0].rating), seeking: rows[0].seeking, playing: rows[0].playing, bot: rows[0].bot };
 }
 
 /** A player who starts a game stops seeking: their open seeks are cancelled (ids returned). */

@@ -36,6 +36,11 @@ export type LichessRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = 
   auth: LichessAuth;
   /** The body, once form fields and JSON alike are read into one object (dotted keys nested). */
   body?: B;
+  /**
+   * The body is text whatever its Content-Type says (the tokens of POST /api/token/test: Python's
+   * requests posts a string with none, curl -d as a form).
+   */
+  textBody?: true;
   query?: Q;
   /** The rate-limit class (DESIGN 2.3): reads, writes, or a per-operation limit's name and points. */
   limit?: 'read' | 'write' | { name: string; points: number };
@@ -108,12 +113,13 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
   // Lichess's clients post forms (`clock.limit=300`), JSON (read by the side app), or a text body
   // (the tokens to test): read on these routes only, so that no other path's body changes.
   const bodies = [express.urlencoded({ extended: false, limit: '64kb' }), express.text({ type: 'text/plain', limit: '64kb' })];
+  const anyText = [express.text({ type: () => true, limit: '64kb' })];
   const ours: RequestHandler = (_req, res, next) => {
     res.locals.lichess = true;
     next();
   };
   for (const r of routes) {
-    router[r.method](r.path, ours, ...bodies, async (req: Request, res: Response, next: NextFunction) => {
+    router[r.method](r.path, ours, ...(r.textBody ? anyText : bodies), async (req: Request, res: Response, next: NextFunction) => {
       try {
         const user = await identify(r, req, deps);
         await rateLimit(r, req, res, user, deps.limits);
@@ -156,10 +162,10 @@ export function lichessErrors(routes: LichessRoute[], prefix: string): ErrorRequ
   };
 }
 
-/** A route's path (`/api/board/game/:id/move/:uci`) as a pattern of the raw path it serves. */
+/** A route's path (`/api/board/game/:id/move/:uci`) as a pattern of the raw path it serves (as Express matches, in any case). */
 function pathPattern(path: string): RegExp {
   const escaped = path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-  return new RegExp(`^${escaped.join('/')}/?$`);
+  return new RegExp(`^${escaped.join('/')}/?$`, 'i');
 }
 
 async function identify(r: LichessRoute, req: Request, deps: LichessDeps): Promise<AuthUser | undefined> {

@@ -14,7 +14,7 @@ import { withTimeout } from '../time.ts';
 import { bind } from './bind.ts';
 import { createExportSlots, type ExportRefusal, type ExportSlots } from './exportSlots.ts';
 import type { PgnOptions } from './gameReads.ts';
-import { formatGameDetail, formatGamePgn, type DetailInput } from './gameViews.ts';
+import { formatGameDetail, formatGamePgn, type DetailInput, type GameDetail } from './gameViews.ts';
 
 /** Games per query: large enough that the round trips cost little, small enough to stay flat. */
 export const EXPORT_BATCH = 50;
@@ -37,6 +37,8 @@ export type ExportQuery = PgnOptions & {
   max?: number;
   rated?: boolean;
   time_control?: TimeControl;
+  /** Any of these categories (Lichess's `perfType` names several); with `time_control`, both apply. */
+  time_controls?: TimeControl[];
   color?: Color;
   /** The opponent's username. */
   vs?: string;
@@ -49,6 +51,12 @@ export type ExportQuery = PgnOptions & {
  * deadline: its connection goes, and `write` and `end` resolve.
  */
 export type ExportSink = { start(): void; write(chunk: string): Promise<boolean>; end(): Promise<void>; abort(): void };
+
+/**
+ * How another surface spells an NDJSON line (Lichess's game export, src/lichess): the object the
+ * line carries, made of the game's detail; the detail itself when none is given.
+ */
+export type ExportLine = (game: GameDetail) => unknown;
 
 /** How an export ended once started: every game sent, the client gone, or the client taking nothing for the idle deadline. */
 export type ExportEnd = 'complete' | 'client_gone' | 'idle';
@@ -89,11 +97,12 @@ const withinIdle = <T>(d: GameExportsDeps, step: Promise<T>): Promise<T | typeof
 let book: OpeningBook | undefined;
 
 /** One game as the export writes it: the PGN of GET /games/{id}/pgn, or the detail of GET /games/{id}. */
-function formatGame(d: GameExportsDeps, row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number): string {
+function formatGame(d: GameExportsDeps, row: ExportedGame, format: ExportFormat, q: PgnOptions, now: number, line?: ExportLine): string {
   if (format === 'ndjson') {
     const moves = row.sans.map((san, i) => ({ ply: i + 1, san, clockMs: row.clocks[i] }));
     const input: DetailInput = { game: row.game, moves, drawOffer: undefined, rematch: row.rematch };
-    return `${JSON.stringify(formatGameDetail(input, { publicUrl: d.config.publicUrl, now }))}\n`;
+    const detail = formatGameDetail(input, { publicUrl: d.config.publicUrl, now });
+    return `${JSON.stringify(line ? line(detail) : detail)}\n`;
   }
   const pgn = formatGamePgn(row, d.config.publicUrl, {
     clocks: q.clocks,
@@ -109,6 +118,7 @@ function formatGame(d: GameExportsDeps, row: ExportedGame, format: ExportFormat,
  * `who.address` the address's share of the node's exports. Throws USER_NOT_FOUND or
  * EXPORT_IN_PROGRESS before `start`; after it, a failure is the sink's to report. A write or the
  * end the client does not take within EXPORT_IDLE_SECONDS aborts the sink and frees the slot.
+ * `line` spells each NDJSON line another surface's way (the detail by default).
  */
 export async function exportGames(
   d: GameExportsDeps,
@@ -117,6 +127,7 @@ export async function exportGames(
   q: ExportQuery,
   format: ExportFormat,
   sink: ExportSink,
+  line?: ExportLine,
 ): Promise<ExportEnd> {
   const { stats } = d;
   if (!(await userExists(d.pool, userId))) throw new AppError('USER_NOT_FOUND', 'User not found');
@@ -130,7 +141,7 @@ export async function exportGames(
   try {
     sink.start();
     // A `vs` naming nobody matches no game.
-    const sent = q.vs !== undefined && !opponentId ? 'complete' : await stream(d, userId, q, format, sink, opponentId);
+    const sent = q.vs !== undefined && !opponentId ? 'complete' : await stream(d, userId, q, format, sink, opponentId, line);
     if (sent === 'idle' || (await withinIdle(d, sink.end())) === IDLE) {
       stats.idle++;
       sink.abort();
@@ -151,6 +162,7 @@ async function stream(
   format: ExportFormat,
   sink: ExportSink,
   opponentId: string | undefined,
+  line: ExportLine | undefined,
 ): Promise<ExportEnd> {
   const { stats } = d;
   const filter: ExportFilter = {
@@ -159,6 +171,7 @@ async function stream(
     until: q.until === undefined ? undefined : new Date(q.until),
     rated: q.rated,
     timeControl: q.time_control,
+    timeControls: q.time_controls,
     color: q.color,
     opponentId,
     withAnalysis: format === 'pgn' && q.evals,
@@ -194,7 +207,7 @@ async function stream(
       // Each game leaves the batch as it is formatted: what the collector finds alive at its
       // next pass is what it moves to the old generation, which only a full collection empties.
       for (let row = rows.shift(); row; row = rows.shift()) {
-        chunk += formatGame(d, row, format, q, now);
+        chunk += formatGame(d, row, format, q, now, line);
         stats.games++;
         if (chunk.length < EXPORT_CHUNK && rows.length > 0) continue;
         stats.waiting++;

@@ -9,6 +9,7 @@ import type { AuthUser } from '../auth/scopes.ts';
 import { openTournament } from '../gateway/index.ts';
 import { createAccounts, type Accounts } from './accounts.ts';
 import { createAnalysisService, type AnalysisService } from './analysis.ts';
+import { createBots, type Bots } from './bots.ts';
 import { createChat, type Chat } from './chat.ts';
 import { createClubs, type Clubs } from './clubs.ts';
 import { createFriends, type Friends } from './friends.ts';
@@ -17,6 +18,7 @@ import { createGameExports, type GameExports } from './gameExport.ts';
 import { createGamesService, type GamesService } from './games.ts';
 import type { LiveGameHost } from './liveGameHost.ts';
 import { createPersonalTokens, type PersonalTokens } from './personalTokens.ts';
+import { createPlayers, type Players } from './players.ts';
 import { createPuzzles, type Puzzles } from './puzzles.ts';
 import { createTournaments, type Tournaments } from './tournaments.ts';
 import { createSessionRevocations } from './sessionRevocations.ts';
@@ -40,6 +42,10 @@ export type Services = {
   personalTokens: PersonalTokens;
   accounts: Accounts;
   users: Users;
+  /** DESIGN 2.13: rating states, last seen and games in progress of a player (Lichess's account and user reads). */
+  players: Players;
+  /** DESIGN 2.13: bot accounts (the upgrade, the bots online). */
+  bots: Bots;
   games: GamesService;
   /** DESIGN 2.12: a user's finished games streamed as PGN or NDJSON. */
   exports: GameExports;
@@ -117,6 +123,8 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     personalTokens: createPersonalTokens(ctx, { ended: sessions.ended }),
     accounts,
     users: createUsers(ctx),
+    players: createPlayers(ctx, presence),
+    bots: createBots(ctx),
     games: createGamesService(ctx, liveGames),
     exports: createGameExports(ctx),
     chat: createChat(ctx),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { newPersonalToken } from '../auth/personalTokens.ts';
+import { isPersonalToken, newPersonalToken } from '../auth/personalTokens.ts';
 import { plainText } from '../auth/rules.ts';
 import { requireSession, SCOPES, type AuthUser } from '../auth/scopes.ts';
 import { hashToken } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 import { withTransaction } from '../db/pool.ts';
-import { deletePersonalToken, insertPersonalToken, listPersonalTokens, type PersonalTokenRecord } from '../db/personalTokens.ts';
+import { deletePersonalToken, findPersonalTokensByHashes, insertPersonalToken, listPersonalTokens, type PersonalTokenRecord } from '../db/personalTokens.ts';
 import { parseId } from '../domain/ids.ts';
 import { AppError, validationError } from '../errors.ts';
 import { bind } from './bind.ts';
@@ -98,10 +98,31 @@ export async function remove(d: PersonalTokensDeps, user: AuthUser, requestedId:
   await d.ended(user.id, id);
 }
 
+/** A live personal token as a token test describes it: whose it is, what it may do, until when. */
+export type TokenDescription = { userId: string; username: string; scopes: string[]; expiresAt: Date | null };
+
+/**
+ * Each token as it stands now (Lichess's token test, DESIGN 2.13): its description when it is a
+ * live personal token, else null (unknown, deleted, expired, or not a personal token). Reads only:
+ * a test is no use of the token.
+ */
+export async function describe(d: PersonalTokensDeps, tokens: string[]): Promise<Map<string, TokenDescription | null>> {
+  const hashes = new Map(tokens.filter(isPersonalToken).map((t) => [t, hashToken(t)]));
+  const found = hashes.size > 0 ? await findPersonalTokensByHashes(d.pool, [...new Set(hashes.values())]) : new Map();
+  const now = d.clock.now();
+  return new Map(
+    tokens.map((token) => {
+      const t = found.get(hashes.get(token) ?? '');
+      const live = t && (!t.expiresAt || t.expiresAt.getTime() > now);
+      return [token, live ? { userId: t.userId, username: t.username, scopes: t.scopes, expiresAt: t.expiresAt } : null];
+    }),
+  );
+}
+
 export type PersonalTokens = ReturnType<typeof createPersonalTokens>;
 
 /** Making, listing and deleting personal access tokens (DESIGN 2.12). */
 export function createPersonalTokens(ctx: Pick<AppContext, 'pool' | 'clock'>, o: Pick<PersonalTokensDeps, 'ended'>) {
   const d: PersonalTokensDeps = { pool: ctx.pool, clock: ctx.clock, ended: o.ended };
-  return bind(d, { create, list, remove });
+  return bind(d, { create, list, remove, describe });
 }

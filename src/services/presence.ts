@@ -63,7 +63,12 @@ export function createPresence(ctx: Pick<AppContext, 'pool' | 'clock' | 'log'>):
   return {
     seen,
     hold(userId) {
-      holding.set(userId, (holding.get(userId) ?? 0) + 1);
+      const n = holding.get(userId) ?? 0;
+      holding.set(userId, n + 1);
+      // A user's first socket here is written at once, even within the minute of a request's
+      // write, which may have been skipped (the row was held: markSeen): the bots online and the
+      // statuses read a stream just opened (DESIGN 2.13).
+      if (n === 0) written.delete(userId);
       seen(userId);
       let released = false;
       return () => {

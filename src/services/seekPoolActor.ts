@@ -17,13 +17,17 @@ import { formatSeek, type LobbyEvent } from './seekViews.ts';
 import { gameStatusChanged } from './gameEvents.ts';
 import { emitGameStarted } from './webhooks.ts';
 import { userNotifier, type UserNotifier } from './userEvents.ts';
+import { botPlaysChallengesOnly } from './bots.ts';
+import { isBotAccount } from '../db/players.ts';
 
 /**
- * A player with an open seek or an active game may not seek: refused before any pool is found or
- * created for them (the pool checks again, under the players' locks, when it pairs).
+ * A player with an open seek or an active game may not seek, nor may a bot (DESIGN 2.13): refused
+ * before any pool is found or created for them (the pool checks again, under the players' locks,
+ * when it pairs).
  */
 export async function assertMaySeek(db: Queryable, userId: string, category: TimeControl): Promise<void> {
   const state = await seeks.seekerState(db, userId, category);
+  if (state.bot) throw botPlaysChallengesOnly();
   if (state.seeking) throw new AppError('PLAYER_BUSY', 'You already have an open seek');
   if (state.playing) throw new AppError('PLAYER_BUSY', 'You are already playing a game');
 }
@@ -116,6 +120,10 @@ export class SeekPoolActor {
       if (this.retired) throw new PoolRetired();
       const now = this.ctx.clock.now();
       const state = await seeks.seekerState(this.ctx.pool, userId, this.key.timeControl);
+      if (state.bot) {
+        const e = botPlaysChallengesOnly();
+        return fail(e.code, e.message);
+      }
       // A player with an open seek or an active game may not seek again (checked again under lock).
       if (state.seeking) return fail('PLAYER_BUSY', 'You already have an open seek');
       if (state.playing) return fail('PLAYER_BUSY', 'You are already playing a game');
@@ -172,6 +180,8 @@ export class SeekPoolActor {
     const expiresAt = new Date(this.ctx.clock.now() + this.ctx.config.seekTtlMs);
     const id = await withTransaction(this.ctx.pool, async (tx) => {
       await games.lockPlayers(tx, [userId]);
+      // Under the lock a bot upgrade takes too: an account that became a bot since seekerState looked places no seek.
+      if (await isBotAccount(tx, userId)) return 'bot' as const;
       if ((await seeks.findOpenSeekOf(tx, userId)) || (await games.userHasOpenGame(tx, userId))) return undefined;
       const game = await games.insertPendingGame(tx, {
         kind: 'matchmaking',
@@ -189,6 +199,10 @@ export class SeekPoolActor {
       });
       return game.id;
     });
+    if (id === 'bot') {
+      const e = botPlaysChallengesOnly();
+      return fail(e.code, e.message);
+    }
     const seek = id && (await seeks.findOpenSeek(this.ctx.pool, id));
     return seek || fail('PLAYER_BUSY', 'You already have an open seek or game');
   }

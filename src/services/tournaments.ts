@@ -18,6 +18,8 @@ import {
   type TournamentView,
 } from './tournamentViews.ts';
 import { bind } from './bind.ts';
+import { botPlaysChallengesOnly } from './bots.ts';
+import { isBotAccount } from '../db/players.ts';
 
 export const TOURNAMENT_SORTS = ['starts_at', 'ends_at', 'created_at'] as const;
 export type TournamentSort = (typeof TOURNAMENT_SORTS)[number];
@@ -150,12 +152,15 @@ export async function standings(
 
 /**
  * Before the start or while it runs; joined already → as is. A withdrawn player comes back
- * with their points. Full → TOURNAMENT_FULL; from `ends_at` on → TOURNAMENT_FINISHED.
+ * with their points. Full → TOURNAMENT_FULL; from `ends_at` on → TOURNAMENT_FINISHED; a bot
+ * account → FORBIDDEN (DESIGN 2.13).
  */
 export async function join(d: TournamentsDeps, userId: string, id: string): Promise<TournamentView> {
   let second = false;
   const tournamentId = await withTournament(d, id, async (tx, t) => {
     if (isOver(d, t)) throw finished();
+    // The account's row shared: a bot upgrade (which takes it for update) comes wholly before or after.
+    if (await isBotAccount(tx, userId, 'share')) throw botPlaysChallengesOnly();
     const entry = await repo.findEntry(tx, t.id, userId);
     if (entry && !entry.withdrawn) return;
     if (t.maxPlayers !== null && t.playerCount >= t.maxPlayers) throw new AppError('TOURNAMENT_FULL', 'The tournament is full');

@@ -37,6 +37,7 @@ export const PublicProfile = z.object({
   ratings: Ratings,
   puzzle_rating: z.number().int().meta({ description: 'the Glicko-2 puzzle rating (1500 until the first rated attempt)' }),
   stats: z.object({ games: z.number().int(), wins: z.number().int(), losses: z.number().int(), draws: z.number().int() }),
+  bot: z.boolean().meta({ description: "a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only" }),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -77,6 +78,7 @@ function toPublic(d: UsersDeps, p: ProfileRecord): PublicProfile {
     ratings: ratingsOf(p.ratings),
     puzzle_rating: Math.round(p.ratings.puzzle ?? DEFAULT_RATING),
     stats: { games: p.gamesPlayed, wins: p.wins, losses: p.losses, draws: p.draws },
+    bot: p.bot,
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };

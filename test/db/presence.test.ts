@@ -60,6 +60,27 @@ describe('presence writes (users.last_seen_at) against PostgreSQL', () => {
     assert.equal(await lastSeen(id), now + 5);
   });
 
+  it("writes a user's first socket at once, though a request's write within the minute was skipped (its row was held)", async () => {
+    const clock = new ManualClock(Date.now());
+    const presence = createPresence({ pool: db.pool, clock, log: createLogger('silent') });
+    const id = await insertUser(db.pool);
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [id]);
+      // A request while another transaction (a token's creation) holds the row: its write skips it.
+      presence.seen(id);
+      assert.equal(await lastSeen(id), null);
+      await holder.query('COMMIT');
+      await clock.advance(1000);
+      presence.hold(id);
+      await until('online', async () => (await lastSeen(id)) === clock.now());
+    } finally {
+      holder.release();
+      presence.stop();
+    }
+  });
+
   it('a closed tab (its last socket released) is offline at once; another socket of the user keeps them online', async () => {
     const clock = new ManualClock(Date.now());
     const presence = createPresence({ pool: db.pool, clock, log: createLogger('silent') });

@@ -7,7 +7,7 @@ import { testService } from '../helpers/service.ts';
 import { createUser, uniqueUsername } from '../helpers/users.ts';
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const PUBLIC_KEYS = ['avatar_url', 'country', 'created_at', 'full_name', 'id', 'puzzle_rating', 'rating', 'ratings', 'stats', 'updated_at', 'username'];
+const PUBLIC_KEYS = ['avatar_url', 'bot', 'country', 'created_at', 'full_name', 'id', 'puzzle_rating', 'rating', 'ratings', 'stats', 'updated_at', 'username'];
 const PRIVATE_KEYS = [...PUBLIC_KEYS, 'email', 'email_verified'].sort();
 
 const patchMe = (token: string, body: unknown) => api('PATCH', '/v1/users/me', { token, body });

@@ -205,4 +205,19 @@ describe('the web app as a newcomer finds it, in a real Chromium', function () {
     await w.page.locator('.viewing', { hasText: "2. g4" }).waitFor();
     assertNoProblems(w, b);
   });
+
+  it('shows BOT before the name on the profile of a bot account (DESIGN 2.13), and nothing on a person\'s', async () => {
+    const base = app.base();
+    const [viewer, bot] = [await apiUser(base), await apiUser(base)];
+    const token = await postData(`${base}/v1`, '/account/tokens', { description: 'my bot', scopes: ['bot:play'] }, bot.token);
+    assert.equal((await requestJson(base, 'POST', '/api/bot/account/upgrade', undefined, token.token)).status, 200);
+    const page = await app.open();
+    await logIn(page, viewer);
+    await page.page.goto(`/@/${bot.username}`);
+    await page.page.locator('h1 .badge', { hasText: 'BOT' }).waitFor();
+    await page.page.goto(`/@/${viewer.username}`);
+    await page.page.locator('h1', { hasText: viewer.username }).waitFor();
+    assert.equal(await page.page.locator('h1 .badge').count(), 0);
+    assertNoProblems(page);
+  });
 });

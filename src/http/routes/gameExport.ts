@@ -46,7 +46,7 @@ export const ExportQuery = PgnOptionsQuery.extend({
  * the last byte is handed to the kernel ('finish') or the client left; `abort` closes the
  * connection (the service's idle deadline: a client that takes nothing keeps nothing).
  */
-function responseSink(res: Response, contentType: string): ExportSink {
+export function responseSink(res: Response, contentType: string): ExportSink {
   let open = true;
   res.once('close', () => (open = false));
   // One pair of listeners a wait, both removed after: a race against one promise of the close

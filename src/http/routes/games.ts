@@ -133,7 +133,8 @@ export function gameRoutes({ games }: Services): Route[] {
       body: CreateGameBody,
       response: z.union([PendingGameView, GameDetail]),
       discriminator: { property: 'status', mapping: { pending: PendingGameView, active: GameDetail } },
-      errors: ['USER_NOT_FOUND', 'PLAYER_BUSY', 'SERVICE_UNAVAILABLE'],
+      // FORBIDDEN: a bot account seeks (DESIGN 2.13: it plays through challenges only).
+      errors: ['USER_NOT_FOUND', 'PLAYER_BUSY', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
       handler: ({ user, body }) => games.createGame(user!.id, body),
     }),
     route({

@@ -101,7 +101,8 @@ export function tournamentRoutes({ tournaments, ctx }: Services): Route[] {
       scope: 'tournaments:write',
       auth: 'required',
       response: TournamentView,
-      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FULL', 'TOURNAMENT_FINISHED', 'SERVICE_UNAVAILABLE'],
+      // FORBIDDEN: a bot account (DESIGN 2.13: it plays through challenges only).
+      errors: ['TOURNAMENT_NOT_FOUND', 'TOURNAMENT_FULL', 'TOURNAMENT_FINISHED', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
       handler: ({ user, params }) => tournaments.join(user!.id, params.id),
     }),
     route({

@@ -53,7 +53,8 @@ export async function profilePage(ctx: PageContext & { go: (path: string, o?: { 
   };
 
   fill(ctx.root,
-    h('h1', null, p.username),
+    // Lichess's title for a bot account (DESIGN 2.13), before the name as Lichess shows it.
+    h('h1', null, p.bot ? [h('span', { class: 'badge bot', title: 'A bot account: it plays through challenges only' }, 'BOT'), ' '] : null, p.username),
     h('p', { class: 'info' }, [p.full_name, p.country, `joined ${formatDate(p.created_at)}`].filter(Boolean).join(' · ')),
     status,
     actions,

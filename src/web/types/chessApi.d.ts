@@ -1143,6 +1143,8 @@ export interface components {
         losses: number;
         draws: number;
       };
+      /** @description a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only */
+      bot: boolean;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1175,6 +1177,8 @@ export interface components {
         losses: number;
         draws: number;
       };
+      /** @description a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only */
+      bot: boolean;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2652,7 +2656,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description MISSING_SCOPE */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -5604,7 +5608,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
-      /** @description MISSING_SCOPE */
+      /** @description FORBIDDEN, MISSING_SCOPE */
       403: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
