@@ -65,6 +65,14 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
     return openLichessGameStream({ realtime, facts, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: refuseWith(c.res) }, c.user!, c.params.id).then(() => STREAMED);
   };
 
+  /**
+   * Moves a user may send a minute on these paths: a bot plays instantly, and lichess-bot's two
+   * random movers made 100 moves in under a minute of one bullet game, where /v1's makeMove (100 a
+   * minute, for people) stopped them for 60 s. A move is taken only on its player's turn, so a
+   * game's pace is its two players'; this cap is what one account's games may send together.
+   */
+  const LICHESS_MOVES = { name: 'lichessMove', points: 600 };
+
   const surface = (api: 'board' | 'bot', scope: Scope): LichessRoute[] => {
     const auth = { anyOf: [scope] } as const;
     const at = `/api/${api}/game/:id`;
@@ -75,7 +83,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
         path: `${at}/move/:move`,
         auth,
         query: OfferingDrawQuery,
-        limit: { name: 'makeMove', points: OPERATION_LIMITS.makeMove },
+        limit: LICHESS_MOVES,
         handler: async (c) => {
           const uci = UCI.exec(c.params.move.toLowerCase());
           if (!uci) throw new AppError('VALIDATION_ERROR', `Invalid UCI: ${c.params.move}`);

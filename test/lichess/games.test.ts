@@ -175,6 +175,13 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     assert.deepEqual(Object.keys(s.body), ['error']);
   });
 
+  it("takes more moves a minute than /v1's makeMove (100): lichess-bot's random movers made 100 in under a minute of bullet", async () => {
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 11; i++) answers.push(...(await Promise.all(Array.from({ length: 10 }, () => post(white, `/api/board/game/${game.id}/move/e2e5`)))));
+    assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([400]), 'every one of 110 moves is judged by the rules, none is 429');
+    await ok(white, game.id, 'move/e2e4');
+  });
+
   it('answers 401 without a valid token and 403 for a token without the API\'s scope', async () => {
     const res = await api('POST', `/api/board/game/${game.id}/move/e2e4`, { token: 'cst_nonsense', ip: white.user.ip });
     assert.equal(res.status, 401);
