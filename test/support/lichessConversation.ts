@@ -24,8 +24,8 @@ export type ConversationEvent =
   | { kind: 'response'; t: number; client: string; id: number; status: number; headers: Record<string, string>; body?: string }
   /** One line of a streamed answer (an NDJSON body); '' is a keep-alive. */
   | { kind: 'line'; t: number; client: string; id: number; text: string }
-  /** The streamed answer ended (`by` server: its body ended; client: the client hung up). */
-  | { kind: 'end'; t: number; client: string; id: number; by: 'server' | 'client' };
+  /** The streamed answer ended (`by` server: its body ended; client: the client hung up; broken: the connection to the service broke). */
+  | { kind: 'end'; t: number; client: string; id: number; by: 'server' | 'client' | 'broken' };
 
 export const TOKEN_PLACEHOLDER = '{token}';
 

@@ -90,8 +90,15 @@ const server = http.createServer((req, res) => {
             write({ kind: 'end', client, id, by: 'server' });
             res.end();
           });
+          // The service went away mid-stream (a killed node): the client's connection is cut
+          // too, as a reverse proxy cuts it, so that the client sees what it would see.
+          answer.on('close', () => {
+            if (answer.complete) return;
+            write({ kind: 'end', client, id, by: 'broken' });
+            res.destroy();
+          });
           res.on('close', () => {
-            if (!answer.complete) write({ kind: 'end', client, id, by: 'client' });
+            if (!answer.complete && !answer.destroyed) write({ kind: 'end', client, id, by: 'client' });
             upstream.destroy();
           });
         } else {
