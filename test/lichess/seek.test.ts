@@ -13,13 +13,15 @@ import { createUser, type TestUser } from '../helpers/users.ts';
 
 type Seek = { status: number; contentType: string | undefined; body: Promise<string>; ended: Promise<'complete' | 'aborted'>; close: () => void };
 
-async function seek(user: TestUser, form: Record<string, string>): Promise<Seek> {
+/** A seek as a Board API client posts it: a form (`Record<string, string>`) or JSON (`{json}`), with `user`'s board:play token or `token`. */
+async function seek(user: TestUser, form: Record<string, string> | { json: unknown }, o: { token?: string; path?: string } = {}): Promise<Seek> {
   const { service } = await testService();
-  const { token } = await personalToken(user, ['board:play']);
-  const body = new URLSearchParams(form).toString();
-  const req = http.request(`${service.url}/api/board/seek`, {
+  const token = o.token ?? (await personalToken(user, ['board:play'])).token;
+  const json = 'json' in form;
+  const body = json ? JSON.stringify(form.json) : new URLSearchParams(form as Record<string, string>).toString();
+  const req = http.request(`${service.url}${o.path ?? '/api/board/seek'}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': newIp() },
+    headers: { authorization: `Bearer ${token}`, 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', 'x-forwarded-for': newIp() },
   });
   req.end(body);
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => req.once('response', resolve).once('error', reject));
@@ -88,5 +90,19 @@ describe("Lichess's board seek (DESIGN 2.13)", () => {
     assert.equal(again.status, 400);
     assert.match(JSON.parse(await again.body).error, /seek/);
     held.close();
+  });
+
+  it('refuses a bot account’s seek with 403 {"error"}, as Lichess does (a bot plays through challenges only), placing nothing', async () => {
+    const bot = await createUser();
+    const { token } = await personalToken(bot, ['bot:play', 'board:play']);
+    assert.equal((await api('POST', '/api/bot/account/upgrade', { token, ip: bot.ip })).status, 200);
+    for (const form of [realtime(), { days: '3' }]) {
+      const res = await seek(bot, form, { token });
+      assert.equal(res.status, 403, `${JSON.stringify(form)}: ${await res.body}`);
+      const body = JSON.parse(await res.body);
+      assert.deepEqual(Object.keys(body), ['error']);
+      assert.match(body.error, /bot account plays through challenges only/);
+    }
+    assert.deepEqual((await api('GET', '/v1/games?status=pending', as(bot))).body.data, [], 'no seek left behind');
   });
 });
