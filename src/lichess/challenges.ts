@@ -12,6 +12,7 @@ import { findEventGame, listChallenges } from '../services/userEventGames.ts';
 import { oneOf } from '../util/zod.ts';
 import { formatChallenge, type ChallengeJson } from './challengeShapes.ts';
 import type { LichessDeps } from './deps.ts';
+import { formBool, formInt, given } from './query.ts';
 import { lichessRoute, type LichessRoute } from './route.ts';
 import type { Scope } from '../auth/scopes.ts';
 
@@ -27,16 +28,6 @@ const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 /** Lichess's paths beside a username's: `/api/challenge/ai` (its engine) and `/api/challenge/open`. */
 const NOT_SERVED = new Set(['ai', 'open']);
 
-/** A field left empty: a form's `''`, JSON's `null` (berserk sends every parameter, null when unset). */
-const given = (v: unknown) => (v === null || v === '' ? undefined : v);
-/** A whole number, as a form's text or a JSON number. */
-const formInt = (min: number, max: number) =>
-  z.preprocess(
-    (v) => (typeof given(v) === 'string' && /^\s*-?\d+\s*$/.test(v as string) ? Number(v) : given(v)),
-    z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).optional(),
-  );
-/** `true`/`false`, as a form's text or a JSON boolean. */
-const formBool = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : given(v)), z.boolean({ error: 'must be true or false' }).optional());
 const notServed = (what: string) => z.preprocess(given, z.undefined({ error: `${what} is not supported here` }));
 
 export const CreateChallengeBody = z.object({

@@ -58,6 +58,16 @@ describe("Lichess's board seek (DESIGN 2.13)", () => {
     assert.equal(paired.initial_time, pool.initial_time, 'the minutes of the form, in seconds');
   });
 
+  it('takes a JSON body as well as a form, with JSON numbers and booleans, and nulls for what a client leaves unset', async () => {
+    const a = await createUser();
+    const pool = uniquePool();
+    const held = await seek(a, { json: { time: pool.initial_time / 60, increment: pool.increment, rated: false, days: null, variant: null, color: null, ratingRange: null } });
+    assert.equal(held.status, 200, await Promise.race([held.body, Promise.resolve('(held open)')]));
+    const pending = (await api('GET', '/v1/games?status=pending', as(a))).body.data;
+    assert.deepEqual(pending.map((g: any) => [g.initial_time, g.increment]), [[pool.initial_time, pool.increment]]);
+    held.close();
+  });
+
   it('cancels the seek when the client closes the answer', async () => {
     const a = await createUser();
     const held = await seek(a, realtime());
