@@ -69,16 +69,9 @@ function timeControlOf(body: CreateChallengeBody): Pick<CreateGameInput, 'time_c
   return { time_control, initial_time: limit, increment };
 }
 
-/**
- * A challenge that is not the caller's to answer is none for them (Lichess answers 404); a refusal
- * of the rules keeps its words (`{"error"}`, 400).
- */
+/** A challenge that is not the caller's to answer is none for them (Lichess answers 404). */
 function asChallenge(error: unknown): never {
   if (isAppError(error) && (error.code === 'GAME_NOT_FOUND' || error.code === 'FORBIDDEN')) throw new AppError('GAME_NOT_FOUND', 'Challenge not found');
-  if (isAppError(error) && error.code === 'VALIDATION_ERROR' && error.details) {
-    const first = Object.values(error.details).flat()[0];
-    throw new AppError('VALIDATION_ERROR', typeof first === 'string' ? first : error.message);
-  }
   throw error;
 }
 

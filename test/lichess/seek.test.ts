@@ -90,6 +90,8 @@ describe("Lichess's board seek (DESIGN 2.13)", () => {
       assert.equal(res.status, 400, `${JSON.stringify(form)}: ${await res.body}`);
       assert.deepEqual(Object.keys(JSON.parse(await res.body)), ['error']);
     }
+    // The rule's own words, not only the heading of a refusal.
+    assert.match(JSON.parse(await (await seek(a, { ...realtime(), days: '3' })).body).error, /correspondence games are made by challenge/);
   });
 
   it('refuses a second seek while one waits (400), as the pool does', async () => {
