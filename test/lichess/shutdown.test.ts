@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { testService } from '../helpers/service.ts';
 import { NdjsonClient } from '../helpers/ndjson.ts';
 import { createDatabase } from '../support/database.ts';
 import { postData, startGameOverApi, startServiceProcess } from '../support/process.ts';
+import { heldPost } from './heldPost.ts';
 
 // Lichess's streams at the service's restart (SIGTERM, `npm start`'s process): Lichess's lines have
 // no error type, and lichess.org just ends the body when it restarts, so the body ends with no line
 // of ours; its clients connect again (lichess-bot: the event stream's reconnection tells every game).
-
-/** A board seek's answer, held open: what came, and how it ended. */
-async function heldSeek(url: string, token: string): Promise<{ status: number; body: Promise<string>; ended: Promise<'complete' | 'aborted'> }> {
-  const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' } });
-  req.end('time=10&increment=7');
-  const res = await new Promise<http.IncomingMessage>((resolve, reject) => req.once('response', resolve).once('error', reject));
-  res.setEncoding('utf8');
-  let text = '';
-  let complete = false;
-  res.on('data', (c: string) => (text += c));
-  res.on('end', () => (complete = true));
-  res.on('error', () => {});
-  const ended = new Promise<'complete' | 'aborted'>((resolve) => res.on('close', () => resolve(complete ? 'complete' : 'aborted')));
-  return { status: res.statusCode ?? 0, body: ended.then(() => text), ended };
-}
 
 describe("Lichess's streams at the service's restart (DESIGN 2.13)", function () {
   this.timeout(40_000);
@@ -39,7 +24,7 @@ describe("Lichess's streams at the service's restart (DESIGN 2.13)", function ()
       assert.equal((await events.next('gameStart')).game.id, game.id);
       const board = await NdjsonClient.open(`${base}/api/board/game/stream/${game.id}`, bearer(game.black));
       assert.equal((await board.next('gameFull')).id, game.id);
-      const seek = await heldSeek(`${base}/api/board/seek`, seeker.session.access_token);
+      const seek = await heldPost(`${base}/api/board/seek`, { ...bearer(seeker), 'content-type': 'application/x-www-form-urlencoded' }, 'time=10&increment=7');
       assert.equal(seek.status, 200);
 
       child.kill('SIGTERM');
