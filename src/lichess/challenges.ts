@@ -12,6 +12,7 @@ import { findEventGame, listChallenges } from '../services/userEventGames.ts';
 import { oneOf } from '../util/zod.ts';
 import { formatChallenge, type ChallengeJson } from './challengeShapes.ts';
 import type { LichessDeps } from './deps.ts';
+import { formBool, formInt, given } from './query.ts';
 import { lichessRoute, type LichessRoute } from './route.ts';
 import type { Scope } from '../auth/scopes.ts';
 
@@ -27,16 +28,6 @@ const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 /** Lichess's paths beside a username's: `/api/challenge/ai` (its engine) and `/api/challenge/open`. */
 const NOT_SERVED = new Set(['ai', 'open']);
 
-/** A field left empty: a form's `''`, JSON's `null` (berserk sends every parameter, null when unset). */
-const given = (v: unknown) => (v === null || v === '' ? undefined : v);
-/** A whole number, as a form's text or a JSON number. */
-const formInt = (min: number, max: number) =>
-  z.preprocess(
-    (v) => (typeof given(v) === 'string' && /^\s*-?\d+\s*$/.test(v as string) ? Number(v) : given(v)),
-    z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).optional(),
-  );
-/** `true`/`false`, as a form's text or a JSON boolean. */
-const formBool = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : given(v)), z.boolean({ error: 'must be true or false' }).optional());
 const notServed = (what: string) => z.preprocess(given, z.undefined({ error: `${what} is not supported here` }));
 
 export const CreateChallengeBody = z.object({
@@ -78,16 +69,9 @@ function timeControlOf(body: CreateChallengeBody): Pick<CreateGameInput, 'time_c
   return { time_control, initial_time: limit, increment };
 }
 
-/**
- * A challenge that is not the caller's to answer is none for them (Lichess answers 404); a refusal
- * of the rules keeps its words (`{"error"}`, 400).
- */
+/** A challenge that is not the caller's to answer is none for them (Lichess answers 404). */
 function asChallenge(error: unknown): never {
   if (isAppError(error) && (error.code === 'GAME_NOT_FOUND' || error.code === 'FORBIDDEN')) throw new AppError('GAME_NOT_FOUND', 'Challenge not found');
-  if (isAppError(error) && error.code === 'VALIDATION_ERROR' && error.details) {
-    const first = Object.values(error.details).flat()[0];
-    throw new AppError('VALIDATION_ERROR', typeof first === 'string' ? first : error.message);
-  }
   throw error;
 }
 

@@ -30,5 +30,11 @@ export function lichessError(error: unknown): { status: number; body: { error: s
   const retryAfter = e.extra?.retryAfter;
   if (typeof retryAfter === 'number') headers['Retry-After'] = String(retryAfter);
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-  return { status, body: { error: LICHESS_MESSAGE[e.code] ?? e.message }, headers };
+  return { status, body: { error: LICHESS_MESSAGE[e.code] ?? firstDetail(e) ?? e.message }, headers };
+}
+
+/** A bad request's own words where our message is only its heading (`Invalid request data`): Lichess's body has room for one. */
+function firstDetail(e: AppError): string | undefined {
+  const first = e.code === 'VALIDATION_ERROR' && e.details ? Object.values(e.details).flat()[0] : undefined;
+  return typeof first === 'string' ? first : undefined;
 }

@@ -11,8 +11,9 @@ import { AppError, isAppError } from '../errors.ts';
 import { OPERATION_LIMITS } from '../limits.ts';
 import { ChatBody } from '../services/chatViews.ts';
 import type { CommandPayload, GameCommandName } from '../services/gameCommandCatalogue.ts';
-import { botAccounts, pendingTakeback } from '../services/gameReads.ts';
+import { pendingTakeback } from '../services/gameReads.ts';
 import type { GameDetail } from '../services/gameViews.ts';
+import { findBotAccounts } from '../services/userEventGames.ts';
 import type { LichessDeps } from './deps.ts';
 import { lichessError } from './errors.ts';
 import type { GameFacts } from './gameState.ts';
@@ -60,7 +61,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
     if (!realtime) throw new AppError('SERVICE_UNAVAILABLE', 'Streams are not served yet: try again');
     const facts = async (game: GameDetail): Promise<GameFacts> => ({
       takebackBy: game.status === 'active' ? (await pendingTakeback(deps, game.id))?.offeredBy : undefined,
-      bots: await botAccounts(deps, [game.white_player?.id, game.black_player?.id].filter((id): id is string => id !== undefined)),
+      bots: await findBotAccounts(deps, [game.white_player?.id, game.black_player?.id].filter((id): id is string => id !== undefined)),
     });
     return openLichessGameStream({ realtime, facts, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: refuseWith(c.res) }, c.user!, c.params.id).then(() => STREAMED);
   };

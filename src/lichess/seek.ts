@@ -12,26 +12,19 @@ import type { Realtime } from '../realtime/index.ts';
 import { channels } from '../services/channelEvents.ts';
 import type { GamesService } from '../services/games.ts';
 import type { Logger } from '../logger.ts';
-
-/** A form's number ("15", "0.5") or a JSON one. */
-const formNumber = (message: string) =>
-  z.union([z.number(), z.string().trim().regex(/^\d+(\.\d+)?$/, message).transform(Number)], { error: message });
-/** A form's boolean ("true", "false") or a JSON one. */
-const formBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: 'must be true or false' });
+import { formBool, formInt, formNumber, given } from './query.ts';
 
 export const SeekBody = z.object({
-  rated: formBoolean.default(false),
+  rated: formBool.transform((v) => v ?? false),
   /** Minutes of the clock (a realtime seek). */
-  time: formNumber('must be a number of minutes from 0 to 180').pipe(z.number().min(0, 'must be at least 0').max(180, 'must be at most 180')).optional(),
+  time: formNumber(0, 180),
   /** Seconds added per move (a realtime seek). */
-  increment: formNumber('must be an integer number of seconds from 0 to 180')
-    .pipe(z.number().int('must be an integer number of seconds').min(0, 'must be at least 0').max(180, 'must be at most 180'))
-    .optional(),
+  increment: formInt(0, 180),
   /** Days per move (a correspondence seek). */
-  days: formNumber('must be a number of days').pipe(z.number().int('must be a whole number of days')).optional(),
-  variant: z.literal('standard', { error: 'only standard chess is played here' }).optional(),
-  color: z.enum(['random', 'white', 'black'], { error: 'must be random, white or black' }).default('random'),
-  ratingRange: z.string().max(20).optional(),
+  days: formInt(1, 14),
+  variant: z.preprocess(given, z.literal('standard', { error: 'only standard chess is played here' }).optional()),
+  color: z.preprocess(given, z.enum(['random', 'white', 'black'], { error: 'must be random, white or black' }).optional()).transform((v) => v ?? 'random'),
+  ratingRange: z.preprocess(given, z.string().max(20).optional()),
 });
 export type SeekBody = z.infer<typeof SeekBody>;
 

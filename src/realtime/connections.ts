@@ -50,9 +50,9 @@ export class Connections {
     return peer;
   }
 
-  /** An HTTP stream; `refuseWith` answers with the error envelope until it is live. */
-  stream(res: ServerResponse, refuseWith: (error: unknown) => void): HttpPeer {
-    const peer = new HttpPeer(res, { maxBufferedBytes: this.limits.maxBufferedBytes, now: () => this.clock.now(), refuseWith });
+  /** An HTTP stream; `refuseWith` answers with the error envelope until it is live (`errorLine`: HttpPeerOptions). */
+  stream(res: ServerResponse, refuseWith: (error: unknown) => void, errorLine = true): HttpPeer {
+    const peer = new HttpPeer(res, { maxBufferedBytes: this.limits.maxBufferedBytes, now: () => this.clock.now(), refuseWith, errorLine });
     this.streams.add(peer);
     peer.onClose(() => this.streams.delete(peer));
     return peer;
@@ -70,7 +70,8 @@ export class Connections {
   async close(): Promise<void> {
     for (const stop of this.stopRounds) stop();
     const closed = [...this.sockets].map((p) => new Promise<void>((resolve) => (p.onClose(resolve), p.close(CLOSE.RESTART, 'service restarting'))));
-    // An HTTP stream has no close code: its last line says the service restarts.
+    // An HTTP stream has no close code: its last line says the service restarts (a hosted
+    // surface's stream, whose lines have no error, just ends).
     const restarting = new AppError('SERVICE_UNAVAILABLE', 'The service is restarting: connect again', undefined, { retryAfter: 1 });
     for (const p of this.streams) closed.push(new Promise<void>((resolve) => (p.onClose(resolve), p.refuse(restarting))));
     // Node's timer, not the clock: a bound on a real shutdown, which must end however tests drive time.

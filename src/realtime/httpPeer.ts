@@ -25,6 +25,12 @@ export type HttpPeerOptions = {
   now: () => number;
   /** Answers with the error envelope (before the stream is live). */
   refuseWith: (error: unknown) => void;
+  /**
+   * Whether a refusal after the 200 is told in a last `error` line (this service's streams, the
+   * default), or the body just ends (a hosted surface's stream, whose lines have no error type:
+   * Lichess's, which lichess.org ends so when it restarts).
+   */
+  errorLine?: boolean;
 };
 
 /**
@@ -98,14 +104,16 @@ export class HttpPeer implements Connection {
 
   /**
    * A refusal: the error envelope before the stream is live (any error: the HTTP side tells
-   * what it is); after, an `error` message as the last line (with `channel` on the user channel's
+   * what it is); after, an `error` message as the last line unless `errorLine` is false (with `channel` on the user channel's
    * stream, as the realtime socket sends it; SERVICE_UNAVAILABLE for an error that is no AppError).
    */
   refuse(error: unknown, channel?: string): void {
     if (!this.open) return;
     if (!this.live) return this.o.refuseWith(error);
-    const e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream failed; connect again');
-    this.send(formatError(e, this.o.now(), channel));
+    if (this.o.errorLine !== false) {
+      const e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream failed; connect again');
+      this.send(formatError(e, this.o.now(), channel));
+    }
     this.finish();
   }
 

@@ -32,7 +32,7 @@ export type Realtime = {
    * Hosts another surface's HTTP stream (Lichess's NDJSON streams, src/lichess) as one of this
    * node's: counted in the client address's cap with the sockets and streams (undefined when it
    * is refused: `refuseWith` has answered), kept alive with the others' keep-alive round and ended
-   * at shutdown. What it says is its own.
+   * at shutdown (the body ends: no `error` line of ours). What it says is its own.
    */
   hostStream: (req: IncomingMessage, res: ServerResponse, refuseWith: (error: unknown) => void) => HttpPeer | undefined;
   /** What a session of watching needs (GameWatchSession, UserChannelSession), for another surface's streams. */

@@ -69,7 +69,8 @@ export function createRouting(node: RealtimeNode): Routing {
     hostStream(req, res, refuseWith) {
       const release = caps.admitAddress(addressOf(req));
       if (!release) return void refuseWith(caps.overAddress());
-      const peer = connections.stream(res, refuseWith);
+      // Another surface's lines: ours (an `error` line at the end) are not among them.
+      const peer = connections.stream(res, refuseWith, false);
       peer.onClose(release);
       return peer;
     },

@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import { abandonPendingGame, activateGame, findCategoryRatings, findGame, insertPendingGame, lockGame, lockPlayers, userHasOpenGame, type GameRecord } from '../db/games.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { cancelOpenSeeksOf } from '../db/seeks.ts';
+import { isBotAccount } from '../db/players.ts';
 import { findUserById } from '../db/users.ts';
 import type { Color } from '../domain/game.ts';
 import { parseId } from '../domain/ids.ts';
@@ -11,6 +12,7 @@ import type { DeclineReason } from '../domain/statuses.ts';
 import { poolId } from '../domain/pairing.ts';
 import { validateTimeControl, type LiveTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
+import { botPlaysChallengesOnly } from './bots.ts';
 import { channels } from './channelEvents.ts';
 import { callPool, openGame } from '../gateway/index.ts';
 import { challengesChanged, findVisible, isChallenged, isOpen, notFound, notify, type GamesDeps } from './gameAccess.ts';
@@ -67,6 +69,9 @@ async function seek(
 }
 
 export async function createGame(d: GamesDeps, userId: string, input: CreateGameInput): Promise<PendingGameView | GameDetail> {
+  // A bot plays through challenges only (DESIGN 2.13): its seek is refused as a bot's whatever it
+  // asks for, a correspondence seek or a bad clock too (Lichess refuses a bot before the form).
+  if (input.type === 'matchmaking' && (await isBotAccount(d.pool, userId))) throw botPlaysChallengesOnly();
   const tc = validateTimeControl(input);
   if (!tc.ok) {
     const details = Object.fromEntries(Object.entries(tc.error).map(([field, message]) => [field, [message]]));

@@ -3,7 +3,6 @@
 import { findAnalysis } from '../db/analysis.ts';
 import { findCategoryRatings, findGameDetail } from '../db/games.ts';
 import { loadTakebacks, type StoredTakeback } from '../db/liveGames.ts';
-import { findUserById } from '../db/users.ts';
 import { listGames as listGameRows, type GameListFilter, type GameListOrder } from '../db/gameLists.ts';
 import { findSeekRedirect } from '../db/seeks.ts';
 import type { GameResult } from '../domain/game.ts';
@@ -134,10 +133,4 @@ export async function getPgn(d: GamesDeps, userId: string, id: string, options: 
 export async function pendingTakeback(d: Pick<GamesDeps, 'pool'>, gameId: string): Promise<StoredTakeback | undefined> {
   const id = parseId(gameId);
   return id ? (await loadTakebacks(d.pool, id)).find((t) => t.status === 'pending') : undefined;
-}
-
-/** Which of these users are bot accounts (DESIGN 2.13: Lichess's title BOT). */
-export async function botAccounts(d: Pick<GamesDeps, 'pool'>, userIds: readonly string[]): Promise<Set<string>> {
-  const users = await Promise.all(userIds.map((id) => findUserById(d.pool, id)));
-  return new Set(users.filter((u) => u?.bot).map((u) => u!.id));
 }

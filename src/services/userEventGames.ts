@@ -36,13 +36,18 @@ async function ratingsOf(d: EventGamesDeps, g: GameWithPlayers): Promise<Record<
   return { white: of(g.whiteId, g.whiteRating), black: of(g.blackId, g.blackRating) };
 }
 
+/** The bot accounts among `userIds` (Lichess's title BOT): one read for the event stream and the game stream. */
+export function findBotAccounts(d: EventGamesDeps, userIds: readonly string[]): Promise<Set<string>> {
+  return findBots(d.pool, userIds);
+}
+
 /** The game as `userId` may see it (a pending one only its players); GAME_NOT_FOUND otherwise. */
 export async function findEventGame(d: EventGamesDeps, userId: string, requestedId: string): Promise<EventGame> {
   const id = parseId(requestedId);
   if (!id) throw notFound();
   const found = await findGameDetail(d.pool, id);
   const game = visibleTo(found?.game, userId);
-  const [ratings, bots] = await Promise.all([ratingsOf(d, game), findBots(d.pool, seated(game))]);
+  const [ratings, bots] = await Promise.all([ratingsOf(d, game), findBotAccounts(d, seated(game))]);
   return { game, lastMove: found!.moves.at(-1)?.uci ?? null, ratings, bots };
 }
 
@@ -68,7 +73,7 @@ const OLDEST_FIRST = { field: 'created_at', direction: 'asc' } as const;
 async function told(d: EventGamesDeps, games: GameWithPlayers[]): Promise<EventGame[]> {
   const [lastMoves, bots] = await Promise.all([
     findLastMoves(d.pool, games.filter((g) => g.moveCount > 0).map((g) => g.id)),
-    findBots(d.pool, [...new Set(games.flatMap(seated))]),
+    findBotAccounts(d, [...new Set(games.flatMap(seated))]),
   ]);
   return Promise.all(games.map(async (game) => ({ game, lastMove: lastMoves.get(game.id) ?? null, ratings: await ratingsOf(d, game), bots })));
 }

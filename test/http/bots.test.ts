@@ -41,6 +41,8 @@ describe('bot accounts on /v1 and in rooms (DESIGN 2.13)', () => {
     const bot = await newBot();
     const pool = { ...uniquePool(), rated: true };
     assertForbidden(await api('POST', '/v1/games', as(bot, { type: 'matchmaking', ...pool, color: 'random' })));
+    // As a bot's first, whatever the seek: a correspondence one (400 for a person) too.
+    assertForbidden(await api('POST', '/v1/games', as(bot, { type: 'matchmaking', time_control: 'correspondence', days_per_move: 3, rated: false, color: 'random' })));
     const pending = await api('GET', '/v1/games?status=pending', as(bot));
     assert.deepEqual(pending.body.data, [], 'no seek left behind');
   });

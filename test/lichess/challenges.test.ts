@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { personalToken } from '../helpers/credentials.ts';
 import { as, challenge, createActiveGame, getGame } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
@@ -152,6 +153,16 @@ describe("Lichess's challenges (DESIGN 2.13)", () => {
       }
     });
 
+    it('counts in the challenge limit of POST /v1/games (5 a minute): past it, 429 {"error"} with Retry-After', async () => {
+      const [a, b] = await Promise.all([player(), createUser()]);
+      // Refused ones count too (a bad clock): nothing is left pending for b to be busy with.
+      for (let i = 0; i < 5; i++) assertError(await challengeOf(a, b, { 'clock.limit': 'x', 'clock.increment': '0' }), 400);
+      const limited = await challengeOf(a, b);
+      assertError(limited, 429);
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${limited.headers.get('retry-after')}`);
+    });
+
     it('is served under /lichess too, for a proxy that routes by prefix', async () => {
       const [a, b] = await Promise.all([player(), createUser()]);
       const res = await lichess('POST', `/lichess/api/challenge/${b.username}`, a, { form: { 'clock.limit': '600', 'clock.increment': '0' } });
@@ -198,6 +209,7 @@ describe("Lichess's challenges (DESIGN 2.13)", () => {
       assertError(await lichess('POST', `/api/challenge/${id}/accept`, a), 404, /Challenge not found/);
       assertError(await lichess('POST', `/api/challenge/${id}/accept`, c), 404);
       assertError(await lichess('POST', '/api/challenge/not-an-id/accept', b), 404);
+      for (const verb of ['accept', 'decline', 'cancel']) assertError(await lichess('POST', `/api/challenge/${randomUUID()}/${verb}`, b), 404, /Challenge not found/);
       assert.equal((await lichess('POST', `/api/challenge/${id}/accept`, b)).status, 200);
       assertError(await lichess('POST', `/api/challenge/${id}/accept`, b), 400);
     });

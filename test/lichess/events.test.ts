@@ -286,6 +286,17 @@ describe("Lichess's event stream: GET /api/stream/event (DESIGN 2.13)", () => {
     lichessStream.close();
   });
 
+  it('answers NDJSON whatever Accept says (none, JSON, HTML, anything), as lichess-bot and berserk send their own', async () => {
+    const a = await player();
+    // '' is an empty Accept: as good as none.
+    for (const accept of ['', 'application/json', 'text/html,application/xhtml+xml', '*/*']) {
+      const s = await NdjsonClient.open('/api/stream/event', { authorization: `Bearer ${a.token}`, accept });
+      assert.equal(s.status, 200, `${accept}: ${JSON.stringify(s.body)}`);
+      assert.match(s.res.headers['content-type'] ?? '', /^application\/x-ndjson/, accept);
+      s.close();
+    }
+  });
+
   it('is served under /lichess too', async () => {
     const [a, b] = await Promise.all([player(), createUser()]);
     const s = await events(a, '/lichess/api/stream/event');

@@ -92,6 +92,15 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     for (const s of open.splice(0)) s.close();
   });
 
+  /** `p`'s stream of the game, read past `line` (UCI, White first) played by both players on their APIs. */
+  const afterLine = async (p: Pick<Player, 'token' | 'api'>, line: string[]) => {
+    const s = await watch(p);
+    await gameFull(s);
+    for (const [i, uci] of line.entries()) await ok(i % 2 === 0 ? white : black, game.id, `move/${uci}`);
+    await stateWith(s, line.join(' '));
+    return s;
+  };
+
   it('plays a game to mate: each player reads gameFull, then a gameState per move with the UCI moves and the clocks in ms, the final one with status mate and the winner, then the stream ends', async () => {
     const [ws, bs] = [await watch(white), await watch(black)];
     for (const s of [ws, bs]) {
@@ -327,6 +336,78 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     await gameFull(s);
     await ok(white, game.id, 'move/d2d4');
     assert.equal((await gameState(s)).moves, 'd2d4');
+  });
+
+  it('serves the stream and the commands again under /lichess, for a proxy that routes by prefix', async () => {
+    const s = await NdjsonClient.open(`/lichess/api/board/game/stream/${game.id}`, { authorization: `Bearer ${white.token}` });
+    open.push(s);
+    await gameFull(s);
+    const moved = await post(white, `/lichess/api/board/game/${game.id}/move/e2e4`);
+    assert.deepEqual([moved.status, moved.body], [200, { ok: true }]);
+    assert.equal((await gameState(s)).moves, 'e2e4');
+    assert.deepEqual((await post(black, `/lichess/api/bot/game/${game.id}/resign`)).body, { ok: true });
+    assert.equal((await gameState(s)).status, 'resign');
+    assert.equal(await s.ended, 'complete');
+  });
+
+  it('answers the stream as NDJSON whatever Accept says (none, JSON, HTML, anything)', async () => {
+    // '' is an empty Accept: as good as none.
+    for (const accept of ['', 'application/json', 'text/html,application/xhtml+xml', '*/*']) {
+      const s = await NdjsonClient.open(`/api/board/game/stream/${game.id}`, { authorization: `Bearer ${white.token}`, accept });
+      open.push(s);
+      assert.equal(s.status, 200, `${accept}: ${JSON.stringify(s.body)}`);
+      assert.match(s.res.headers['content-type'] ?? '', /^application\/x-ndjson/, accept);
+      await gameFull(s);
+      s.close();
+    }
+  });
+
+  it('keeps a quiet stream alive with a blank line within 7 s (lichess-bot gives up after 15 s of silence)', async function () {
+    this.timeout(15_000);
+    // Both first moves made: the game stays on (no first-move deadline) while nobody moves.
+    await ok(white, game.id, 'move/e2e4');
+    await ok(black, game.id, 'move/e7e5');
+    const s = await watch(white);
+    await gameFull(s);
+    // The node's keep-alive round, every 7 s on the service's clock: one comes within 7 s of any moment.
+    await s.keptAlive(1, 7500);
+    assert.deepEqual(s.pending, [], 'a blank line, no other line');
+  });
+
+  it('plays the Bot API as the Board API: a bot offers a draw, resigns, and the Board player reads the final state', async () => {
+    const s = await afterLine(white, ['e2e4', 'e7e5']);
+    await ok(black, game.id, 'draw/yes');
+    assert.equal((await gameState(s)).bdraw, true);
+    await ok(black, game.id, 'resign');
+    const final = await stateWith(s, 'e2e4 e7e5');
+    assert.deepEqual([final.status, final.winner], ['resign', 'white']);
+    assert.equal(await s.ended, 'complete');
+  });
+
+  it("ends a stalemate with status stalemate and no winner (Lichess's name)", async () => {
+    const s = await watch(black);
+    await gameFull(s);
+    // Sam Loyd's ten-move stalemate.
+    const line = 'e2e3 a7a5 d1h5 a8a6 h5a5 h7h5 h2h4 a6h6 a5c7 f7f6 c7d7 e8f7 d7b7 d8d3 b7b8 d3h7 b8c8 f7g6 c8e6'.split(' ');
+    for (const [i, uci] of line.entries()) await ok(i % 2 === 0 ? white : black, game.id, `move/${uci}`);
+    const final = await stateWith(s, line.join(' '));
+    assert.deepEqual([final.status, final.winner], ['stalemate', undefined]);
+    assert.equal(await s.ended, 'complete');
+  });
+
+  it("ends a game lost on time with status outoftime (Lichess's name for a flag) and the winner", async () => {
+    const s = await afterLine(black, ['e2e4', 'e7e5']);
+    const { clock } = await testService();
+    try {
+      clock.skip(301_000);
+      // White's move comes after White's time ran out: the flag is what the game tells.
+      await post(white, `/api/board/game/${game.id}/move/g1f3`);
+      const final = await stateWith(s, 'e2e4 e7e5');
+      assert.deepEqual([final.status, final.winner, final.wtime], ['outoftime', 'black', 0]);
+      assert.equal(await s.ended, 'complete');
+    } finally {
+      clock.reset();
+    }
   });
 
   it('names a bot account BOT in gameFull, so a bot knows its opponent is one', async () => {

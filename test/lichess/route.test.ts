@@ -50,3 +50,19 @@ describe("Lichess's paths answer every failure in Lichess's words, and leave /v1
     assert.deepEqual([v1.status, v1.body.success, v1.body.error?.code], [400, false, 'VALIDATION_ERROR']);
   });
 });
+
+describe("Lichess's paths and the /api alias of /v1 (DESIGN 2.13, 2.1)", () => {
+  it("answers Lichess's where both serve a path (/api/users/status, /v1's /users/:id under /api), and leaves /v1 and /api/v1 as they are", async () => {
+    const lichess = await api('GET', '/api/users/status?ids=nobody_at_all');
+    assert.deepEqual([lichess.status, lichess.body], [200, []], lichess.text);
+    assert.deepEqual((await api('GET', '/lichess/api/users/status?ids=nobody_at_all')).body, []);
+    for (const prefix of ['/v1', '/api/v1']) {
+      const v1 = await api('GET', `${prefix}/users/status`);
+      assert.equal(v1.body.success, false, `${prefix}: ${v1.text}`);
+      assert.equal(typeof v1.body.error?.code, 'string', 'the /v1 envelope');
+    }
+    // Where Lichess has no path, /api is still /v1's alias.
+    const alias = await api('GET', '/api/users/me');
+    assert.deepEqual([alias.status, alias.body.success, alias.body.error?.code], [401, false, 'UNAUTHORIZED'], alias.text);
+  });
+});
