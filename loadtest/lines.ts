@@ -19,9 +19,12 @@ export function randomGame(seed: number, plies: number): Uci[] {
   }
 }
 
+/** A move in UCI (`e7e8q`), as Lichess's paths and the bench's room messages spell it. */
+export const formatUci = (m: Uci): string => `${m.from}${m.to}${m.promotion ?? ''}`;
+
 /** `count` such games from `seed` on, as UCI strings. */
 export function randomLines(count: number, plies: number, seed: number): string[][] {
-  return Array.from({ length: count }, (_, i) => randomGame(seed + i, plies).map((m) => `${m.from}${m.to}${m.promotion ?? ''}`));
+  return Array.from({ length: count }, (_, i) => randomGame(seed + i, plies).map(formatUci));
 }
 
 /** The baseline: what the rules alone cost per move (move + isGameOver + fen), in µs. */

@@ -12,10 +12,10 @@
 import '../src/polyfills.ts';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { Client, type Room } from '@colyseus/sdk';
+import type { Room } from '@colyseus/sdk';
 import { createDatabase } from '../test/support/database.ts';
 import { startServiceProcess } from '../test/support/process.ts';
-import { setupGames } from './setup.ts';
+import { joinGames, setupGames } from './setup.ts';
 import { chessJsLoop, randomGame, type Uci } from './lines.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 import { percentiles } from '../test/support/percentiles.ts';
@@ -36,20 +36,7 @@ async function main() {
   try {
     const sequences = Array.from({ length: GAMES }, (_, i) => randomGame(1000 + i, PLIES));
     const games = await setupGames(base, GAMES, 'bench_');
-    // Players join 100 games at a time: a burst of thousands of handshakes at once would measure
-    // the listen backlog, not the service.
-    const rooms: { white: Room; black: Room }[] = [];
-    for (let i = 0; i < games.length; i += 100) {
-      const joined = await Promise.all(
-        games.slice(i, i + 100).map(async (g) => {
-          const sdk = new Client(`ws://127.0.0.1:${port}`);
-          const white = await sdk.joinById(g.id, { token: g.white.token });
-          const black = await sdk.joinById(g.id, { token: g.black.token });
-          return { white, black };
-        }),
-      );
-      rooms.push(...joined);
-    }
+    const rooms = await joinGames(port, games);
 
     const cpu0 = processCpu(server.pid!);
     const pg0 = postgresCpu();

@@ -1,4 +1,4 @@
-import type { Room } from '@colyseus/sdk';
+import { Client, type Room } from '@colyseus/sdk';
 import { postData } from '../test/support/process.ts';
 
 /** Data the benchmarks set up through the API, as players would. */
@@ -34,6 +34,26 @@ export async function setupGames(base: string, count: number, prefix: string, ba
   return out;
 }
 
+/**
+ * Both players of each game in their rooms, 100 games at a time: a burst of thousands of
+ * handshakes at once would measure the listen backlog, not the service.
+ */
+export async function joinGames(port: number, games: BenchGame[]): Promise<{ white: Room; black: Room }[]> {
+  const rooms: { white: Room; black: Room }[] = [];
+  for (let i = 0; i < games.length; i += 100) {
+    const joined = await Promise.all(
+      games.slice(i, i + 100).map(async (g) => {
+        const sdk = new Client(`ws://127.0.0.1:${port}`);
+        const white = await sdk.joinById(g.id, { token: g.white.token });
+        const black = await sdk.joinById(g.id, { token: g.black.token });
+        return { white, black };
+      }),
+    );
+    rooms.push(...joined);
+  }
+  return rooms;
+}
+
 /** 40 plies of a quiet game: nothing ends it, no position comes three times. */
 export const LINE = ['g1f3', 'g8f6', 'b1c3', 'b8c6', 'e2e4', 'e7e5', 'f1c4', 'f8c5', 'd2d3', 'd7d6', 'c1g5', 'c8g4', 'h2h3', 'h7h6', 'g5h4', 'g4h5', 'a2a3', 'a7a6', 'b2b4', 'b7b5', 'c4b3', 'c5b6', 'a3a4', 'a6a5', 'b4a5', 'b6a5', 'a4b5', 'c6b4', 'e1g1', 'e8g8', 'c3e2', 'd8e7', 'e2g3', 'h5g6', 'd1e2', 'f8e8', 'f1e1', 'e7f8', 'c2c3', 'b4c6'];
 
@@ -43,7 +63,7 @@ export function sendMove(room: Room, uci: string): Promise<{ sent: number; ack: 
   return new Promise((resolve, reject) => {
     const offOk = room.onMessage('move:ok', () => (offOk(), offErr(), resolve({ sent, ack: performance.now() })));
     const offErr = room.onMessage('error', (e: { code: string }) => (offOk(), offErr(), reject(new Error(e.code))));
-    room.send('move', { from: uci.slice(0, 2), to: uci.slice(2, 4) });
+    room.send('move', { from: uci.slice(0, 2), to: uci.slice(2, 4), ...(uci[4] ? { promotion: uci[4] } : {}) });
   });
 }
 
