@@ -30,6 +30,13 @@ export type ReplayOptions = {
   ip: (client: string) => string;
   /** How long to wait for a line or an answer before the replay gives up on it. */
   waitMs?: number;
+  /**
+   * Requests whose pace a limit judges (chat: one a second, three at once): between two of a
+   * client's, the replay leaves the recorded gap, up to `gapCapMs`, so that a limit judges them
+   * as it judged the recording; every other request goes as soon as its client may send it.
+   */
+  keepGaps?: RegExp;
+  gapCapMs?: number;
 };
 
 export type ReplayResult = { differences: string[]; exchanges: number; lines: number };
@@ -188,6 +195,7 @@ export async function replayConversation(events: ConversationEvent[], o: ReplayO
 
   const runClient = async (client: string, mine: Exchange[]): Promise<void> => {
     const streams = new Map<number, LiveStream>();
+    let lastPaced: { recorded: number; sent: number } | undefined;
     for (const x of mine) {
       const t = x.request.t;
       const where = `${client} #${x.request.id} ${x.request.method} ${x.request.path}`;
@@ -222,6 +230,13 @@ export async function replayConversation(events: ConversationEvent[], o: ReplayO
         if (finalColor) body = body.replace(/(^|&)color=random(&|$)/, `$1color=${finalColor}$2`);
       }
       const path = translate(x.request.path);
+      if (o.keepGaps?.test(x.request.path)) {
+        if (lastPaced) {
+          const gap = Math.min(x.request.t - lastPaced.recorded, o.gapCapMs ?? 1500) - (performance.now() - lastPaced.sent);
+          if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
+        }
+        lastPaced = { recorded: x.request.t, sent: performance.now() };
+      }
       const hide = (text: string) => (u ? text.split(u.token).join(TOKEN_PLACEHOLDER) : text);
       const req = http.request(`${o.base}${path}`, { method: x.request.method, headers });
       const res = await new Promise<http.IncomingMessage | Error>((resolve) => {

@@ -41,6 +41,7 @@ async function replay(file: string, cast: Cast): Promise<Awaited<ReturnType<type
     recordedOrigin: 'http://localhost:2600',
     origin: config.publicUrl,
     ip: (client) => ips.get(client)!,
+    keepGaps: /\/chat$/,
   });
 }
 
@@ -55,5 +56,15 @@ describe("Real Lichess clients' recorded conversations, replayed (DESIGN 2.13)",
     });
     assert.deepEqual(result.differences, []);
     assert.deepEqual([result.exchanges, result.lines], [412, 793], 'every exchange made, every line read');
+  });
+
+  it("berserk (Lichess's Python client) plays the Board API against a lichess-bot: challenge as JSON, draw offer, chat, resignation, export", async function () {
+    this.timeout(60_000);
+    const result = await replay('berserk-board-vs-lichess-bot.jsonl.gz', {
+      boardapp_d: { user: 'boardapp_d', scopes: ['board:play', 'challenge:read', 'challenge:write'] },
+      randombot_e: { user: 'randombot_e', scopes: ['bot:play', 'challenge:read', 'challenge:write'], bot: true },
+    });
+    assert.deepEqual(result.differences, []);
+    assert.deepEqual([result.exchanges, result.lines], [60, 100], 'every exchange made, every line read');
   });
 });
