@@ -40,7 +40,12 @@ export function accountRoutes(d: LichessDeps): LichessRoute[] {
       method: 'get',
       path: '/api/account',
       auth: ANY_TOKEN,
-      handler: async ({ user }): Promise<UserExtended> => formatUserExtended(await services.players.getCard(user!.id), publicUrl),
+      // The caller is seen by this very request: seenAt is now, whether or not the minute's
+      // presence write has landed (a fresh bot asking for its account would otherwise have none).
+      handler: async ({ user }): Promise<UserExtended> => {
+        const card = await services.players.getCard(user!.id);
+        return formatUserExtended({ ...card, activity: { ...card.activity, lastSeenAt: new Date(ctx.clock.now()) } }, publicUrl);
+      },
     }),
     lichessRoute({
       method: 'get',

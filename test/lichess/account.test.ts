@@ -72,11 +72,15 @@ const openChannel = (u: TestUser) => NdjsonClient.open('/v1/stream/events', { au
 
 describe("Lichess's account, user and bot reads (DESIGN 2.13)", () => {
   describe('GET /api/account', () => {
-    it("answers the caller's profile as Lichess's UserExtended: id the lower-cased username, perfs, createdAt in ms, url, count", async () => {
+    it("answers the caller's profile as Lichess's UserExtended: id the lower-cased username, perfs, createdAt in ms, seenAt now, url, count", async () => {
       const { user, token } = await withToken(['board:play']);
+      const { clock } = await testService();
+      const before = clock.now();
       const res = await get('/api/account', token.token);
+      const after = clock.now();
       assert.equal(res.status, 200, res.text);
       const me = res.body;
+      assert.ok(me.seenAt >= before && me.seenAt <= after, `seenAt ${me.seenAt}: a new account is seen by this very request, before any presence write`);
       assert.equal(me.id, lichessId(user));
       assert.equal(me.username, user.username);
       assert.equal(me.title, undefined, 'no title for a person');
