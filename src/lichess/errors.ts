@@ -1,4 +1,5 @@
-import { toAppError, type AppError, type ErrorCode } from '../errors.ts';
+import type { Response } from 'express';
+import { AppError, isAppError, toAppError, type ErrorCode } from '../errors.ts';
 
 /**
  * Our codes whose status Lichess gives otherwise: a move out of turn, a game that is over, an
@@ -37,4 +38,18 @@ export function lichessError(error: unknown): { status: number; body: { error: s
 function firstDetail(e: AppError): string | undefined {
   const first = e.code === 'VALIDATION_ERROR' && e.details ? Object.values(e.details).flat()[0] : undefined;
   return typeof first === 'string' ? first : undefined;
+}
+
+/** How long a stream refused past a socket cap is told to wait: a place frees when one of the caller's sockets closes. */
+const CAPPED_RETRY_SECONDS = 5;
+
+/** A stream refused before it began, as Lichess answers (`{"error"}`, its status, Retry-After on every 429). */
+export function refuseStream(res: Response, error: unknown): void {
+  if (res.headersSent) return void res.destroy();
+  let e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream could not start: connect again', undefined, { retryAfter: 1 });
+  if (e.code === 'RATE_LIMIT_EXCEEDED' && typeof e.extra?.retryAfter !== 'number') {
+    e = new AppError(e.code, e.message, e.details, { ...e.extra, retryAfter: CAPPED_RETRY_SECONDS });
+  }
+  const { status, body, headers } = lichessError(e);
+  res.status(status).set(headers).json(body);
 }

@@ -3,32 +3,18 @@
 // NDJSON lines (src/lichess/eventStream.ts). Hosted by the realtime side as one of its HTTP
 // streams: counted in the client address's and the user's socket caps, kept alive with a blank
 // line every 7 s, ended at shutdown. Several may be open per token (Lichess keeps one).
-import type { Response } from 'express';
 import type { Scope } from '../auth/scopes.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { UserChannelSession } from '../realtime/userChannelSession.ts';
 import { findEventGame, listChallenges, listPlaying } from '../services/userEventGames.ts';
 import type { LichessDeps } from './deps.ts';
-import { lichessError } from './errors.ts';
+import { refuseStream } from './errors.ts';
 import { LichessEventStream, type EventReads } from './eventStream.ts';
 import { lichessRoute, STREAMED, type LichessRoute } from './route.ts';
 
 /** Who may hear the event stream: Lichess's scopes for it, any one of them. */
 export const EVENT_STREAM_SCOPES: readonly Scope[] = ['challenge:read', 'bot:play', 'board:play'];
 
-/** How long a stream refused past a socket cap is told to wait: a place frees when one of the caller's sockets closes. */
-const CAPPED_RETRY_SECONDS = 5;
-
-/** A stream refused before it began, as Lichess answers (`{"error"}`, its status, Retry-After on every 429). */
-export function refuseStream(res: Response, error: unknown): void {
-  if (res.headersSent) return void res.destroy();
-  let e = isAppError(error) ? error : new AppError('SERVICE_UNAVAILABLE', 'The stream could not start: connect again', undefined, { retryAfter: 1 });
-  if (e.code === 'RATE_LIMIT_EXCEEDED' && typeof e.extra?.retryAfter !== 'number') {
-    e = new AppError(e.code, e.message, e.details, { ...e.extra, retryAfter: CAPPED_RETRY_SECONDS });
-  }
-  const { status, body, headers } = lichessError(e);
-  res.status(status).set(headers).json(body);
-}
 
 /** The games and challenges the event stream reads, bound to the service's pool, clock and address. */
 export function eventReads({ ctx }: Pick<LichessDeps, 'ctx'>): EventReads {

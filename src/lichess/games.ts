@@ -4,7 +4,6 @@
 // is the move /v1 and the rooms make (same actor, rules, clocks, durability, idempotency); chat goes
 // through the chat service. What is Lichess's here is only the wire: the UCI in the path, the
 // yes/no verbs, `{"ok": true}`, and 400 for whatever the rules refuse.
-import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -15,7 +14,7 @@ import { pendingTakeback } from '../services/gameReads.ts';
 import type { GameDetail } from '../services/gameViews.ts';
 import { findBotAccounts } from '../services/userEventGames.ts';
 import type { LichessDeps } from './deps.ts';
-import { lichessError } from './errors.ts';
+import { refuseStream } from './errors.ts';
 import type { GameFacts } from './gameState.ts';
 import { openLichessGameStream } from './gameStream.ts';
 import { lichessRoute, OK, STREAMED, type LichessContext, type LichessRoute } from './route.ts';
@@ -63,7 +62,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
       takebackBy: game.status === 'active' ? (await pendingTakeback(deps, game.id))?.offeredBy : undefined,
       bots: await findBotAccounts(deps, [game.white_player?.id, game.black_player?.id].filter((id): id is string => id !== undefined)),
     });
-    return openLichessGameStream({ realtime, facts, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: refuseWith(c.res) }, c.user!, c.params.id).then(() => STREAMED);
+    return openLichessGameStream({ realtime, facts, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: (error: unknown) => refuseStream(c.res, error) }, c.user!, c.params.id).then(() => STREAMED);
   };
 
   /**
@@ -172,17 +171,10 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
         if (c.body.days !== undefined) return correspondenceSeek({ games }, c.user!, { ...c.body, days: c.body.days });
         const realtime = d.streams();
         if (!realtime) throw new AppError('SERVICE_UNAVAILABLE', 'Seeks are not served yet: try again');
-        await realtimeSeek({ games, realtime, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: refuseWith(c.res) }, c.user!, c.body);
+        await realtimeSeek({ games, realtime, log: d.ctx.log }, { req: c.req, res: c.res, refuseWith: (error: unknown) => refuseStream(c.res, error) }, c.user!, c.body);
         return STREAMED;
       },
     }),
   ];
 }
 
-/** Answers a refusal before a stream's 200 as every Lichess path does: `{"error"}` with Lichess's status. */
-const refuseWith = (res: ServerResponse) => (error: unknown) => {
-  if (res.headersSent) return void res.destroy();
-  const { status, body, headers } = lichessError(error);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
-};

@@ -5,7 +5,7 @@ import { LocalPresence } from '@colyseus/core';
 import { createEventBus, type EventBus } from '../../src/events.ts';
 import { AppError } from '../../src/errors.ts';
 import { LichessEventStream, type EventReads } from '../../src/lichess/eventStream.ts';
-import { refuseStream } from '../../src/lichess/events.ts';
+import { refuseStream } from '../../src/lichess/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createRealtime, type Realtime } from '../../src/realtime/index.ts';
 import { UserChannelSession } from '../../src/realtime/userChannelSession.ts';

@@ -6,6 +6,7 @@ import { personalToken } from '../helpers/credentials.ts';
 import { as, createActiveGame, play, type ActiveGame } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
 import { NdjsonClient, type NdMessage } from '../helpers/ndjson.ts';
+import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -328,6 +329,23 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     assert.equal(full.state.winner, 'black');
     assert.equal(await s.ended, 'complete');
     assert.deepEqual(s.pending, []);
+  });
+
+  it("counts each game stream as one of the user's sockets: past REALTIME_SOCKETS_PER_USER, 429 {\"error\"} with Retry-After", async () => {
+    const { config } = await testService();
+    const streams = await Promise.all(Array.from({ length: config.realtimeSocketsPerUser }, () => watch(white)));
+    assert.ok(streams.every((s) => s.status === 200));
+    const over = await watch(white);
+    assert.equal(over.status, 429);
+    assert.deepEqual(Object.keys(over.body), ['error']);
+    assert.ok(Number(over.res.headers['retry-after']) >= 1, JSON.stringify(over.res.headers));
+    streams[0].close();
+    await streams[0].ended;
+    const again = await until('a place is free again', async () => {
+      const s = await watch(white);
+      return s.status === 200 && s;
+    });
+    assert.equal(again.status, 200);
   });
 
   it('lets a spectator with the scope stream the game (no opponentGone, no player chat)', async () => {
