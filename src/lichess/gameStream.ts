@@ -83,10 +83,10 @@ export class LichessGameStream implements Subscriber {
       case 'draw_offer':
         board.drawOffer(m.draw_offer);
         // An accepted offer ends the game: its final state follows.
-        return m.draw_offer.status === 'accepted' ? undefined : this.write(board.state());
+        return m.draw_offer.status === 'accepted' || this.lapsedByMove(m.draw_offer) ? undefined : this.write(board.state());
       case 'takeback_offer':
         board.takebackOffer(m.takeback);
-        return m.takeback.status === 'accepted' ? undefined : this.write(board.state());
+        return m.takeback.status === 'accepted' || this.lapsedByMove(m.takeback) ? undefined : this.write(board.state());
       case 'takeback':
         board.takenBack(m.plies, m.times);
         return this.write(board.state());
@@ -125,6 +125,16 @@ export class LichessGameStream implements Subscriber {
       board.endedAs(end);
     }
     this.write(board.state());
+  }
+
+  /**
+   * An offer that lapsed before its time ran out lapsed with a move (or the game's end), whose line
+   * comes next and shows it gone: Lichess sends that one line. A line of its own would show the old
+   * moves with the mover still to play, and a client that moves on every gameState of its turn
+   * (a by-hand berserk script did) would move twice.
+   */
+  private lapsedByMove(offer: { status: string; expires_at: string }): boolean {
+    return offer.status === 'expired' && Date.parse(offer.expires_at) > this.o.now();
   }
 
   /** Lichess tells a player about the opponent only; `claimWinInSeconds` counts down to the claim. */

@@ -223,6 +223,38 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     assert.match(await refused(white, game.id, 'draw/maybe'), /yes or no/);
   });
 
+  it("folds an offer's lapse into the move that lapses it: one gameState, never one of the old moves showing it is still the mover's turn", async () => {
+    for (const [p, move] of [[white, 'e2e4'], [black, 'e7e5'], [white, 'g1f3'], [black, 'b8c6']] as const) await ok(p, game.id, `move/${move}`);
+    const [ws, bs] = [await watch(white), await watch(black)];
+    await gameFull(ws);
+    await gameFull(bs);
+    await ok(white, game.id, 'draw/yes');
+    for (const s of [ws, bs]) assert.equal((await gameState(s)).wdraw, true);
+    await ok(white, game.id, 'move/f1c4');
+    for (const s of [ws, bs]) assert.equal((await gameState(s)).wdraw, true, 'the offer stands after its maker moves');
+    await ok(black, game.id, 'takeback/yes');
+    for (const s of [ws, bs]) assert.equal((await gameState(s)).btakeback, true);
+    // Black moves instead: White's draw offer and Black's own takeback proposal lapse with the move.
+    await ok(black, game.id, 'move/g8f6');
+    await ok(white, game.id, 'move/d2d3');
+    for (const s of [ws, bs]) {
+      const lapsed = await gameState(s);
+      assert.deepEqual([lapsed.moves, lapsed.wdraw, lapsed.btakeback], ['e2e4 e7e5 g1f3 b8c6 f1c4 g8f6', undefined, undefined]);
+      assert.equal((await gameState(s)).moves, 'e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 d2d3', 'no line between the two moves');
+    }
+  });
+
+  it('tells an offer that ran out of time (DRAW_OFFER_TTL_SECONDS) by a gameState of its own', async () => {
+    await ok(white, game.id, 'move/e2e4');
+    await ok(black, game.id, 'move/e7e5');
+    const s = await watch(black);
+    await gameFull(s);
+    await ok(white, game.id, 'draw/yes');
+    assert.equal((await gameState(s)).wdraw, true);
+    const lapsed = await gameState(s);
+    assert.deepEqual([lapsed.moves, lapsed.wdraw, lapsed.status], ['e2e4 e7e5', undefined, 'started']);
+  });
+
   it('offers a draw with a move (?offeringDraw=true), which the opponent agrees to: the game ends drawn', async () => {
     const s = await watch(black);
     await gameFull(s);
