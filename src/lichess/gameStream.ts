@@ -76,8 +76,10 @@ export class LichessGameStream implements Subscriber {
         this.board = new LichessBoard(m.game, this.facts);
         return this.write(this.board.state());
       case 'move':
-        // A move that ends the game is told by the final state, which its game_end brings.
-        return board.moved(m.move, m.times) ? undefined : this.write(board.state());
+        board.moved(m.move, m.times);
+        // A move that ends the game (the game's actor says so) is told by the final state, which
+        // its game_end brings: Lichess sends no state of a finished game as started.
+        return m.ends_game ? undefined : this.write(board.state());
       case 'time_update':
         return board.ticked(m.times);
       case 'draw_offer':
