@@ -59,6 +59,13 @@ describe("a player's command on a game hosted here: checked against its actor", 
     assert.deepEqual(await refusal(db.pool, () => g.games.command('move', stranger, g.gameId, move)), { code: 'NOT_A_PLAYER', statements: 0 });
   });
 
+  it("makes a player's move through the actor hosted here (no room lookup: none exists in this test)", async () => {
+    const g = await hostedGame();
+    const answer = await g.games.command('move', g.white, g.gameId, move);
+    assert.equal(answer.move.san, 'e4');
+    assert.equal(g.live.game.moveCount, 1);
+  });
+
   it('refuses a non-player from PostgreSQL once the lease may have lapsed', async () => {
     const g = await hostedGame();
     g.clock.skip(g.host.config.gameLeaseMs);
