@@ -28,6 +28,17 @@ export type LichessGameStreamOptions = {
 const NO_FACTS: GameFacts = { bots: new Set() };
 
 /**
+ * The last relayed message read, and what it read as: the node's streams of one game are handed
+ * the same string one after another (both players stream), so it is parsed once. Streams only
+ * read what it holds.
+ */
+let lastRelayed: { wire: string; read: GameStreamEvent } | undefined;
+function readRelayed(wire: string): GameStreamEvent {
+  if (lastRelayed?.wire !== wire) lastRelayed = { wire, read: JSON.parse(wire) as GameStreamEvent };
+  return lastRelayed.read;
+}
+
+/**
  * One Lichess stream of one game over an NDJSON response: `gameFull` first, a `gameState` after
  * every change of the game (a move, a takeback, an offer made or closed, the end), `chatLine`,
  * `opponentGone`; after the final `gameState` the body ends. A clock tick (`time_update`) sends
@@ -62,7 +73,7 @@ export class LichessGameStream implements Subscriber {
 
   send(message: ServerMessage | Wire<ServerMessage>): void {
     // The session relays the bus's JSON as it is, once per node: a Lichess stream reads it back.
-    const m = (typeof message === 'string' ? JSON.parse(message) : message) as GameStreamEvent;
+    const m = typeof message === 'string' ? readRelayed(message) : (message as GameStreamEvent);
     if (!this.board) {
       if (m.type !== 'state') return;
       this.board = new LichessBoard(m.game, this.facts);
