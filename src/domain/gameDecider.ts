@@ -680,13 +680,17 @@ export function evolve(s: LiveGameState, e: DomainEvent): void {
 /** The event as the world sees it (call after evolving it, so the state is the one it made). */
 export function publicEvent(s: LiveGameState, e: DomainEvent): GameEvent {
   switch (e.type) {
-    case 'moved':
-      return {
+    case 'moved': {
+      const move: GameEvent = {
         type: 'move',
         move: { ...e.move, ply: e.ply, fen: e.fen, move_count: e.ply, current_turn: e.turn },
         // Called right after evolving this event, so the state's clock is the event's.
         times: timesAt(s.clock, e.at),
       };
+      // A move's position is mate or a draw exactly when the rules end the game with it.
+      if (e.position.in_checkmate || e.position.in_draw) move.ends_game = true;
+      return move;
+    }
     case 'offer_opened':
       return { type: 'draw_offer', draw_offer: offerView(e.offer, 'pending') };
     case 'offer_closed':

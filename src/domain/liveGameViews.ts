@@ -20,7 +20,12 @@ export type EndView = { result: GameResult | null; winner: Color | null; termina
 
 /** Events of a live game, as the stream and the room publish them (DESIGN 2.6). */
 export type GameEvent =
-  | { type: 'move'; move: Move & { ply: number; fen: string; move_count: number; current_turn: Color }; times: Times }
+  /**
+   * `ends_game`, only on a move that ends the game by the rules (mate, stalemate, a draw by rule):
+   * its `game_end` follows. A watcher learns it here without rules of its own (a Lichess stream
+   * sends no line of such a move, only the final state).
+   */
+  | { type: 'move'; move: Move & { ply: number; fen: string; move_count: number; current_turn: Color }; times: Times; ends_game?: true }
   | { type: 'time_update'; times: Times }
   | { type: 'draw_offer'; draw_offer: DrawOfferView }
   | { type: 'takeback_offer'; takeback: TakebackView }

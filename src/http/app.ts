@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { hasNoBody } from './body.ts';
 import { errorHandler, notFound } from './errorHandler.ts';
 import { mountRoutes, type Route, type RouteDeps } from './route.ts';
 import { cors, noStore, securityHeaders } from './security.ts';
@@ -48,7 +49,8 @@ export function createHttpApp(o: HttpAppOptions): Express {
   for (const h of o.before ?? []) app.use(h);
   app.use(securityHeaders({ https: o.https ?? false }));
   app.use(cors({ origins: o.corsOrigins ?? '*' }));
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  const json = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  app.use((req, res, next) => (hasNoBody(req) ? next() : json(req, res, next)));
   app.use(o.ops);
   for (const r of o.routers ?? []) app.use(r);
   app.use(API_PREFIXES.map((p) => `${p}/auth`), noStore);

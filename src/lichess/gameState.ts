@@ -4,7 +4,7 @@
 // the UCI move list (a takeback removes plies), the clocks in ms, the pending offers, the status.
 // Pure: the subscriber (gameStream.ts) feeds it and writes what it answers.
 import { z } from 'zod';
-import { ChessGame, COLORS, type Color } from '../domain/game.ts';
+import { COLORS, type Color } from '../domain/game.ts';
 import type { Times, DrawOfferView, TakebackView } from '../domain/liveGameViews.ts';
 import { uciLine } from '../domain/uciLine.ts';
 import type { GameDetail } from '../services/gameViews.ts';
@@ -75,8 +75,6 @@ const sansOf = (g: GameDetail) => g.moves.flatMap((row) => (row.black === null ?
  */
 export class LichessBoard {
   private moves: string[];
-  /** The game's rules over the moves (src/domain/game.ts): which move ends the game. */
-  private rules: ChessGame;
   private times: Times;
   private drawBy: Color | null;
   private takebackBy: Color | null;
@@ -89,7 +87,6 @@ export class LichessBoard {
     facts: GameFacts,
   ) {
     this.moves = uciLine(sansOf(game));
-    this.rules = new ChessGame({ moves: this.moves });
     this.times = { white: game.white_time_remaining, black: game.black_time_remaining };
     this.increment = game.days_per_move === null ? game.increment * 1000 : 0;
     this.drawBy = game.draw_offer?.status === 'pending' ? this.colorOf(game.draw_offer.offered_by) : null;
@@ -109,17 +106,10 @@ export class LichessBoard {
     return this.status !== 'started' && this.status !== 'created';
   }
 
-  /**
-   * A move: its UCI is the move's squares and promotion; the clocks are as of the move. True when
-   * the game's rules end the game with it (mate, stalemate, a draw by rule): then the game's end
-   * follows, and its final state is the move's line (Lichess sends no state of a finished game as
-   * started). The same rules as the game's actor (ChessGame), not a copy of them.
-   */
-  moved(m: { from: string; to: string; promotion: string | null }, times: Times): boolean {
+  /** A move: its UCI is the move's squares and promotion; the clocks are as of the move. */
+  moved(m: { from: string; to: string; promotion: string | null }, times: Times): void {
     this.moves.push(`${m.from}${m.to}${m.promotion ?? ''}`);
     this.times = times;
-    const played = this.rules.play(m);
-    return played.ok && played.value.ending !== null;
   }
 
   /** The clocks of a time_update: no line of their own (Lichess sends none for a tick), they show in the next. */
@@ -138,7 +128,6 @@ export class LichessBoard {
   /** An accepted takeback: its plies leave the move list. */
   takenBack(plies: number, times: Times): void {
     this.moves = this.moves.slice(0, Math.max(0, this.moves.length - plies));
-    this.rules = new ChessGame({ moves: this.moves });
     this.takebackBy = null;
     this.times = times;
   }

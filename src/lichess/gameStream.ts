@@ -28,6 +28,17 @@ export type LichessGameStreamOptions = {
 const NO_FACTS: GameFacts = { bots: new Set() };
 
 /**
+ * The last relayed message read, and what it read as: the node's streams of one game are handed
+ * the same string one after another (both players stream), so it is parsed once. Streams only
+ * read what it holds.
+ */
+let lastRelayed: { wire: string; read: GameStreamEvent } | undefined;
+function readRelayed(wire: string): GameStreamEvent {
+  if (lastRelayed?.wire !== wire) lastRelayed = { wire, read: JSON.parse(wire) as GameStreamEvent };
+  return lastRelayed.read;
+}
+
+/**
  * One Lichess stream of one game over an NDJSON response: `gameFull` first, a `gameState` after
  * every change of the game (a move, a takeback, an offer made or closed, the end), `chatLine`,
  * `opponentGone`; after the final `gameState` the body ends. A clock tick (`time_update`) sends
@@ -62,7 +73,7 @@ export class LichessGameStream implements Subscriber {
 
   send(message: ServerMessage | Wire<ServerMessage>): void {
     // The session relays the bus's JSON as it is, once per node: a Lichess stream reads it back.
-    const m = (typeof message === 'string' ? JSON.parse(message) : message) as GameStreamEvent;
+    const m = typeof message === 'string' ? readRelayed(message) : (message as GameStreamEvent);
     if (!this.board) {
       if (m.type !== 'state') return;
       this.board = new LichessBoard(m.game, this.facts);
@@ -76,8 +87,10 @@ export class LichessGameStream implements Subscriber {
         this.board = new LichessBoard(m.game, this.facts);
         return this.write(this.board.state());
       case 'move':
-        // A move that ends the game is told by the final state, which its game_end brings.
-        return board.moved(m.move, m.times) ? undefined : this.write(board.state());
+        board.moved(m.move, m.times);
+        // A move that ends the game (the game's actor says so) is told by the final state, which
+        // its game_end brings: Lichess sends no state of a finished game as started.
+        return m.ends_game ? undefined : this.write(board.state());
       case 'time_update':
         return board.ticked(m.times);
       case 'draw_offer':

@@ -20,7 +20,9 @@ export const LICHESS_PREFIX = '/lichess';
  * is reached on one of its paths (a body that is not JSON) is answered `{"error"}` too.
  */
 export function createLichess(d: LichessDeps): { router: RequestHandler; errors: ErrorRequestHandler[] } {
-  const routes = [...accountRoutes(d), ...challengeRoutes(d), ...eventRoutes(d), ...gameRoutes(d)];
+  // The game's first: a move is the path taken most, and Express tries routes in order (no two
+  // modules' paths overlap, so the order decides nothing else).
+  const routes = [...gameRoutes(d), ...accountRoutes(d), ...challengeRoutes(d), ...eventRoutes(d)];
   const router = lichessRouter(routes, { authenticate: d.services.auth.authenticate, limits: d.ctx.limits });
   const app = express.Router();
   app.use(LICHESS_PREFIX, router);

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { hasScope, type AuthUser, type Scope } from '../auth/scopes.ts';
 import { bearerToken } from '../auth/tokens.ts';
 import { AppError } from '../errors.ts';
+import { hasNoBody } from '../http/body.ts';
 import { rateLimitExceeded, type RateLimits } from '../limits.ts';
 import { lichessError } from './errors.ts';
 
@@ -112,14 +113,10 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
   const router = express.Router();
   // Lichess's clients post forms (`clock.limit=300`), JSON (read by the side app), or a text body
   // (the tokens to test): read on these routes only, so that no other path's body changes.
-  const bodies = [express.urlencoded({ extended: false, limit: '64kb' }), express.text({ type: 'text/plain', limit: '64kb' })];
-  const anyText = [express.text({ type: () => true, limit: '64kb' })];
-  const ours: RequestHandler = (_req, res, next) => {
-    res.locals.lichess = true;
-    next();
-  };
+  const bodies = readBody([express.urlencoded({ extended: false, limit: '64kb' }), express.text({ type: 'text/plain', limit: '64kb' })]);
+  const anyText = readBody([express.text({ type: () => true, limit: '64kb' })]);
   for (const r of routes) {
-    router[r.method](r.path, ours, ...(r.textBody ? anyText : bodies), async (req: Request, res: Response, next: NextFunction) => {
+    router[r.method](r.path, r.textBody ? anyText : bodies, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const user = await identify(r, req, deps);
         await rateLimit(r, req, res, user, deps.limits);
@@ -134,7 +131,7 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
         const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
         const result = await r.handler({ req, res, user, params: req.params as Record<string, string>, body, query, receivedAt });
         if (result === STREAMED) return;
-        res.status(200).json(result ?? OK);
+        answer(req, res, result ?? OK);
       } catch (error) {
         next(error);
       }
@@ -143,6 +140,37 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
   // A handler's failure, a body these routes could not read.
   router.use(lichessErrors(routes, ''));
   return router;
+}
+
+/**
+ * Marks the request as one of Lichess's paths (its errors are answered `{"error"}`), then reads
+ * its body with `parsers`, one after another. A request with no body (a command's POST, sent with
+ * Content-Length: 0 and no Content-Type, or a GET) skips them: each would look and pass it on.
+ */
+function readBody(parsers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    res.locals.lichess = true;
+    if (hasNoBody(req)) return next();
+    const run = (i: number, error?: unknown): void => {
+      if (error !== undefined || i === parsers.length) return next(error);
+      parsers[i](req, res, (e?: unknown) => run(i + 1, e));
+    };
+    run(0);
+  };
+}
+
+/**
+ * A route's JSON answer with 200. A command's (a POST) is written directly: Express's `res.json`
+ * would also hash it for an ETag, which only a GET's conditional request can use.
+ */
+function answer(req: Request, res: Response, data: unknown): void {
+  if (req.method !== 'POST') {
+    res.status(200).json(data);
+    return;
+  }
+  const body = JSON.stringify(data);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /**

@@ -238,8 +238,15 @@ export class GameActor {
    * lost, is read from PostgreSQL, where another node may have moved it on).
    */
   detail(now = this.host.time.now()): DetailInput | undefined {
-    if (this.state.status !== 'active' || this.lost || now >= this.leaseUntil) return undefined;
-    return this.facts.detail(this, now);
+    return this.servesReads(now) ? this.facts.detail(this, now) : undefined;
+  }
+
+  /**
+   * Whether memory answers for the game as of `now`: active and surely still this node's. Else
+   * PostgreSQL does (a finished game's row, or another node's moves after a lease that may have lapsed).
+   */
+  servesReads(now = this.host.time.now()): boolean {
+    return this.state.status === 'active' && !this.lost && now < this.leaseUntil;
   }
 
   /** The host renewed the lease at `renewedAt` (host clock, before its statement). */

@@ -2,22 +2,36 @@
 // of errors demands (exists → player → active), then judged by the game's actor, its only writer.
 import { randomUUID } from 'node:crypto';
 import type { GameRecord } from '../db/games.ts';
+import { parseId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { answerOf, callGame } from '../gateway/index.ts';
 import { findVisible, isPlayer, type GamesDeps } from './gameAccess.ts';
-import type { GameRoomApi } from './gameActor.ts';
+import type { GameActor, GameRoomApi } from './gameActor.ts';
 import { actorCommand, type AnswerOf, type CommandPayload, type GameCommandName } from './gameCommandCatalogue.ts';
 
 /** What a REST request adds to a player's command: its Idempotency-Key, and when it was read (ms). */
 export type CommandRequest = { idempotencyKey?: string; receivedAt?: number };
 
-/** The checks REST owes before the room judges: exists (404) → a player (403) → active (409). */
-async function forLiveGame(d: GamesDeps, userId: string, id: string): Promise<GameRecord> {
-  const game = await findVisible(d, userId, id);
-  if (!isPlayer(game, userId)) throw new AppError('NOT_A_PLAYER', 'You are not a player of this game');
+/**
+ * The checks REST owes before the room judges: exists (404) → a player (403) → active (409); the
+ * game's own id. A game this node hosts, active and surely still its own, answers from its actor
+ * (its only writer) without a round trip; any other is read from PostgreSQL, which says why it is
+ * not active (finished, abandoned) or that it does not exist.
+ */
+async function forLiveGame(d: GamesDeps, userId: string, requestedId: string): Promise<{ id: string; hosted?: GameActor }> {
+  const id = parseId(requestedId);
+  const hosted = id === undefined ? undefined : d.liveGames?.find(id);
+  if (hosted?.servesReads(d.clock.now())) {
+    if (!hosted.colorOf(userId)) throw notAPlayer();
+    return { id: hosted.id, hosted };
+  }
+  const game = await findVisible(d, userId, requestedId);
+  if (!isPlayer(game, userId)) throw notAPlayer();
   if (game.status !== 'active') throw new AppError('GAME_NOT_ACTIVE', `The game is ${game.status}`);
-  return game;
+  return { id: game.id };
 }
+
+const notAPlayer = () => new AppError('NOT_A_PLAYER', 'You are not a player of this game');
 
 /**
  * A player's command from REST, named and shaped as the socket message of the same name
@@ -36,10 +50,13 @@ export async function playerCommand<N extends GameCommandName>(
   request: CommandRequest = {},
 ): Promise<AnswerOf<N>> {
   // The room is keyed by the game's own id: another spelling of it would open a second room.
-  const { id: gameId } = await forLiveGame(d, userId, requestedId);
+  const { id: gameId, hosted } = await forLiveGame(d, userId, requestedId);
   const { idempotencyKey, receivedAt } = request;
   const key = idempotencyKey === undefined ? `request:${randomUUID()}` : `rest:${userId}:${idempotencyKey}`;
   const command = actorCommand(name, userId, payload, receivedAt);
+  // A game hosted here is told directly (its room's apiCommand is this same call), without the
+  // gateway's lookup of the room among the node's and the copy of the command it makes.
+  if (hosted) return answerOf(await hosted.execute(command, key));
   return answerOf(await callGame<GameRoomApi>(gameId).apiCommand({ command, key }));
 }
 

@@ -101,6 +101,21 @@ describe('the live game decider (pure rules, no timers, no database)', () => {
       assert.equal(reply.value.game.status, 'finished');
     });
 
+    it('says on the public move event that the move ends the game: mate and stalemate, not an ordinary move', () => {
+      const mate = newState();
+      playLine(mate, ['f2f3', 'e7e5']);
+      const ordinary = run(mate, move(WHITE, 'g2g4')).decision.events[0];
+      assert.equal((publicEvent(mate, ordinary) as any).ends_game, undefined);
+      const mating = run(mate, move(BLACK, 'd8h4')).decision.events[0];
+      assert.equal((publicEvent(mate, mating) as any).ends_game, true);
+      // Sam Loyd's ten-move stalemate.
+      const stale = newState();
+      playLine(stale, ['e2e3', 'a7a5', 'd1h5', 'a8a6', 'h5a5', 'h7h5', 'h2h4', 'a6h6', 'a5c7', 'f7f6', 'c7d7', 'e8f7', 'd7b7', 'd8d3', 'b7b8', 'd3h7', 'b8c8', 'f7g6']);
+      const stalemating = run(stale, move(WHITE, 'c8e6')).decision.events[0];
+      assert.equal((publicEvent(stale, stalemating) as any).ends_game, true);
+      assert.equal(stale.ending?.termination, 'stalemate');
+    });
+
     it("lapses the opponent's pending draw offer when its recipient moves, as one more event", () => {
       const s = newState();
       playLine(s, ['e2e4']);
