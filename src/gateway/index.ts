@@ -115,10 +115,15 @@ export function callGame<Api extends Record<GameRoomMethod, RemoteMethod>>(gameI
   return methods as Pick<Api, GameRoomMethod>;
 }
 
-/** A room's answer as REST gives it: the value, or the failure thrown as the AppError of its code. */
+/**
+ * A room's answer as REST gives it: the value, or the failure thrown as the AppError of its code.
+ * A room that could not do it now (its write failed: PostgreSQL restarting; the game moving
+ * between nodes) says come back shortly, as every 503 does: Retry-After 1.
+ */
 export function answerOf<T>(reply: RoomResult<T>): T {
   if (reply.ok) return reply.value;
-  throw new AppError(reply.error.code, reply.error.message, reply.error.details);
+  const { code, message, details } = reply.error;
+  throw new AppError(code, message, details, code === 'SERVICE_UNAVAILABLE' ? { retryAfter: 1 } : undefined);
 }
 
 /** Calls an allowed method on a seek pool's room (created on first use, unique in the cluster). */
