@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LocalPresence } from '@colyseus/core';
-import { createEventBus, type EventBus } from '../../src/events.ts';
+import type { EventBus } from '../../src/events.ts';
 import { AppError } from '../../src/errors.ts';
 import { LichessEventStream, type EventReads } from '../../src/lichess/eventStream.ts';
 import { refuseStream } from '../../src/lichess/errors.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createRealtime, type Realtime } from '../../src/realtime/index.ts';
+import type { Realtime } from '../../src/realtime/index.ts';
 import { UserChannelSession } from '../../src/realtime/userChannelSession.ts';
 import type { EventGame } from '../../src/services/userEventGames.ts';
-import { ManualClock } from '../helpers/clock.ts';
+import type { ManualClock } from '../helpers/clock.ts';
 import { deleteToken, personalToken } from '../helpers/credentials.ts';
 import { as, challenge, createActiveGame, play } from '../helpers/games.ts';
 import { api, type ApiResponse } from '../helpers/http.ts';
 import { NdjsonClient, type NdMessage } from '../helpers/ndjson.ts';
 import { until } from '../helpers/poll.ts';
+import { standaloneRealtime } from '../helpers/realtimeNode.ts';
 import { testService } from '../helpers/service.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -339,24 +339,7 @@ describe("Lichess's event stream: keep-alive and order (manual clock)", () => {
   };
 
   beforeEach(async () => {
-    clock = new ManualClock(Date.now());
-    bus = createEventBus();
-    bus.attach(new LocalPresence());
-    realtime = createRealtime({
-      events: bus,
-      clock,
-      log: createLogger('silent'),
-      authenticate: async () => {
-        throw new AppError('UNAUTHORIZED', 'no');
-      },
-      credentials: { watch: () => () => {} },
-      snapshot: async () => {
-        throw new AppError('GAME_NOT_FOUND', 'no');
-      },
-      missed: async () => undefined,
-      openSeeks: async () => [],
-      keepAliveMs: 7000,
-    });
+    ({ realtime, bus, clock } = standaloneRealtime({ keepAliveMs: 7000 }));
     // What the route does once the token is checked (src/lichess/events.ts).
     server = http.createServer((req, res) => {
       const peer = realtime.hostStream(req, res, (error) => {

@@ -82,6 +82,12 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
     open.push(s);
     return s;
   };
+  /** Both players' streams, each past its gameFull. */
+  const watchBoth = async () => {
+    const both = [await watch(white), await watch(black)];
+    for (const s of both) await gameFull(s);
+    return both;
+  };
 
   beforeEach(async () => {
     const [w, b] = await Promise.all([createUser(), createUser()]);
@@ -208,9 +214,7 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
   it('offers a draw (wdraw while it is pending), declines it (no), and says ok to a no with nothing pending', async () => {
     await ok(white, game.id, 'move/e2e4');
     await ok(black, game.id, 'move/e7e5');
-    const [ws, bs] = [await watch(white), await watch(black)];
-    await gameFull(ws);
-    await gameFull(bs);
+    const [ws, bs] = await watchBoth();
     await ok(white, game.id, 'draw/yes');
     for (const s of [ws, bs]) assert.equal((await gameState(s)).wdraw, true);
     await ok(black, game.id, 'draw/no');
@@ -225,9 +229,7 @@ describe("Lichess's Board and Bot API on a game (DESIGN 2.13)", () => {
 
   it("folds an offer's lapse into the move that lapses it: one gameState, never one of the old moves showing it is still the mover's turn", async () => {
     for (const [p, move] of [[white, 'e2e4'], [black, 'e7e5'], [white, 'g1f3'], [black, 'b8c6']] as const) await ok(p, game.id, `move/${move}`);
-    const [ws, bs] = [await watch(white), await watch(black)];
-    await gameFull(ws);
-    await gameFull(bs);
+    const [ws, bs] = await watchBoth();
     await ok(white, game.id, 'draw/yes');
     for (const s of [ws, bs]) assert.equal((await gameState(s)).wdraw, true);
     await ok(white, game.id, 'move/f1c4');

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LocalPresence } from '@colyseus/core';
-import { createEventBus, type EventBus } from '../../src/events.ts';
+import type { EventBus } from '../../src/events.ts';
 import { AppError, isAppError } from '../../src/errors.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createRealtime, type Realtime, type RealtimeDeps } from '../../src/realtime/index.ts';
-import { ManualClock } from '../helpers/clock.ts';
+import type { Realtime, RealtimeDeps } from '../../src/realtime/index.ts';
+import type { ManualClock } from '../helpers/clock.ts';
 import { NdjsonClient } from '../helpers/ndjson.ts';
 import { until } from '../helpers/poll.ts';
+import { standaloneRealtime } from '../helpers/realtimeNode.ts';
 import { WsClient } from '../helpers/ws.ts';
 
 const ALICE = { id: '00000000-0000-4000-8000-00000000000a', email: 'a@example.com', sessionId: '00000000-0000-4000-8000-0000000000a1' };
@@ -28,26 +27,14 @@ describe('HTTP event streams: keep-alive, cleanup, caps, back-pressure, shutdown
   let base: string;
 
   async function start(o: Partial<RealtimeDeps> = {}) {
-    clock = new ManualClock(Date.now());
-    bus = createEventBus();
-    bus.attach(new LocalPresence());
-    realtime = createRealtime({
-      events: bus,
-      clock,
-      log: createLogger('silent'),
+    ({ realtime, bus, clock } = standaloneRealtime({
       authenticate: async (token) => {
         const user = USERS[token];
         if (!user) throw new AppError('UNAUTHORIZED', 'no');
         return user;
       },
-      credentials: { watch: () => () => {} },
-      snapshot: async () => {
-        throw new AppError('GAME_NOT_FOUND', 'no');
-      },
-      missed: async () => undefined,
-      openSeeks: async () => [],
       ...o,
-    });
+    }));
     server = http.createServer((req, res) =>
       // What the side app's error handler does with a refusal: the envelope.
       realtime.serveHttp(req, res, (error) => {

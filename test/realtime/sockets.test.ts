@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LocalPresence } from '@colyseus/core';
-import { createEventBus, type EventBus } from '../../src/events.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createRealtime, type Realtime, type RealtimeDeps } from '../../src/realtime/index.ts';
-import { AppError } from '../../src/errors.ts';
-import { ManualClock } from '../helpers/clock.ts';
+import type { EventBus } from '../../src/events.ts';
+import type { Realtime, RealtimeDeps } from '../../src/realtime/index.ts';
+import type { ManualClock } from '../helpers/clock.ts';
 import { until } from '../helpers/poll.ts';
+import { standaloneRealtime } from '../helpers/realtimeNode.ts';
 import { WsClient } from '../helpers/ws.ts';
 
 /**
@@ -22,24 +20,7 @@ describe('realtime sockets: heartbeat, back-pressure, shutdown', () => {
   let base: string;
 
   async function start(o: Partial<RealtimeDeps> = {}) {
-    clock = new ManualClock(Date.now());
-    bus = createEventBus();
-    bus.attach(new LocalPresence());
-    realtime = createRealtime({
-      events: bus,
-      clock,
-      log: createLogger('silent'),
-      authenticate: async () => {
-        throw new AppError('UNAUTHORIZED', 'no');
-      },
-      credentials: { watch: () => () => {} },
-      snapshot: async () => {
-        throw new AppError('GAME_NOT_FOUND', 'no');
-      },
-      missed: async () => undefined,
-      openSeeks: async () => [],
-      ...o,
-    });
+    ({ realtime, bus, clock } = standaloneRealtime(o));
     server = http.createServer();
     server.on('upgrade', (req, socket, head) => realtime.upgrade(req, socket, head));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
