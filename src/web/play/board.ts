@@ -126,10 +126,7 @@ export class Board {
     if (move) for (const sq of [move.from, move.to]) this.board.addMarker(MARKER_TYPE.framePrimary, sq);
   }
 
-  /**
-   * Resolves once the board has drawn every change asked of it, a move the user just made
-   * included: until then it takes no new move (a click during the move's animation is lost).
-   */
+  /** Resolves once the board has drawn every change asked of it, a move the user just made included. */
   async settled(): Promise<void> {
     const nextTask = () => new Promise((resolve) => setTimeout(resolve));
     // A move input is queued once the validator (which called onMove) has returned; the board's
@@ -195,9 +192,6 @@ export class Board {
         const to = event.squareTo!;
         const legal = chess.moves({ square: from as Square, verbose: true }).filter((m) => m.to === to);
         if (!legal.length) return false;
-        // The piece is placed at once: cm-chessboard takes no new input until a click move's
-        // animation ends, and a player answered at once (a premove) clicks again within it.
-        event.animate = false;
         if (legal.some((m) => m.promotion)) {
           const color = this.movable === 'white' ? COLOR.white : COLOR.black;
           this.board.showPromotionDialog(to, color, (result) => {
@@ -206,8 +200,14 @@ export class Board {
           });
           return true;
         }
+        // The move is drawn by setting the position, and cm-chessboard's own move is declined: that
+        // completes only after every animation already queued (the opponent's move just drawn), and
+        // until then the board ignores clicks, so a player who answered a quick reply at once lost
+        // the click. Declined, the board takes the next click at once.
+        chess.move({ from, to });
+        void this.board.setPosition(chess.fen(), false);
         this.onMove({ from, to });
-        return true;
+        return false;
       }
       case INPUT_EVENT_TYPE.moveInputCanceled:
         this.board.removeLegalMovesMarkers();
