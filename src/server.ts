@@ -81,8 +81,8 @@ export async function startService(
     const metrics = createMetrics();
     // The HTTP forms of the stream and the user channel are the realtime side's, made with the server below.
     let streams: Realtime | undefined;
-    const app = createSideApp({ ctx, services, metrics, streams: (req, res, next) => (streams ? streams.serveHttp(req, res, next) : next()), realtime: () => streams });
-    const httpServer = http.createServer(app);
+    const { app, listener } = createSideApp({ ctx, services, metrics, streams: (req, res, next) => (streams ? streams.serveHttp(req, res, next) : next()), realtime: () => streams });
+    const httpServer = http.createServer(listener);
     const socketLog = log.child({ component: 'sockets' });
     const transport = new GuardedWebSocketTransport(
       // Colyseus pings every socket every 3 s: at 1,000 games that is 667 pings (and pongs) a
@@ -135,7 +135,7 @@ export async function startService(
     const stopWatch = await watchNodes({ config, databaseUrl, pool, log, clock, nodeId: matchMaker.processId, freed: () => workers?.sweeper.kick() });
     if (stopWatch) teardown.add(stopWatch);
     await gameServer.listen(config.port, config.host);
-    serveHttpWithApp(httpServer, app);
+    serveHttpWithApp(httpServer, listener);
     events.attach(matchMaker.presence);
     workers = startWorkers({ ctx, services, tournamentPool, nodeId: matchMaker.processId, registry: metrics.registry });
     const { analysis } = workers;

@@ -28,7 +28,12 @@ export function createMetrics() {
     });
     next();
   };
-  return { registry, observe };
+  /** The same for a request answered past Express, whose route is known: call the result with the status once answered. */
+  const timeRoute = (method: string, route: string) => {
+    const end = httpDuration.startTimer();
+    return (status: number) => void end({ method, route, status: String(status) });
+  };
+  return { registry, observe, timeRoute };
 }
 
 /** Live games of this process and the group-commit writer's work (batch size = moves / batches). */

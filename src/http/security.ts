@@ -6,11 +6,19 @@ import type { RequestHandler } from 'express';
  * body is never run as a script or page), and HSTS when the service is published over https.
  */
 export function securityHeaders(o: { https: boolean }): RequestHandler {
+  const headers = Object.entries(securityHeaderValues(o));
   return (_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    // 180 days, this host only: the operator may still serve other names over plain http.
-    if (o.https) res.setHeader('Strict-Transport-Security', 'max-age=15552000');
+    for (const [name, value] of headers) res.setHeader(name, value);
     next();
+  };
+}
+
+/** The headers of securityHeaders, for an answer written past Express (src/lichess/commandPath.ts). */
+export function securityHeaderValues(o: { https: boolean }): Record<string, string> {
+  return {
+    'X-Content-Type-Options': 'nosniff',
+    // 180 days, this host only: the operator may still serve other names over plain http.
+    ...(o.https ? { 'Strict-Transport-Security': 'max-age=15552000' } : {}),
   };
 }
 

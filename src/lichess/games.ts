@@ -17,7 +17,7 @@ import type { LichessDeps } from './deps.ts';
 import { refuseStream } from './errors.ts';
 import type { GameFacts } from './gameState.ts';
 import { openLichessGameStream } from './gameStream.ts';
-import { lichessRoute, OK, STREAMED, type LichessContext, type LichessRoute } from './route.ts';
+import { lichessRoute, OK, STREAMED, type BareContext, type LichessContext, type LichessRoute } from './route.ts';
 import { correspondenceSeek, realtimeSeek, SeekBody } from './seek.ts';
 
 const UCI = /^([a-h][1-8])([a-h][1-8])([qrbn])?$/;
@@ -44,7 +44,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
   const deps = { pool: d.ctx.pool };
 
   /** A player's command, as /v1 sends it: the catalogue's name and payload, timed from when the request was read. */
-  const command = <N extends GameCommandName>(c: LichessContext<unknown, unknown>, name: N, payload: CommandPayload<N>) =>
+  const command = <N extends GameCommandName>(c: BareContext<unknown, unknown>, name: N, payload: CommandPayload<N>) =>
     games.command(name, c.user!.id, c.params.id, payload, { receivedAt: c.receivedAt }).catch((error) => {
       throw ruleRefusal(error);
     });
@@ -82,6 +82,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
         method: 'post',
         path: `${at}/move/:move`,
         auth,
+        bare: true,
         query: OfferingDrawQuery,
         limit: LICHESS_MOVES,
         handler: async (c) => {
@@ -96,12 +97,13 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
           return OK;
         },
       }),
-      lichessRoute({ method: 'post', path: `${at}/resign`, auth, handler: async (c) => (await command(c, 'resign', {}), OK) }),
-      lichessRoute({ method: 'post', path: `${at}/abort`, auth, handler: async (c) => (await command(c, 'abort', {}), OK) }),
+      lichessRoute({ method: 'post', path: `${at}/resign`, auth, bare: true, handler: async (c) => (await command(c, 'resign', {}), OK) }),
+      lichessRoute({ method: 'post', path: `${at}/abort`, auth, bare: true, handler: async (c) => (await command(c, 'abort', {}), OK) }),
       lichessRoute({
         method: 'post',
         path: `${at}/draw/:answer`,
         auth,
+        bare: true,
         handler: async (c) => {
           if (answer(c.params.answer)) return (await command(c, 'offer_draw', {}), OK);
           const offer = (await games.getGame(c.user!.id, c.params.id)).draw_offer;
@@ -115,6 +117,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
         method: 'post',
         path: `${at}/takeback/:answer`,
         auth,
+        bare: true,
         handler: async (c) => {
           const yes = answer(c.params.answer);
           const pending = await pendingTakeback(deps, c.params.id);
@@ -149,7 +152,7 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
   };
 
   /** Whether the opponent of the caller has a draw offer pending. */
-  const opponentOffers = async (c: LichessContext<unknown, unknown>) => {
+  const opponentOffers = async (c: BareContext<unknown, unknown>) => {
     const offer = (await games.getGame(c.user!.id, c.params.id)).draw_offer;
     return offer?.status === 'pending' && offer.offered_by !== c.user!.id;
   };
@@ -159,8 +162,8 @@ export function gameRoutes(d: LichessDeps): LichessRoute[] {
     ...surface('board', 'board:play'),
     ...surface('bot', 'bot:play'),
     // The claims against an opponent who left: the Board API's only.
-    lichessRoute({ method: 'post', path: '/api/board/game/:id/claim-victory', auth: board, handler: async (c) => (await command(c, 'claim', { result: 'win' }), OK) }),
-    lichessRoute({ method: 'post', path: '/api/board/game/:id/claim-draw', auth: board, handler: async (c) => (await command(c, 'claim', { result: 'draw' }), OK) }),
+    lichessRoute({ method: 'post', path: '/api/board/game/:id/claim-victory', auth: board, bare: true, handler: async (c) => (await command(c, 'claim', { result: 'win' }), OK) }),
+    lichessRoute({ method: 'post', path: '/api/board/game/:id/claim-draw', auth: board, bare: true, handler: async (c) => (await command(c, 'claim', { result: 'draw' }), OK) }),
     lichessRoute({
       method: 'post',
       path: '/api/board/seek',

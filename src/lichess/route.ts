@@ -3,6 +3,7 @@
 // status codes, and a JSON body for every answer. A route here is a few lines over the services,
 // as a /v1 route is (src/http/route.ts); what differs is only how the request and the answer are
 // spelled.
+import type { ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { hasScope, type AuthUser, type Scope } from '../auth/scopes.ts';
@@ -10,6 +11,7 @@ import { bearerToken } from '../auth/tokens.ts';
 import { AppError } from '../errors.ts';
 import { hasNoBody } from '../http/body.ts';
 import { rateLimitExceeded, type RateLimits } from '../limits.ts';
+import type { Logger } from '../logger.ts';
 import { lichessError } from './errors.ts';
 
 /**
@@ -19,18 +21,19 @@ import { lichessError } from './errors.ts';
  */
 export type LichessAuth = 'none' | 'optional' | { anyOf: readonly Scope[] };
 
-export type LichessContext<B, Q> = {
-  req: Request;
-  res: Response;
+/** What a command's handler reads: the caller and the request's parts, never the request itself. */
+export type BareContext<B, Q> = {
   user: AuthUser | undefined;
   params: Record<string, string>;
   body: B;
   query: Q;
-  /** When the request was read (the side app stamps it): a move is timed from then (DESIGN 2.4). */
+  /** When the request was read (stamped first thing): a move is timed from then (DESIGN 2.4). */
   receivedAt?: number;
 };
 
-export type LichessRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> = {
+export type LichessContext<B, Q> = BareContext<B, Q> & { req: Request; res: Response };
+
+type RouteFields<B extends z.ZodType, Q extends z.ZodType> = {
   method: 'get' | 'post';
   /** Lichess's path from the root (`/api/account`); served again under `/lichess`. */
   path: string;
@@ -45,12 +48,19 @@ export type LichessRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = 
   query?: Q;
   /** The rate-limit class (DESIGN 2.3): reads, writes, or a per-operation limit's name and points. */
   limit?: 'read' | 'write' | { name: string; points: number };
-  /**
-   * Plain data is answered as JSON with 200; `STREAMED` when the handler wrote the answer itself
-   * (an NDJSON stream). Expected failures are thrown as AppError, answered `{"error": message}`.
-   */
-  handler: (ctx: LichessContext<z.infer<B>, z.infer<Q>>) => Promise<unknown>;
 };
+
+/**
+ * Plain data is answered as JSON with 200; `STREAMED` when the handler wrote the answer itself
+ * (an NDJSON stream). Expected failures are thrown as AppError, answered `{"error": message}`.
+ * A `bare` route's handler reads only a BareContext: a command, which its POST without a body may
+ * bring past Express (src/lichess/commandPath.ts), the path a bot or board app takes most.
+ */
+export type LichessRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> = RouteFields<B, Q> &
+  (
+    | { bare?: undefined; handler: (ctx: LichessContext<z.infer<B>, z.infer<Q>>) => Promise<unknown> }
+    | { bare: true; handler: (ctx: BareContext<z.infer<B>, z.infer<Q>>) => Promise<unknown> }
+  );
 
 /** What a handler returns when it has written the answer itself (a stream). */
 export const STREAMED = Symbol('streamed');
@@ -106,10 +116,31 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown): z.in
 }
 
 /**
+ * A request's way to route `r`'s handler, whichever path brought it: identify the caller → rate
+ * limit → the scope → parse the body (as read) and the query. Throws what is answered `{"error"}`.
+ */
+export async function admit(
+  r: LichessRoute,
+  deps: LichessDeps,
+  request: { authorization: string | undefined; address: () => string; body: unknown; query: unknown },
+): Promise<{ user: AuthUser | undefined; body: unknown; query: unknown }> {
+  const user = await identify(r, request.authorization, deps);
+  await rateLimit(r, user, request.address, deps.limits);
+  if (typeof r.auth === 'object') {
+    if (!user) throw new AppError('UNAUTHORIZED', 'No such token');
+    if (user.scopes && !r.auth.anyOf.some((s) => hasScope(user, s))) {
+      throw new AppError('MISSING_SCOPE', `Missing scope: ${r.auth.anyOf.join(' or ')}`, { scope: [...r.auth.anyOf] });
+    }
+  }
+  const body = parse(r.body, typeof request.body === 'string' ? request.body : nestDottedKeys(request.body));
+  return { user, body, query: parse(r.query, request.query) };
+}
+
+/**
  * The routes on one router, each as Lichess answers: identify the caller → rate limit → the scope
  * → parse → handle → JSON. Every failure is `{"error": ...}` (src/lichess/errors.ts).
  */
-export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router {
+export function lichessRouter(routes: LichessRoute[], deps: LichessDeps, log: Logger): Router {
   const router = express.Router();
   // Lichess's clients post forms (`clock.limit=300`), JSON (read by the side app), or a text body
   // (the tokens to test): read on these routes only, so that no other path's body changes.
@@ -118,16 +149,7 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
   for (const r of routes) {
     router[r.method](r.path, r.textBody ? anyText : bodies, async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const user = await identify(r, req, deps);
-        await rateLimit(r, req, res, user, deps.limits);
-        if (typeof r.auth === 'object') {
-          if (!user) throw new AppError('UNAUTHORIZED', 'No such token');
-          if (user.scopes && !r.auth.anyOf.some((s) => hasScope(user, s))) {
-            throw new AppError('MISSING_SCOPE', `Missing scope: ${r.auth.anyOf.join(' or ')}`, { scope: [...r.auth.anyOf] });
-          }
-        }
-        const body = parse(r.body, typeof req.body === 'string' ? req.body : nestDottedKeys(req.body));
-        const query = parse(r.query, req.query);
+        const { user, body, query } = await admit(r, deps, { authorization: req.get('authorization'), address: () => req.ip ?? 'unknown', body: req.body, query: req.query });
         const receivedAt = typeof res.locals.receivedAt === 'number' ? res.locals.receivedAt : undefined;
         const result = await r.handler({ req, res, user, params: req.params as Record<string, string>, body, query, receivedAt });
         if (result === STREAMED) return;
@@ -138,7 +160,7 @@ export function lichessRouter(routes: LichessRoute[], deps: LichessDeps): Router
     });
   }
   // A handler's failure, a body these routes could not read.
-  router.use(lichessErrors(routes, ''));
+  router.use(lichessErrors(routes, '', log));
   return router;
 }
 
@@ -168,8 +190,13 @@ function answer(req: Request, res: Response, data: unknown): void {
     res.status(200).json(data);
     return;
   }
+  writeJson(res, 200, data);
+}
+
+/** `data` as JSON with `status`, written directly: the headers set on `res` so far go too. */
+export function writeJson(res: ServerResponse, status: number, data: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(data);
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -179,12 +206,14 @@ function answer(req: Request, res: Response, data: unknown): void {
  * JSON reader, a path that cannot be decoded), for which the side app mounts it beside its own
  * error handler. An error of another path on its way to the envelope is not ours.
  */
-export function lichessErrors(routes: LichessRoute[], prefix: string): ErrorRequestHandler {
+export function lichessErrors(routes: LichessRoute[], prefix: string, log: Logger): ErrorRequestHandler {
   const paths = routes.map((r) => pathPattern(prefix + r.path));
   return (error, req, res, next) => {
     const ours = res.locals.lichess === true || paths.some((p) => p.test(req.path));
     if (!ours || res.headersSent) return next(error);
     const { status, body, headers } = lichessError(error);
+    // A fault of ours, logged as the envelope's handler logs it (the path without its query).
+    if (status >= 500) log.warn({ err: error, method: req.method, path: req.path }, 'Lichess request not served');
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
   };
@@ -196,18 +225,18 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped.join('/')}/?$`, 'i');
 }
 
-async function identify(r: LichessRoute, req: Request, deps: LichessDeps): Promise<AuthUser | undefined> {
+async function identify(r: LichessRoute, authorization: string | undefined, deps: LichessDeps): Promise<AuthUser | undefined> {
   if (r.auth === 'none') return undefined;
-  const token = bearerToken(req.get('authorization'));
+  const token = bearerToken(authorization);
   if (!token) return undefined;
   // An invalid token is refused even where none is needed: Lichess answers 401 to it.
   return deps.authenticate(token);
 }
 
-async function rateLimit(r: LichessRoute, req: Request, res: Response, user: AuthUser | undefined, limits: RateLimits): Promise<void> {
+async function rateLimit(r: LichessRoute, user: AuthUser | undefined, address: () => string, limits: RateLimits): Promise<void> {
   if (!limits.enabled) return;
   const limit = r.limit ?? (r.method === 'get' ? 'read' : 'write');
   const { name, points } = typeof limit === 'object' ? limit : { name: limit, points: CLASS_POINTS[limit] };
-  const state = await limits.consume(name, points, user ? `u:${user.id}` : `a:${req.ip ?? 'unknown'}`);
+  const state = await limits.consume(name, points, user ? `u:${user.id}` : `a:${address()}`);
   if (state.limited) throw rateLimitExceeded(state);
 }

@@ -1,5 +1,6 @@
 // The Express side app: the REST routes with their middleware, the ops endpoints (health,
 // metrics, OpenAPI), matchmaking, the account pages and the browser client.
+import type http from 'node:http';
 import { matchMaker } from '@colyseus/core';
 import type { Express, RequestHandler } from 'express';
 import type { AppContext } from '../context.ts';
@@ -9,6 +10,7 @@ import { matchmakeRouter } from '../http/matchmake.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { opsRouter, type createMetrics } from '../http/ops.ts';
 import { pagesRouter } from '../http/pages.ts';
+import { securityHeaderValues } from '../http/security.ts';
 import { createRateLimit } from '../http/rateLimit.ts';
 import { buildRoutes } from '../http/routes/index.ts';
 import { webRouter } from '../http/web.ts';
@@ -27,18 +29,23 @@ export type SideAppOptions = {
   realtime?: () => Realtime | undefined;
 };
 
-export function createSideApp({ ctx, services, metrics, streams, realtime }: SideAppOptions): Express {
+/**
+ * The side app, and the listener of its HTTP server: Lichess's game commands first
+ * (src/lichess/commandPath.ts), then Express.
+ */
+export function createSideApp({ ctx, services, metrics, streams, realtime }: SideAppOptions): { app: Express; listener: http.RequestListener } {
   const { config, log, pool, redis, limits, clock } = ctx;
   const routes = buildRoutes(services);
   let openapiDoc: object | undefined;
   const openapi = () => (openapiDoc ??= buildOpenApi(routes, config.publicUrl));
   const rateLimit = createRateLimit(limits);
-  const lichess = createLichess({ ctx, services, streams: realtime ?? (() => undefined) });
+  const https = config.publicUrl.startsWith('https:');
+  const lichess = createLichess({ ctx, services, streams: realtime ?? (() => undefined) }, { headers: securityHeaderValues({ https }), timeRoute: metrics.timeRoute });
   const web = webRouter({ bundle: webBundle(log.child({ component: 'web' })), publicUrl: config.publicUrl });
-  return createHttpApp({
+  const app = createHttpApp({
     log,
     trustProxy: config.trustProxy,
-    https: config.publicUrl.startsWith('https:'),
+    https,
     corsOrigins: config.corsOrigins,
     routes,
     deps: { authenticate: services.auth.authenticate, rateLimit, idempotency: createIdempotency({ db: pool, clock, log }) },
@@ -65,4 +72,5 @@ export function createSideApp({ ctx, services, metrics, streams, realtime }: Sid
     notFoundPage: web.notFoundPage,
     errorHandlers: lichess.errors,
   });
+  return { app, listener: (req, res) => void (lichess.commands(req, res) || app(req, res)) };
 }
