@@ -33,7 +33,9 @@ const EnvSchema = z.object({
   DRAW_OFFER_TTL_SECONDS: seconds.default(60),
   CLAIM_SECONDS: seconds.default(30),
   GAME_LEASE_SECONDS: seconds.default(15),
-  MOVE_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(0),
+  MOVE_COMMIT_WINDOW_MS: z.coerce.number().int().min(0).max(100).optional(),
+  /** MOVE_COMMIT_WINDOW_MS's former name (pacing without its exceptions), still read. */
+  MOVE_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(100).optional(),
   FAILOVER_DETECTION: z.enum(['lock', 'lease']).default('lock'),
   ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
@@ -89,8 +91,11 @@ export type Config = {
   claimMs: number;
   /** How long a node owns a live game without renewing (a dead node's games move after this). */
   gameLeaseMs: number;
-  /** The least time between two move batches of a node (group commit's pacing; 0: as soon as one is done). */
-  moveBatchIntervalMs: number;
+  /**
+   * How long after a move batch leaves the next one waits for more moves (group commit; 0: it
+   * leaves as soon as the previous one is done). Correspondence moves never wait.
+   */
+  moveCommitWindowMs: number;
   /**
    * How a dead node is noticed: `lock`, its PostgreSQL session lock is free (within a second), or
    * `lease`, its leases lapse (GAME_LEASE_SECONDS; for a database behind a transaction-pooling
@@ -177,7 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     challengeTtlMs: e.CHALLENGE_TTL_SECONDS * 1000,
     seekTtlMs: e.SEEK_TTL_SECONDS * 1000,
     firstMoveMs: e.FIRST_MOVE_SECONDS * 1000,
-    moveBatchIntervalMs: e.MOVE_BATCH_INTERVAL_MS,
+    moveCommitWindowMs: e.MOVE_COMMIT_WINDOW_MS ?? e.MOVE_BATCH_INTERVAL_MS ?? 0,
     drawOfferTtlMs: e.DRAW_OFFER_TTL_SECONDS * 1000,
     claimMs: e.CLAIM_SECONDS * 1000,
     gameLeaseMs: e.GAME_LEASE_SECONDS * 1000,

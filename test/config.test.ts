@@ -52,6 +52,17 @@ describe('Configuration', () => {
     assert.throws(() => loadConfig({ REALTIME_SOCKETS_PER_USER: '2.5' }), /REALTIME_SOCKETS_PER_USER/);
   });
 
+  it('takes the commit window from MOVE_COMMIT_WINDOW_MS (0 to 100 ms, default 0), or from its former name', () => {
+    assert.equal(loadConfig({ DATA_DIR: tmp() }).moveCommitWindowMs, 0);
+    assert.equal(loadConfig({ DATA_DIR: tmp(), MOVE_COMMIT_WINDOW_MS: '5' }).moveCommitWindowMs, 5);
+    assert.equal(loadConfig({ DATA_DIR: tmp(), MOVE_COMMIT_WINDOW_MS: '100' }).moveCommitWindowMs, 100);
+    for (const bad of ['101', '-1', '2.5', 'soon']) assert.throws(() => loadConfig({ MOVE_COMMIT_WINDOW_MS: bad }), /MOVE_COMMIT_WINDOW_MS/);
+    // MOVE_BATCH_INTERVAL_MS, the pacing it replaced, is still read; the new name wins over it.
+    assert.equal(loadConfig({ DATA_DIR: tmp(), MOVE_BATCH_INTERVAL_MS: '10' }).moveCommitWindowMs, 10);
+    assert.equal(loadConfig({ DATA_DIR: tmp(), MOVE_BATCH_INTERVAL_MS: '10', MOVE_COMMIT_WINDOW_MS: '0' }).moveCommitWindowMs, 0);
+    assert.throws(() => loadConfig({ MOVE_BATCH_INTERVAL_MS: '1000' }), /MOVE_BATCH_INTERVAL_MS/);
+  });
+
   it('takes a DATABASE_URL whose host is a Unix socket directory', () => {
     const url = 'postgres://postgres@%2Fvar%2Frun%2Fpostgresql/chess';
     assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);

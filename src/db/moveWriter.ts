@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { systemClock, type Clock } from '../time.ts';
+import { systemClock, type Clock, type TimerHandle } from '../time.ts';
 import type { MoveRecord } from '../domain/gameDecider.ts';
 import type { Pool, PoolClient } from './pool.ts';
 
@@ -12,7 +12,10 @@ export type MoveWrite = MoveRecord & {
   commandKey?: string | null;
 };
 
-type Pending = { write: MoveWrite; resolve: (landed: boolean) => void; reject: (e: unknown) => void };
+type Pending = { write: MoveWrite; urgent: boolean; resolve: (landed: boolean) => void; reject: (e: unknown) => void };
+
+/** How a write is queued: `urgent`, it never waits in the commit window (see MoveWriter.schedule). */
+export type WriteOptions = { urgent?: boolean };
 
 /**
  * The game row's snapshot is rewritten by the first two plies (the clocks start and the
@@ -180,19 +183,25 @@ const isTimeout = (error: unknown) =>
  */
 export class MoveWriter {
   private queue: Pending[] = [];
+  /** Urgent writes in the queue: while there is one, the next batch does not wait. */
+  private urgentQueued = 0;
   /** The game of every write queued or being written, and since when (clock ms). */
   private readonly outstanding = new Map<string, number>();
   private inFlight = 0;
-  private scheduled = false;
+  /** The next batch leaves at the end of this turn of the event loop. */
+  private leaving = false;
+  /** The next batch waits in the commit window until this timer fires. */
+  private windowTimer: TimerHandle | undefined;
   private readonly clock: Clock;
   private readonly deadlineMs: number;
   private readonly maxBatch: number;
   // One batch at a time: moves arriving meanwhile wait and leave together, so under load the
   // batches grow instead of the number of round trips (each one a write syscall and a commit).
   private readonly maxInFlight: number;
-  private readonly minIntervalMs: number;
-  /** When the last batch left (performance.now()). */
-  private lastFlushAt = -Infinity;
+  /** How long after a batch leaves the next one may wait for more moves (ms; MOVE_COMMIT_WINDOW_MS). */
+  readonly commitWindowMs: number;
+  /** When the last batch left (clock ms). */
+  private lastSentAt = -Infinity;
 
   /** Called with every batch statement's duration (ms), landed or not: the metrics' histogram. */
   onBatch: (ms: number, moves: number) => void = () => {};
@@ -201,6 +210,8 @@ export class MoveWriter {
   readonly stats = {
     batches: 0,
     moves: 0,
+    /** Batch statements that committed, each its own transaction (a batch of both kinds is two). */
+    commits: 0,
     /** Batch statements that failed as a whole (timeout, connection): every write in them rejected. */
     failedBatches: 0,
     /** Of those, cancelled by statement_timeout or given up at the writer's deadline. */
@@ -211,13 +222,14 @@ export class MoveWriter {
 
   constructor(
     private readonly pool: Pool,
-    o: { clock?: Clock; deadlineMs?: number; maxBatch?: number; maxInFlight?: number; minIntervalMs?: number } = {},
+    o: { clock?: Clock; deadlineMs?: number; maxBatch?: number; maxInFlight?: number; commitWindowMs?: number } = {},
   ) {
+    // The clock times the commit window as well as the deadline: tests drive both with a manual one.
     this.clock = o.clock ?? systemClock;
     this.deadlineMs = o.deadlineMs ?? writeDeadlineMs(15_000);
     this.maxBatch = o.maxBatch ?? 500;
     this.maxInFlight = o.maxInFlight ?? 1;
-    this.minIntervalMs = o.minIntervalMs ?? 0;
+    this.commitWindowMs = o.commitWindowMs ?? 0;
   }
 
   /**
@@ -231,15 +243,19 @@ export class MoveWriter {
    * second one means it lost track of its own state, and deferring would hide that. Rejected,
    * the write reaches GameActor's persist, which gives the game back to PostgreSQL (markLost):
    * the safe end for a game whose memory cannot be trusted.
+   *
+   * An urgent write never waits in the commit window, and takes the batch waiting there with it.
    */
-  write(write: MoveWrite): Promise<boolean> {
+  write(write: MoveWrite, o: WriteOptions = {}): Promise<boolean> {
     if (this.outstanding.has(write.gameId)) {
       return Promise.reject(new Error(`move writer: game ${write.gameId} sent a write while its previous one is outstanding`));
     }
     this.outstanding.set(write.gameId, this.clock.now());
     const settled = () => this.outstanding.delete(write.gameId);
+    const urgent = o.urgent === true;
     return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ write, resolve, reject });
+      this.queue.push({ write, urgent, resolve, reject });
+      if (urgent) this.urgentQueued++;
       this.schedule();
     }).finally(settled);
   }
@@ -254,31 +270,52 @@ export class MoveWriter {
 
   /**
    * Sends the next batch once the current one is done: at the end of this turn of the event loop
-   * (which gathers every move that arrived in it), and no sooner than `minIntervalMs` after the
-   * previous batch left. Under load that pacing makes the batches carry more moves instead of
-   * adding commits: a commit's fixed cost (a round trip, a WAL flush) was most of a move's
-   * PostgreSQL CPU at a human pace, ~270 µs for a lone append against ~110 µs a move in batches
-   * of four (loadtest/gameWrites.ts). A move arriving after a quiet spell leaves at once. The
-   * pacing is of the database in real time, not a game deadline, so it reads performance.now().
-   * Off by default (MOVE_BATCH_INTERVAL_MS=0): under the bench at 1,000 games 10 ms halved the
-   * commits without a measurable change in PostgreSQL's CPU per move (docs/benchmarks.md).
+   * (which gathers every move that arrived in it), unless the commit window holds it. The window
+   * opens when a batch leaves: for `commitWindowMs` after that, the next batch waits for more
+   * moves, and leaves when the window closes (or when the batch before it commits, if later).
+   * Under load that makes a commit carry more moves instead of adding commits: a commit's fixed
+   * cost (a round trip, a WAL flush) was most of a move's PostgreSQL CPU at a human pace, ~270 µs
+   * for a lone append against ~110 µs a move in batches of four (loadtest/gameWrites.ts). A move
+   * after a quiet spell leaves at once, and no batch waits longer than the window, even on a
+   * clock set back. A batch leaves at once, the window or not, when it is full or carries an
+   * urgent write (a correspondence move: days apart, nothing to wait for). The promise does not
+   * change: a move is acknowledged once its batch commits. Off by default (MOVE_COMMIT_WINDOW_MS=0):
+   * under the bench at 1,000 games a 10 ms pacing halved the commits without a measurable change
+   * in PostgreSQL's CPU per move (docs/benchmarks.md).
    */
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
-    this.scheduled = true;
-    const wait = this.lastFlushAt + this.minIntervalMs - performance.now();
-    const go = () => {
-      this.scheduled = false;
+    if (this.leaving || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
+    const wait = this.windowLeft();
+    if (wait > 0) {
+      // The window closes at the same instant for every move that joins the batch meanwhile.
+      this.windowTimer ??= this.clock.setTimeout(() => {
+        this.windowTimer = undefined;
+        void this.flush();
+      }, wait);
+      return;
+    }
+    this.clock.clearTimeout(this.windowTimer);
+    this.windowTimer = undefined;
+    this.leaving = true;
+    setImmediate(() => {
+      this.leaving = false;
       void this.flush();
-    };
-    if (wait > 0 && this.queue.length < this.maxBatch) setTimeout(go, wait);
-    else setImmediate(go);
+    });
+  }
+
+  /** How much longer the next batch may wait for more moves (ms); 0 or less: it leaves now. */
+  private windowLeft(): number {
+    if (this.urgentQueued > 0 || this.queue.length >= this.maxBatch) return 0;
+    return Math.min(this.commitWindowMs, this.lastSentAt + this.commitWindowMs - this.clock.now());
   }
 
   private async flush(): Promise<void> {
     if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
-    const started = (this.lastFlushAt = performance.now());
+    for (const p of batch) if (p.urgent) this.urgentQueued--;
+    this.lastSentAt = this.clock.now();
+    // The batch's duration is the database's work, a metric in real time.
+    const started = performance.now();
     this.inFlight++;
     this.stats.batches++;
     this.stats.moves += batch.length;
@@ -328,6 +365,7 @@ export class MoveWriter {
   private async writeBatch(writes: MoveWrite[], snapshot: boolean, deadlineAt: number): Promise<Set<string>> {
     const { name, text, params } = batchStatement(writes, snapshot);
     const { rows } = await this.query(deadlineAt, { name, text }, params);
+    this.stats.commits++;
     return new Set(rows.map((r) => r.game_id as string));
   }
 

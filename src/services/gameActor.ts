@@ -360,8 +360,12 @@ export class GameActor {
     const fence = { gameId: this.id, epoch: this.epoch };
     try {
       switch (write.kind) {
-        case 'move':
-          return (await this.host.writer.write({ ...write.move, ...fence, commandKey })) ? {} : this.fenced();
+        case 'move': {
+          // A correspondence move is days from the next: nothing to gather it with in the commit
+          // window. (A game's last move and a takeback are transactions of their own, below.)
+          const urgent = this.state.clock.perMove;
+          return (await this.host.writer.write({ ...write.move, ...fence, commandKey }, { urgent })) ? {} : this.fenced();
+        }
         case 'finish': {
           const finalMove = write.finalMove && { ...write.finalMove, ...fence, commandKey };
           const { game } = this.state;

@@ -51,7 +51,7 @@ export class LiveGameHost implements GameHosting {
     /** Where the games' events go: their channel and replay buffer (none in tests that need none). */
     private readonly publisher: Publish = () => {},
   ) {
-    this.writer = new MoveWriter(pool, { clock: time, deadlineMs: writeDeadlineMs(config.gameLeaseMs), minIntervalMs: config.moveBatchIntervalMs });
+    this.writer = new MoveWriter(pool, { clock: time, deadlineMs: writeDeadlineMs(config.gameLeaseMs), commitWindowMs: config.moveCommitWindowMs });
     this.timers = new Timers(time);
   }
 

@@ -226,21 +226,123 @@ describe('MoveWriter (group commit) against PostgreSQL', () => {
     }
   });
 
-  it('paces its batches: moves arriving within the interval after a batch leave together in the next', async () => {
-    const w = new MoveWriter(db.pool, { minIntervalMs: 200 });
-    const sizes: number[] = [];
-    w.onBatch = (_ms, moves) => sizes.push(moves);
-    const [a, b, c, d] = await newGames(4);
-    // The first leaves at once: no batch went before it.
-    assert.equal(await w.write(e4(a!)), true);
-    // Three more, each in a turn of the event loop of its own, all within 200 ms of the first batch.
-    const later: Promise<boolean>[] = [];
-    for (const id of [b!, c!, d!]) {
-      later.push(w.write(e4(id)));
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    assert.deepEqual(await Promise.all(later), [true, true, true]);
-    assert.deepEqual(sizes, [1, 3]);
+  describe('the commit window', () => {
+    const WINDOW_MS = 50;
+    /** A writer whose window runs on a manual clock, and the size of each batch it sent. */
+    const windowed = (o: { maxBatch?: number } = {}) => {
+      const clock = new ManualClock();
+      const w = new MoveWriter(db.pool, { clock, commitWindowMs: WINDOW_MS, ...o });
+      const sizes: number[] = [];
+      w.onBatch = (_ms, moves) => sizes.push(moves);
+      return { clock, w, sizes };
+    };
+    /** Whether `p` has settled yet, read after the callbacks of this turn have run. */
+    const tracked = <T>(p: Promise<T>) => {
+      const t = { settled: false, promise: p };
+      p.then(
+        () => (t.settled = true),
+        () => (t.settled = true),
+      );
+      return t;
+    };
+
+    it('sends the moves that arrive within the window after a batch in one batch, and acknowledges them only once it commits', async () => {
+      const { clock, w, sizes } = windowed();
+      const [a, b, c, d] = await newGames(4);
+      // The first leaves at once: no batch went before it.
+      assert.equal(await w.write(e4(a!)), true);
+      // Three more, 10 ms apart, all within the window the first batch opened.
+      const later = [];
+      for (const id of [b!, c!, d!]) {
+        later.push(tracked(w.write(e4(id))));
+        await clock.advance(10);
+      }
+      // 30 ms after the first batch left: nothing sent, nothing acknowledged, nothing written.
+      assert.equal(w.stats.batches, 1);
+      assert.deepEqual(later.map((t) => t.settled), [false, false, false]);
+      for (const id of [b!, c!, d!]) assert.deepEqual(await movesOf(id), []);
+      await clock.advance(WINDOW_MS - 30);
+      assert.deepEqual(await Promise.all(later.map((t) => t.promise)), [true, true, true]);
+      assert.deepEqual(sizes, [1, 3]);
+      assert.deepEqual({ batches: w.stats.batches, commits: w.stats.commits, moves: w.stats.moves }, { batches: 2, commits: 2, moves: 4 });
+      for (const id of [b!, c!, d!]) assert.deepEqual(await movesOf(id), [{ ply: 1, san: 'e4' }]);
+    });
+
+    it('holds a batch no longer than the window the last batch opened', async () => {
+      const { clock, w, sizes } = windowed();
+      const [a, b] = await newGames(2);
+      assert.equal(await w.write(e4(a!)), true);
+      await clock.advance(30);
+      const held = tracked(w.write(e4(b!)));
+      await clock.advance(WINDOW_MS - 30 - 1);
+      assert.equal(w.stats.batches, 1, 'held until the window closes');
+      // It closes 50 ms after the first batch left: 20 ms after this move came, not 50.
+      await clock.advance(1);
+      assert.equal(w.stats.batches, 2);
+      assert.equal(await held.promise, true);
+      assert.deepEqual(sizes, [1, 1]);
+    });
+
+    it('holds a batch no longer than the window when the clock is set back', async () => {
+      const { clock, w } = windowed();
+      const [a, b] = await newGames(2);
+      assert.equal(await w.write(e4(a!)), true);
+      // The wall clock stepped back a minute: measured from the last batch, the window would last 60 s.
+      clock.skip(-60_000);
+      const held = tracked(w.write(e4(b!)));
+      await clock.advance(WINDOW_MS - 1);
+      assert.equal(w.stats.batches, 1);
+      await clock.advance(1);
+      assert.equal(w.stats.batches, 2);
+      assert.equal(await held.promise, true);
+    });
+
+    it('sends a move that comes after a quiet spell at once', async () => {
+      const { clock, w, sizes } = windowed();
+      const [a, b] = await newGames(2);
+      assert.equal(await w.write(e4(a!)), true);
+      await clock.advance(WINDOW_MS);
+      // The clock does not move from here: the write could not wait for it.
+      assert.equal(await w.write(e4(b!)), true);
+      assert.deepEqual(sizes, [1, 1]);
+    });
+
+    it('sends an urgent write at once, and the moves waiting in the window with it', async () => {
+      const { w, sizes } = windowed();
+      const [a, b, c, urgent] = await newGames(4);
+      assert.equal(await w.write(e4(a!)), true);
+      const waiting = [w.write(e4(b!)), w.write(e4(c!))];
+      await settle();
+      assert.equal(w.stats.batches, 1, 'the two wait in the window');
+      const sent = w.write(e4(urgent!), { urgent: true });
+      // At the end of this turn of the event loop, on a clock that has not moved.
+      await settle();
+      assert.equal(w.stats.batches, 2);
+      assert.deepEqual(await Promise.all([...waiting, sent]), [true, true, true]);
+      assert.deepEqual(sizes, [1, 3]);
+    });
+
+    it('sends an urgent write that comes while a batch is being written as soon as that batch commits', async () => {
+      const { w, sizes } = windowed();
+      const [a, urgent] = await newGames(2);
+      const first = w.write(e4(a!));
+      await settle();
+      assert.equal(w.stats.batches, 1, 'the first batch is being written');
+      // Behind it, the urgent write does not wait for the window that batch opened.
+      assert.deepEqual(await Promise.all([first, w.write(e4(urgent!), { urgent: true })]), [true, true]);
+      assert.deepEqual(sizes, [1, 1]);
+    });
+
+    it('sends a full batch at once', async () => {
+      const { w, sizes } = windowed({ maxBatch: 2 });
+      const [a, b, c] = await newGames(3);
+      assert.equal(await w.write(e4(a!)), true);
+      const first = w.write(e4(b!));
+      await settle();
+      assert.equal(w.stats.batches, 1, 'one move waits in the window');
+      assert.deepEqual(await Promise.all([first, w.write(e4(c!))]), [true, true]);
+      assert.deepEqual(sizes, [1, 2]);
+    });
   });
 
   it('rewrites the snapshot every SNAPSHOT_EVERY plies and when a move lapses a draw offer', async () => {
