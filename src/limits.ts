@@ -28,6 +28,8 @@ export const OPERATION_LIMITS = {
   matchmaking: 10,
   challenge: 5,
   makeMove: 100,
+  // A puzzle step is a move on the board, so it counts as a game's moves do.
+  puzzleStep: 100,
   getGame: 60,
   seekAddress: 30,
   friendRequest: 10,

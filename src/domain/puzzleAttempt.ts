@@ -1,22 +1,30 @@
 // Judging a puzzle attempt as Lichess does: the solver's moves are played in order from the
 // puzzle's position with the solution's replies between them; a move that is not the solution's
-// but mates solves the puzzle all the same ("any mate is correct").
+// but mates solves the puzzle all the same ("any mate is correct"). A whole line at once (POST
+// /attempt) and a line move by move (POST /step) are judged by the same function, and rated alike.
 
 import { Chess } from 'chess.js';
 import { rate, type Glicko } from './glicko2.ts';
 import { playUci, solverMoveCount } from './puzzles.ts';
 import { err, ok, type Result } from '../result.ts';
 
-/** Whether the attempt is correct; or it is not one: `field` names the offending entry (`moves` or `moves.<index>`). */
-export type AttemptVerdict = Result<boolean, { field: string; message: string }>;
+/** Why a list of moves is not an attempt: `field` names the offending entry (`moves` or `moves.<index>`). */
+export type NotAnAttempt = { field: string; message: string };
 
 /**
- * `moves` are the solver's moves only (UCI syntax already checked). 1 to the number of solver
- * moves in `solution` are accepted; a move that is illegal where it is played refuses the whole
- * attempt. The first move that differs from the solution ends it: correct if it mates, else
- * wrong, and the moves after it are not looked at. A line that stops before the end is wrong.
+ * Where the solver's moves so far leave the puzzle: solved, failed, or on the solution with more
+ * to play, `reply` being the solution's answer to the last move (revealed only after it).
  */
-export function judgeAttempt(fen: string, solution: readonly string[], moves: readonly string[]): AttemptVerdict {
+export type LineVerdict = { status: 'continue'; reply: string } | { status: 'solved' } | { status: 'failed' };
+
+/**
+ * The one judge of a puzzle line, for an attempt and a step alike. `moves` are the solver's moves
+ * only (UCI syntax already checked); 1 to the number of solver moves in `solution` are accepted,
+ * and a move that is illegal where it is played refuses the whole list. The first move that
+ * differs from the solution ends the line: solved if it mates, else failed, and the moves after it
+ * are not looked at. Moves that all follow the solution short of its end go on with its next reply.
+ */
+export function judgeLine(fen: string, solution: readonly string[], moves: readonly string[]): Result<LineVerdict, NotAnAttempt> {
   const allowed = solverMoveCount(solution);
   if (moves.length < 1 || moves.length > allowed) {
     return err({ field: 'moves', message: `must hold 1 to ${allowed} moves (the solver's moves of this puzzle)` });
@@ -24,13 +32,24 @@ export function judgeAttempt(fen: string, solution: readonly string[], moves: re
   const chess = new Chess(fen);
   for (const [i, move] of moves.entries()) {
     if (!playUci(chess, move)) return err({ field: `moves.${i}`, message: `${move} is not a legal move in the position` });
-    if (move !== solution[2 * i]) return ok(chess.isCheckmate());
+    if (move !== solution[2 * i]) return ok({ status: chess.isCheckmate() ? 'solved' : 'failed' });
     const reply = solution[2 * i + 1];
-    if (reply === undefined) return ok(true);
+    if (reply === undefined) return ok({ status: 'solved' });
+    if (i === moves.length - 1) return ok({ status: 'continue', reply });
     // The solution was replayed when the puzzle was imported: its replies are legal.
     playUci(chess, reply);
   }
-  return ok(false);
+  // Unreachable: the loop answers on the last move at the latest.
+  return ok({ status: 'failed' });
+}
+
+/** Whether the attempt is correct; or it is not one. */
+export type AttemptVerdict = Result<boolean, NotAnAttempt>;
+
+/** An attempt is a whole line: one that stops before the end of the solution without mate is wrong. */
+export function judgeAttempt(fen: string, solution: readonly string[], moves: readonly string[]): AttemptVerdict {
+  const verdict = judgeLine(fen, solution, moves);
+  return verdict.ok ? ok(verdict.value.status === 'solved') : verdict;
 }
 
 export type RatedAttempt = { user: Glicko; puzzle: Glicko; /** round(new) − round(old), as players see it. */ userChange: number };

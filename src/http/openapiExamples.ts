@@ -385,6 +385,21 @@ export const EXAMPLES: Record<string, RouteExamples> = {
     },
     response: { correct: true, solution: ['d6h2'], first_attempt: true, rating_change: 9, user_rating: 1752, puzzle_rating: 627 },
   },
+  'POST /puzzles/:id/step': {
+    request: {
+      first: { summary: "The solver's first move", value: { moves: ['g2a8'] } },
+      last: { summary: "The solver's moves so far, the last one mating", value: { moves: ['g2a8', 'a8b8'], time_ms: 9100 } },
+    },
+    response: {
+      status: 'solved',
+      correct: true,
+      solution: ['g2a8', 'c7b8', 'a8b8'],
+      first_attempt: true,
+      rating_change: 11,
+      user_rating: 1763,
+      puzzle_rating: 1184,
+    },
+  },
 
   // ---- tournaments ----
   'POST /tournaments': {

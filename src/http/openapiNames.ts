@@ -25,7 +25,7 @@ import {
   TakebackOfferResult,
   TakebackView,
 } from '../services/gameViews.ts';
-import { AttemptResultView, DailyPuzzleView, PuzzleView } from '../services/puzzleViews.ts';
+import { AttemptResultView, DailyPuzzleView, PuzzleStepContinueView, PuzzleStepEndView, PuzzleView } from '../services/puzzleViews.ts';
 import { StandingView, TournamentSummaryView, TournamentView } from '../services/tournamentViews.ts';
 import { PrivateProfile, PublicProfile } from '../services/users.ts';
 import { DeliveryView, WebhookView } from '../services/webhooks.ts';
@@ -79,6 +79,8 @@ const COMPONENTS: [z.ZodType, string][] = [
   [PuzzleView, 'Puzzle'],
   [DailyPuzzleView, 'DailyPuzzle'],
   [AttemptResultView, 'PuzzleAttemptResult'],
+  [PuzzleStepContinueView, 'PuzzleStepContinue'],
+  [PuzzleStepEndView, 'PuzzleStepEnd'],
   [TournamentView, 'Tournament'],
   [TournamentSummaryView, 'TournamentSummary'],
   [StandingView, 'Standing'],

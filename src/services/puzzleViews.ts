@@ -13,22 +13,28 @@ const uciMove = z
   .string({ error: 'must be a UCI move such as e2e4 or e7e8q' })
   .regex(UCI_MOVE, 'must be a UCI move such as e2e4 or e7e8q');
 
-export const AttemptBody = z.object({
-  moves: z
+/** How long the solver took: kept with the first attempt, whichever route makes it. */
+const timeMs = z
+  .number({ error: 'must be an integer number of milliseconds' })
+  .int('must be an integer number of milliseconds')
+  .min(0, 'must be at least 0')
+  .max(MAX_TIME_MS, `must be at most ${MAX_TIME_MS}`)
+  .optional()
+  .meta({ description: 'how long the solver took (kept with the first attempt)' });
+
+/** The solver's moves: 1 to the puzzle's count of solver moves (checked once the puzzle is read). */
+const solverMoves = (description: string) =>
+  z
     .array(uciMove, { error: 'must be an array of UCI moves' })
     .min(1, 'must hold at least one move')
     .max(MAX_ATTEMPT_MOVES, `must hold at most ${MAX_ATTEMPT_MOVES} moves`)
-    .meta({
-      description:
-        "the solver's moves only (UCI), 1 to the number of solver moves in the solution; the solution's replies are played between them",
-    }),
-  time_ms: z
-    .number({ error: 'must be an integer number of milliseconds' })
-    .int('must be an integer number of milliseconds')
-    .min(0, 'must be at least 0')
-    .max(MAX_TIME_MS, `must be at most ${MAX_TIME_MS}`)
-    .optional()
-    .meta({ description: 'how long the solver took (kept with the first attempt)' }),
+    .meta({ description });
+
+export const AttemptBody = z.object({
+  moves: solverMoves(
+    "the solver's moves only (UCI), 1 to the number of solver moves in the solution; the solution's replies are played between them",
+  ),
+  time_ms: timeMs,
 });
 export type AttemptBody = z.infer<typeof AttemptBody>;
 
@@ -62,6 +68,29 @@ export const AttemptResultView = z.object({
   puzzle_rating: z.number().int().meta({ description: "the puzzle's rating now" }),
 });
 export type AttemptResultView = z.infer<typeof AttemptResultView>;
+
+/** The same fields as an attempt: a step is an attempt sent move by move. */
+export const StepBody = z.object({
+  moves: solverMoves(
+    "the solver's moves so far (UCI), 1 to the number of solver moves in the solution; the solution's replies are played between them",
+  ),
+  time_ms: timeMs,
+});
+export type StepBody = z.infer<typeof StepBody>;
+
+export const PuzzleStepContinueView = z.object({
+  status: z.literal('continue').meta({ description: "every move so far is the solution's, and the solution goes on" }),
+  reply: z.string().meta({ description: "the solution's reply to the last move (UCI); the solver's next move is to come" }),
+});
+export type PuzzleStepContinueView = z.infer<typeof PuzzleStepContinueView>;
+
+export const PuzzleStepEndView = AttemptResultView.extend({
+  status: z.enum(['solved', 'failed']).meta({ description: 'the run has ended: `correct` says the same' }),
+});
+export type PuzzleStepEndView = z.infer<typeof PuzzleStepEndView>;
+
+export const PuzzleStepView = z.union([PuzzleStepContinueView, PuzzleStepEndView]);
+export type PuzzleStepView = z.infer<typeof PuzzleStepView>;
 
 export const formatPuzzle = (p: PuzzleRecord): PuzzleView => ({
   id: p.id,

@@ -2,11 +2,20 @@ import type { AppContext } from '../context.ts';
 import { withTransaction } from '../db/pool.ts';
 import * as repo from '../db/puzzles.ts';
 import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
-import { judgeAttempt, rateAttempt } from '../domain/puzzleAttempt.ts';
+import { judgeAttempt, judgeLine, rateAttempt, type NotAnAttempt } from '../domain/puzzleAttempt.ts';
 import { dailyStartKey, isPuzzleId, utcDay } from '../domain/puzzles.ts';
 import { AppError, validationError } from '../errors.ts';
+import type { Result } from '../result.ts';
 import { bind } from './bind.ts';
-import { formatPuzzle, type AttemptBody, type AttemptResultView, type DailyPuzzleView, type PuzzleView } from './puzzleViews.ts';
+import {
+  formatPuzzle,
+  type AttemptBody,
+  type AttemptResultView,
+  type DailyPuzzleView,
+  type PuzzleStepView,
+  type PuzzleView,
+  type StepBody,
+} from './puzzleViews.ts';
 
 export const PUZZLE_SORTS = ['rating', 'popularity'] as const;
 export type PuzzleSort = (typeof PUZZLE_SORTS)[number];
@@ -95,18 +104,26 @@ export async function next(d: PuzzlesDeps, userId: string): Promise<PuzzleView> 
   return formatPuzzle(puzzle);
 }
 
-/**
- * Judges the moves (an illegal one refuses the attempt and records nothing), then records the
- * attempt. The user's puzzle-rating row is locked first, so a user's attempts queue one after
- * the other and exactly one is their first at a puzzle: that one is rated, the user and the
- * puzzle in the same transaction.
- */
-export async function attempt(d: PuzzlesDeps, userId: string, id: string, body: AttemptBody): Promise<AttemptResultView> {
+/** The puzzle with its solution, for judging. */
+async function puzzleToJudge(d: PuzzlesDeps, id: string): Promise<repo.PuzzleRecord> {
   const puzzle = await repo.findPuzzle(d.pool, puzzleIdOf(id));
   if (!puzzle) throw puzzleNotFound();
-  const verdict = judgeAttempt(puzzle.fen, puzzle.solution, body.moves);
+  return puzzle;
+}
+
+/** A verdict's value; a list that is not an attempt (an illegal move, too many) is a 400 and records nothing. */
+function judged<T>(verdict: Result<T, NotAnAttempt>): T {
   if (!verdict.ok) throw validationError(verdict.error.field, verdict.error.message);
-  const correct = verdict.value;
+  return verdict.value;
+}
+
+/**
+ * Records an ended attempt, whichever route ended it. The user's puzzle-rating row is locked
+ * first, so a user's attempts queue one after the other and exactly one is their first at a
+ * puzzle: that one is rated, the user and the puzzle in the same transaction; later ones only
+ * count.
+ */
+async function recordAttempt(d: PuzzlesDeps, userId: string, puzzle: repo.PuzzleRecord, correct: boolean, timeMs: number | undefined): Promise<AttemptResultView> {
   const now = new Date(d.clock.now());
   return withTransaction(d.pool, async (tx) => {
     const user = await repo.lockPuzzleRating(tx, userId, DEFAULT_GLICKO);
@@ -125,7 +142,7 @@ export async function attempt(d: PuzzlesDeps, userId: string, id: string, body: 
     const rated = rateAttempt(user, await repo.lockPuzzle(tx, puzzle.id), correct);
     await repo.savePuzzleRating(tx, userId, rated.user, now);
     await repo.savePuzzleAfterAttempt(tx, puzzle.id, rated.puzzle);
-    await repo.insertAttempt(tx, { userId, puzzleId: puzzle.id, correct, ratingChange: rated.userChange, timeMs: body.time_ms ?? null, now });
+    await repo.insertAttempt(tx, { userId, puzzleId: puzzle.id, correct, ratingChange: rated.userChange, timeMs: timeMs ?? null, now });
     return {
       correct,
       solution: puzzle.solution,
@@ -137,10 +154,30 @@ export async function attempt(d: PuzzlesDeps, userId: string, id: string, body: 
   });
 }
 
+/** A whole line at once: one that stops before the end without mate is a failed attempt. */
+export async function attempt(d: PuzzlesDeps, userId: string, id: string, body: AttemptBody): Promise<AttemptResultView> {
+  const puzzle = await puzzleToJudge(d, id);
+  const correct = judged(judgeAttempt(puzzle.fen, puzzle.solution, body.moves));
+  return recordAttempt(d, userId, puzzle, correct, body.time_ms);
+}
+
+/**
+ * A line move by move (DESIGN 2.14): while every move is the solution's, the answer is its next
+ * reply and nothing is recorded (a run left unfinished is no attempt, as on Lichess); the step
+ * that ends the run is recorded as the attempt of the same moves would be, so the first run that
+ * ends is the rated first attempt and later runs only count.
+ */
+export async function step(d: PuzzlesDeps, userId: string, id: string, body: StepBody): Promise<PuzzleStepView> {
+  const puzzle = await puzzleToJudge(d, id);
+  const verdict = judged(judgeLine(puzzle.fen, puzzle.solution, body.moves));
+  if (verdict.status === 'continue') return verdict;
+  return { status: verdict.status, ...(await recordAttempt(d, userId, puzzle, verdict.status === 'solved', body.time_ms)) };
+}
+
 export type Puzzles = ReturnType<typeof createPuzzles>;
 
 /** The puzzle use cases bound to `ctx` and counts of their own (one per process). */
 export function createPuzzles(ctx: Pick<AppContext, 'pool' | 'clock'>) {
   const d: PuzzlesDeps = { pool: ctx.pool, clock: ctx.clock, counts: new Map() };
-  return bind(d, { list, get, daily, next, attempt });
+  return bind(d, { list, get, daily, next, attempt, step });
 }

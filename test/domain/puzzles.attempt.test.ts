@@ -4,7 +4,7 @@ import { Chess } from 'chess.js';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { DEFAULT_GLICKO, rateGame, type Glicko } from '../../src/domain/glicko2.ts';
-import { judgeAttempt, PROVISIONAL_DEVIATION, rateAttempt } from '../../src/domain/puzzleAttempt.ts';
+import { judgeAttempt, judgeLine, PROVISIONAL_DEVIATION, rateAttempt } from '../../src/domain/puzzleAttempt.ts';
 import { parsePuzzleRecord, type PuzzleData } from '../../src/domain/puzzles.ts';
 import { BUNDLED_PUZZLES } from '../../src/services/puzzleImport.ts';
 
@@ -86,6 +86,42 @@ describe('judging a puzzle attempt', () => {
         assert.deepEqual(judge(p, [m.lan]), { ok: true, value: mates || m.lan === p.solution[0] }, `${p.id} ${m.lan}`);
       }
     }
+  });
+});
+
+describe('judging a line move by move (a step)', () => {
+  const line = (p: PuzzleData, moves: string[]) => judgeLine(p.fen, p.solution, moves);
+
+  it("goes on with the solution's next reply while every move is the solution's", () => {
+    assert.deepEqual(line(puzzle('002X3'), ['g2a8']), { ok: true, value: { status: 'continue', reply: 'c7b8' } });
+    for (const p of SAMPLE) {
+      const moves = solverMoves(p);
+      for (let n = 1; n < moves.length; n++) {
+        assert.deepEqual(line(p, moves.slice(0, n)), { ok: true, value: { status: 'continue', reply: p.solution[2 * n - 1] } }, p.id);
+      }
+      assert.deepEqual(line(p, moves), { ok: true, value: { status: 'solved' } }, p.id);
+    }
+  });
+
+  it('ends at the first move off the solution: solved if it mates, else failed', () => {
+    assert.deepEqual(line(puzzle('00Lvv'), ['h5e8', 'e8d8']), { ok: true, value: { status: 'solved' } });
+    assert.deepEqual(line(puzzle('002X3'), ['g2a8', 'a8a7']), { ok: true, value: { status: 'failed' } });
+    assert.deepEqual(line(puzzle('002X3'), ['g2g3', 'h1h8']), { ok: true, value: { status: 'failed' } });
+  });
+
+  it('agrees with the attempt on every list: solved is correct, and an attempt that stops short is wrong', () => {
+    const square = fc.tuple(fc.constantFrom(...'abcdefgh'), fc.constantFrom(...'12345678')).map(([f, r]) => f + r);
+    const uci = fc.tuple(square, square, fc.constantFrom('', 'q', 'n')).map(([a, b, p]) => a + b + p);
+    const moves = (p: PuzzleData) => fc.array(fc.oneof(uci, fc.constantFrom(...solverMoves(p))), { minLength: 0, maxLength: 4 });
+    fc.assert(
+      fc.property(fc.constantFrom(...SAMPLE.slice(0, 300)).chain((p) => fc.tuple(fc.constant(p), moves(p))), ([p, m]) => {
+        const stepped = line(p, m);
+        const attempted = judge(p, m);
+        if (!stepped.ok) return assert.deepEqual(attempted, stepped);
+        assert.deepEqual(attempted, { ok: true, value: stepped.value.status === 'solved' });
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

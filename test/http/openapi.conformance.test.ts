@@ -321,6 +321,13 @@ describe('OpenAPI document against the service', function () {
     await c.call('attemptPuzzle', as(a, { params: { id: puzzleId }, body: { moves: solution }, expect: 200 }));
     await c.call('attemptPuzzle', as(a, { params: { id: puzzleId }, body: { moves: ['nonsense'] }, expect: 400 }));
   };
+  drive.stepPuzzle = async () => {
+    // 002X3 of the bundled sample: a mate in 2, so its first move goes on with a reply.
+    await c.call('stepPuzzle', as(b, { params: { id: '002X3' }, body: { moves: ['g2a8'] }, expect: 200 }));
+    await c.call('stepPuzzle', as(b, { params: { id: puzzleId }, body: { moves: solution }, expect: 200 }));
+    await c.call('stepPuzzle', as(b, { params: { id: puzzleId }, body: { moves: ['nonsense'] }, expect: 400 }));
+    await c.call('stepPuzzle', as(b, { params: { id: 'zzzzz' }, body: { moves: ['g2a8'] }, expect: 404 }));
+  };
   let tournamentId = '';
   drive.createTournament = async () => {
     const starts = new Date(Date.now() + 10 * 60_000).toISOString();

@@ -12,28 +12,53 @@ const SOLUTIONS = new Map(
     .map(([id, , moves]) => [id, moves.split(' ').slice(1)] as const),
 );
 
-/** The puzzle page's state (data attributes): plies on the line, whose input it awaits. */
+/** The puzzle page's state (data attributes): plies of the run, whose input it awaits. */
 const lineState = (page: Page) =>
   page.$eval('.puzzle', (el) => ({ plies: Number((el as HTMLElement).dataset.plies), input: (el as HTMLElement).dataset.input }));
 
 /**
- * Plays `moves` (UCI, from the puzzle's position) by clicking squares: the solver's moves and the
- * replies the page asks for; a reply the page plays itself (the only legal one) is not clicked.
+ * Waits for what a user waits for before moving: the board drawn with `plies` moves of the run,
+ * the last one's piece standing on its square, and the board taking the solver's input.
  */
-async function playLine(page: Page, moves: readonly string[], solver: 'white' | 'black'): Promise<void> {
-  for (const [i, uci] of moves.entries()) {
-    await page.waitForFunction((n) => {
-      const el = document.querySelector<HTMLElement>('.puzzle');
-      const plies = Number(el?.dataset.plies);
-      return plies > n || (plies === n && el?.dataset.input !== 'none');
-    }, i);
-    if ((await lineState(page)).plies > i) continue;
-    await clickMove(page, uci.slice(0, 2), uci.slice(2, 4));
-    if (uci[4]) {
-      const mover = i % 2 === 0 ? solver : solver === 'white' ? 'black' : 'white';
-      await page.locator(`.promotion-dialog-group [data-piece="${mover[0]}${uci[4]}"]`).first().click();
+async function awaitTurn(page: Page, plies: number, last?: { uci: string; piece: string }): Promise<void> {
+  await page.locator(`.puzzle[data-plies="${plies}"][data-input="solver"]`).waitFor();
+  if (last) await page.locator(`.board-box g[data-square="${last.uci.slice(2, 4)}"][data-piece="${last.piece}"]`).waitFor();
+}
+
+/** A move by clicks, the promotion's piece chosen in the chooser. */
+async function clickUci(page: Page, uci: string, color: 'white' | 'black'): Promise<void> {
+  await clickMove(page, uci.slice(0, 2), uci.slice(2, 4));
+  if (uci[4]) await page.locator(`.promotion-dialog-group [data-piece="${color[0]}${uci[4]}"]`).first().click();
+}
+
+/** The piece each move of `moves` (UCI, from `fen`) leaves on its target square (`bq`). */
+const piecesOf = (fen: string, moves: readonly string[]) => {
+  const chess = new Chess(fen);
+  return moves.map((m) => {
+    const played = chess.move({ from: m.slice(0, 2), to: m.slice(2, 4), promotion: m[4] });
+    return `${played.color}${(played.promotion ?? played.piece)}`;
+  });
+};
+
+/**
+ * Solves a puzzle move by move as a person does: each move clicked once the last reply stands on
+ * the board, "Best move!" and the reply after each but the last; returns the texts of the prompt
+ * after each reply.
+ */
+async function solveByClicks(page: Page, puzzle: { fen: string; color: 'white' | 'black' }, solution: readonly string[]): Promise<string[]> {
+  const pieces = piecesOf(puzzle.fen, solution);
+  const prompts: string[] = [];
+  for (let i = 0; i < solution.length; i += 2) {
+    await awaitTurn(page, i, i > 0 ? { uci: solution[i - 1], piece: pieces[i - 1] } : undefined);
+    assert.equal(await page.locator('.puzzle .reply').count(), i / 2, 'no reply shown before its move');
+    await clickUci(page, solution[i], puzzle.color);
+    if (i + 1 < solution.length) {
+      await page.locator('.prompt.good', { hasText: 'Best move!' }).waitFor();
+      await awaitTurn(page, i + 2, { uci: solution[i + 1], piece: pieces[i + 1] });
+      prompts.push((await page.locator('.prompt').textContent()) ?? '');
     }
   }
+  return prompts;
 }
 
 const sansOf = (fen: string, moves: readonly string[]) => {
@@ -45,7 +70,7 @@ describe('puzzles in a real Chromium', function () {
   this.timeout(90_000);
   const app = webAppSuite();
 
-  it("solves the day's puzzle by clicking squares: the verdict, the solution on the board, and the rating the API gives", async () => {
+  it("solves the day's puzzle move by move: each move judged at once, the replies played on the board, the verdict and the rating the API gives", async () => {
     const base = app.base();
     const account = await apiUser(base);
     const user = await app.open();
@@ -55,65 +80,98 @@ describe('puzzles in a real Chromium', function () {
     await user.page.locator('h1', { hasText: 'Puzzle of the day' }).waitFor();
     await user.page.locator('.puzzle-rating', { hasText: 'Your puzzle rating: 1500' }).waitFor();
     assert.match((await user.page.locator('.puzzle .setup').textContent()) ?? '', new RegExp(`played \\w+ ${puzzle.last_move.slice(0, 2)}–${puzzle.last_move.slice(2, 4)}`));
+    assert.equal(await user.page.locator('text=Now play the reply').count(), 0);
 
     const solution = SOLUTIONS.get(puzzle.id)!;
-    await playLine(user.page, solution, puzzle.color);
-    // A line of unknown length (no length theme, or `veryLong`) that does not end in mate waits
-    // for the solver to submit it; any other is sent by itself.
-    await user.page.locator(`.puzzle[data-plies="${solution.length}"]`).waitFor();
-    if ((await user.page.$eval('.puzzle', (el) => (el as HTMLElement).dataset.phase)) === 'solving') await user.page.click('button:has-text("Submit my line")');
+    await solveByClicks(user.page, puzzle, solution);
     await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
 
     const me = (await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data;
     assert.ok(me.puzzle_rating > 1500, 'a solved first attempt raises the rating');
     await user.page.locator('.puzzle-rating', { hasText: `Your puzzle rating: ${me.puzzle_rating}` }).waitFor();
     assert.equal(await user.page.locator('.verdict .gain').textContent(), `+${me.puzzle_rating - 1500}`);
-    // The solution is listed and played through on the board, to its last move.
+    // The solution is listed, its last move current: the position the solver reached.
     const listed = await user.page.$$eval('.solution button', (bs) => bs.map((b) => b.textContent?.split(' ').pop()));
     assert.deepEqual(listed, sansOf(puzzle.fen, solution));
-    await user.page.locator(`.puzzle[data-shown="${solution.length - 1}"]`).waitFor();
+    assert.equal(await user.page.$eval('.puzzle', (el) => (el as HTMLElement).dataset.shown), String(solution.length - 1));
     await screenshot(user.page, 'puzzle');
     assertNoProblems(user);
   });
 
-  it('judges a line whose expected reply the puzzle does not make as no attempt: the reply is taken back, then the right line solves it, rated', async () => {
-    // 002X3 (mate in 2): 1. Qa8+ Qb8 2. Qxb8#. Guessing 1… Qc8 and mating with 2. Qxc8# is a line
-    // whose second move is illegal after the real reply: the API records nothing (400).
-    const base = app.base();
-    const account = await apiUser(base);
-    const user = await app.open();
-    await logIn(user, account);
-    await user.page.goto('/puzzles/002X3');
-    await user.page.locator('.prompt', { hasText: 'The solution is 2 moves of yours' }).waitFor();
-    await playLine(user.page, ['g2a8', 'c7c8', 'a8c8'], 'white');
-    await user.page.locator('.prompt.error', { hasText: 'does not answer Qc8' }).waitFor();
-    assert.deepEqual(await lineState(user.page), { plies: 1, input: 'reply' }, 'back to the reply');
-    assert.deepEqual(await user.page.$$eval('.line li', (lis) => lis.map((li) => li.textContent)), ['34. Qa8+']);
+  for (const [name, viewport] of [['a 1366×768 screen', { width: 1366, height: 768 }], ['a 375×667 phone', { width: 375, height: 667 }]] as const) {
+    it(`plays a mate in three move by move on ${name}: "Best move!", the reply on the board, then solved and rated`, async () => {
+      // 00Gv1: 1… Re1+ 2. Rxe1 Rxe1+ 3. Kf2 Qf1#.
+      const base = app.base();
+      const account = await apiUser(base);
+      const user = await app.open({ viewport });
+      await logIn(user, account);
+      await user.page.goto('/puzzles/00Gv1');
+      const puzzle = (await requestJson(base, 'GET', '/v1/puzzles/00Gv1')).body.data;
+      const solution = SOLUTIONS.get('00Gv1')!;
+      const sans = sansOf(puzzle.fen, solution);
+      const prompts = await solveByClicks(user.page, puzzle, solution);
+      assert.deepEqual(prompts, [`Best move! White answers ${sans[1]}. Your move.`, `Best move! White answers ${sans[3]}. Your move.`]);
+      await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
+      assert.equal(await user.page.locator('.puzzle .line').isVisible(), false, 'the run is over: the solution shows instead');
+      const me = (await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data;
+      await user.page.locator('.verdict .gain', { hasText: `+${me.puzzle_rating - 1500}` }).waitFor();
+      await user.page.locator('.board-box g[data-square="f1"][data-piece="bq"]').waitFor();
+      const width = await user.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= viewport.width, `the page is ${width} px wide`);
+      assertNoProblems(user);
+    });
+  }
 
-    await playLine(user.page, ['g2a8', 'c7b8', 'a8b8'], 'white');
-    await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
-    await user.page.locator('.verdict', { hasText: 'Rated attempt: +' }).waitFor();
-    assertNoProblems(user);
-  });
-
-  it('sends a line of unknown length when the solver submits it, a promotion chosen in the chooser', async () => {
-    // 06fWI (veryLong: four moves or more): a pawn race ending with h8=Q, which does not mate.
+  it('plays a promotion chosen in the chooser, move by move', async () => {
+    // 06fWI (veryLong): a pawn race ending with h8=Q, which does not mate.
     const account = await apiUser(app.base());
     const user = await app.open();
     await logIn(user, account);
     await user.page.goto('/puzzles/06fWI');
-    await user.page.locator('.prompt', { hasText: 'Play your whole line, then submit it.' }).waitFor();
-    const solution = SOLUTIONS.get('06fWI')!;
-    await playLine(user.page, solution, 'white');
-    await user.page.locator(`.puzzle[data-plies="${solution.length}"][data-phase="solving"]`).waitFor();
-    const sans = sansOf((await requestJson(app.base(), 'GET', '/v1/puzzles/06fWI')).body.data.fen, solution);
-    assert.deepEqual(await user.page.$$eval('.line li', (lis) => lis.map((li) => li.textContent?.split(' ').pop())), sans, 'the line as played, h8=Q last');
-    await user.page.click('button:has-text("Submit my line")');
+    const puzzle = (await requestJson(app.base(), 'GET', '/v1/puzzles/06fWI')).body.data;
+    await solveByClicks(user.page, puzzle, SOLUTIONS.get('06fWI')!);
     await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
+    await user.page.locator('.board-box g[data-square="h8"][data-piece="wq"]').waitFor();
     assertNoProblems(user);
   });
 
-  it('shows a wrong move as not solved with the solution and the loss; trying again is not rated; the next puzzle is the one the API serves', async () => {
+  it("says \"That's not it\" at a wrong move after a right one, with the solution and the loss; trying again is not rated; the next puzzle is the one the API serves", async () => {
+    const base = app.base();
+    const account = await apiUser(base);
+    const user = await app.open();
+    await logIn(user, account);
+    // 002X3: 1. Qa8+ Qb8 2. Qxb8#; after 1… Qb8, 2. Qa7 is legal and mates nothing.
+    const puzzle = (await requestJson(base, 'GET', '/v1/puzzles/002X3')).body.data;
+    const solution = SOLUTIONS.get('002X3')!;
+    await user.page.goto('/puzzles/002X3');
+    await solveByClicks(user.page, puzzle, solution.slice(0, 2));
+    await clickMove(user.page, 'a8', 'a7');
+    await user.page.locator('.verdict .result', { hasText: 'That’s not it.' }).waitFor();
+    const sans = sansOf(puzzle.fen, solution);
+    assert.match((await user.page.locator('.verdict .result').textContent()) ?? '', new RegExp(`You played Qa7\\+?; the solution plays ${sans[2].replace('+', '\\+')}`));
+    const me = (await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data;
+    assert.ok(me.puzzle_rating < 1500);
+    assert.equal(await user.page.locator('.verdict .loss').textContent(), `−${1500 - me.puzzle_rating}`);
+    // The wrong move is taken back and the solution played on from there, to its mate.
+    await user.page.locator('.puzzle[data-shown="2"]').waitFor();
+    await user.page.locator('.board-box g[data-square="b8"][data-piece="wq"]').waitFor();
+
+    await user.page.click('button:has-text("Try again")');
+    await user.page.locator('.prompt', { hasText: 'not rated' }).waitFor();
+    await solveByClicks(user.page, puzzle, solution);
+    await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
+    await user.page.locator('.verdict', { hasText: 'Not rated: you had tried this puzzle before.' }).waitFor();
+    assert.equal((await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data.puzzle_rating, me.puzzle_rating);
+
+    await user.page.click('button.next');
+    await user.page.waitForURL(/\/puzzles\/(?!002X3)\w+$/);
+    const next = (await requestJson(base, 'GET', '/v1/puzzles/next', undefined, account.token)).body.data;
+    assert.equal(new URL(user.page.url()).pathname, `/puzzles/${next.id}`);
+    await user.page.locator('h1', { hasText: `Puzzle ${next.id}` }).waitFor();
+    assertNoProblems(user);
+  });
+
+  it('fails a mate in one at a wrong first move, at once', async () => {
     const base = app.base();
     const account = await apiUser(base);
     const user = await app.open();
@@ -123,27 +181,11 @@ describe('puzzles in a real Chromium', function () {
     const [right] = SOLUTIONS.get('000rZ')!;
     const wrong = new Chess(puzzle.fen).moves({ verbose: true }).find((m) => m.from + m.to !== right && !m.san.includes('#') && !m.promotion)!;
     await user.page.goto('/puzzles/000rZ');
-    await user.page.locator('.puzzle[data-input="solver"]').waitFor();
+    await awaitTurn(user.page, 0);
     await clickMove(user.page, wrong.from, wrong.to);
-    await user.page.locator('.verdict .result', { hasText: 'Not solved.' }).waitFor();
-    assert.match((await user.page.locator('.verdict .result').textContent()) ?? '', new RegExp(`You played ${wrong.san.replace('+', '\\+')}; the solution plays ${sansOf(puzzle.fen, [right])[0]}`));
-    const me = (await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data;
-    assert.ok(me.puzzle_rating < 1500);
-    assert.equal(await user.page.locator('.verdict .loss').textContent(), `−${1500 - me.puzzle_rating}`);
+    await user.page.locator('.verdict .result', { hasText: 'That’s not it.' }).waitFor();
+    await user.page.locator('.verdict', { hasText: 'Rated attempt: −' }).waitFor();
     await user.page.locator('.puzzle[data-shown="0"]').waitFor();
-
-    await user.page.click('button:has-text("Try again")');
-    await user.page.locator('.prompt', { hasText: 'not rated' }).waitFor();
-    await clickMove(user.page, right.slice(0, 2), right.slice(2, 4));
-    await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
-    await user.page.locator('.verdict', { hasText: 'Not rated: you had tried this puzzle before.' }).waitFor();
-    assert.equal((await requestJson(base, 'GET', '/v1/users/me', undefined, account.token)).body.data.puzzle_rating, me.puzzle_rating);
-
-    await user.page.click('button.next');
-    await user.page.waitForURL(/\/puzzles\/(?!000rZ)\w+$/);
-    const next = (await requestJson(base, 'GET', '/v1/puzzles/next', undefined, account.token)).body.data;
-    assert.equal(new URL(user.page.url()).pathname, `/puzzles/${next.id}`);
-    await user.page.locator('h1', { hasText: `Puzzle ${next.id}` }).waitFor();
     assertNoProblems(user);
   });
 

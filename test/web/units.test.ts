@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { formatClock, remainingMs, ServerTime, speakClock } from '../../src/web/play/clock.ts';
 import { describePly, plyForKey, replay as replayGame } from '../../src/web/play/history.ts';
 import { applyChannel, describeEnd, fromDetail, rematchNews, type GameModel } from '../../src/web/play/model.ts';
 import { legalIn } from '../../src/web/play/premove.ts';
 import { parseTypedMove } from '../../src/web/play/typedMove.ts';
-import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel } from '../../src/web/puzzles/line.ts';
+import { moveNumber, PuzzleRun, replay, themeLabel } from '../../src/web/puzzles/line.ts';
 import { categoryOf, describeKind, formatTimeControl } from '../../src/web/timeControl.ts';
 import { arenaTiming, describeArena, formatCountdown, onFire, relativeTime } from '../../src/web/tournaments/format.ts';
 
@@ -101,27 +100,10 @@ describe('web app: time controls', () => {
   });
 });
 
-describe('web app: a puzzle line', () => {
-  // 002X3 of the bundled sample: White mates in two, 1. Qa8+ Qb8 2. Qxb8#; 1… Qc8 and 1… Qd8 are legal too.
+describe('web app: a puzzle run', () => {
+  // 002X3 of the bundled sample: White mates in two, 1. Qa8+ Qb8 2. Qxb8#.
   const FEN = '6k1/2q2p1p/4pPp1/4P3/p1pP1P2/r1P5/6QP/4B1K1 w - - 0 34';
-  const SOLUTION = ['g2a8', 'c7b8', 'a8b8'];
   const sq = (uci: string) => ({ from: uci.slice(0, 2), to: uci.slice(2, 4), ...(uci[4] ? { promotion: uci[4] as 'q' } : {}) });
-
-  it("counts the solver's moves as Lichess's length themes say, and says so for every puzzle of the sample that has one", () => {
-    assert.deepEqual(
-      [['mateIn2', 'short'], ['oneMove'], ['short'], ['long', 'fork'], ['mateIn4', 'veryLong'], ['veryLong'], ['mateIn5'], ['fork']].map(solverMoveCount),
-      [2, 1, 2, 3, 4, undefined, undefined, undefined],
-    );
-    const rows = readFileSync('assets/puzzles/lichess_puzzles_sample.csv', 'utf8').trim().split('\n').slice(1).map((r) => r.split(','));
-    let counted = 0;
-    for (const [id, , moves, , , , , themes] of rows) {
-      const n = solverMoveCount(themes.split(' '));
-      if (n === undefined) continue;
-      counted++;
-      assert.equal(n, moves.split(' ').length / 2, id);
-    }
-    assert.ok(counted > 1300, `${counted} puzzles with a length theme`);
-  });
 
   it('names themes and move numbers as players read them', () => {
     assert.deepEqual(['mateIn2', 'backRankMate', 'oneMove', 'xRayAttack'].map(themeLabel), ['mate in 2', 'back rank mate', 'one move', 'x ray attack']);
@@ -129,54 +111,36 @@ describe('web app: a puzzle line', () => {
     assert.deepEqual([0, 1, 2].map((i) => moveNumber('8/8/8/8/8/8/8/k1K5 b - - 3 20', i)), ['20…', '21.', '21…']);
   });
 
-  it('asks for the reply the solver expects, and is ready to be judged after as many solver moves as the puzzle has', () => {
-    const line = new PuzzleLine(FEN, 'white', 2);
-    assert.equal(line.toMove, 'solver');
-    assert.ok(line.play(sq('g2a8')));
-    assert.equal(line.toMove, 'reply');
-    assert.equal(line.reply(), undefined, 'three replies: the solver says which');
-    assert.equal(line.readyToJudge(), false);
-    assert.equal(line.canSubmit(), true);
-    assert.equal(line.play(sq('c7c6')), undefined, 'an illegal reply');
-    line.play(sq('c7d8'));
-    assert.equal(line.canSubmit(), false, 'a line ends with a move of the solver');
-    line.play(sq('a8d8'));
-    assert.equal(line.readyToJudge(), true, 'mate');
-    assert.deepEqual(line.solverMoves(), ['g2a8', 'a8d8']);
-    assert.deepEqual(line.plies.map((p) => p.san), ['Qa8+', 'Qd8', 'Qxd8#']);
+  it("plays the solver's moves and the replies the API answers, each in its turn, and sends the solver's moves only", () => {
+    const run = new PuzzleRun(FEN, 'white');
+    assert.equal(run.solverToMove, true);
+    assert.equal(run.answer('c7b8'), undefined, 'no reply before the solver has moved');
+    assert.equal(run.play(sq('g2g8')), undefined, 'an illegal move');
+    assert.ok(run.play(sq('g2a8')));
+    assert.equal(run.solverToMove, false);
+    assert.equal(run.play(sq('a8b8')), undefined, 'not the solver’s turn');
+    assert.equal(run.answer('c7c6'), undefined, 'a reply that cannot be played');
+    assert.ok(run.answer('c7b8'));
+    run.play(sq('a8b8'));
+    assert.deepEqual(run.solverMoves(), ['g2a8', 'a8b8']);
+    assert.deepEqual(run.plies.map((p) => [p.san, p.solver]), [['Qa8+', true], ['Qb8', false], ['Qxb8#', true]]);
   });
 
-  it('plays a reply that has no alternative for the solver; taking back takes both back', () => {
-    // 1. Ra8+ leaves Black one move: Kg7.
-    const line = new PuzzleLine('6k1/5p1p/8/8/8/8/8/R5K1 w - - 0 1', 'white', 3);
-    line.play(sq('a1a8'));
-    assert.deepEqual(line.reply(), { from: 'g8', to: 'g7' });
-    line.play(line.reply()!, true);
-    assert.equal(line.toMove, 'solver');
-    line.takeBack();
-    assert.equal(line.plies.length, 0);
+  it("takes back the solver's last move only (one the API refused)", () => {
+    const run = new PuzzleRun(FEN, 'white');
+    run.play(sq('g2a8'));
+    run.answer('c7b8');
+    run.takeBack();
+    assert.equal(run.plies.length, 2, 'a reply is not the solver’s to take back');
+    run.play(sq('a8b8'));
+    run.takeBack();
+    assert.deepEqual(run.solverMoves(), ['g2a8']);
   });
 
-  it('knows when the line is ready without a length theme: a mate, or the solver submits', () => {
-    const line = new PuzzleLine(FEN, 'white', undefined);
-    line.play(sq('g2a8'));
-    assert.equal(line.readyToJudge(), false);
-    line.play(sq('c7b8'));
-    line.play(sq('a8b8'));
-    assert.equal(line.readyToJudge(), true);
-  });
-
-  it('once the solution is known, plays its replies and is ready as soon as the solver leaves it or completes it', () => {
-    const right = new PuzzleLine(FEN, 'white', 2, SOLUTION);
-    right.play(sq('g2a8'));
-    assert.deepEqual(right.reply(), { from: 'c7', to: 'b8' });
-    right.play(right.reply()!, true);
-    right.play(sq('a8b8'));
-    assert.equal(right.readyToJudge(), true);
-    const wrong = new PuzzleLine(FEN, 'white', 2, SOLUTION);
-    wrong.play(sq('g2g6'));
-    assert.equal(wrong.readyToJudge(), true, 'a move that is not the solution ends the line');
-    assert.equal(wrong.reply(), undefined);
+  it('sends a promotion with its piece', () => {
+    const run = new PuzzleRun('8/P7/8/8/7k/2K5/8/8 w - - 0 1', 'white');
+    assert.equal(run.play(sq('a7a8n'))?.san, 'a8=N');
+    assert.deepEqual(run.solverMoves(), ['a7a8n']);
   });
 
   it('replays a solution with promotions, and stops at a move it cannot play', () => {

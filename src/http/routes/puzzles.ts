@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { Services } from '../../services/index.ts';
-import { AttemptBody, AttemptResultView, DailyPuzzleView, PuzzleView } from '../../services/puzzleViews.ts';
+import {
+  AttemptBody,
+  AttemptResultView,
+  DailyPuzzleView,
+  PuzzleStepContinueView,
+  PuzzleStepEndView,
+  PuzzleStepView,
+  PuzzleView,
+  StepBody,
+} from '../../services/puzzleViews.ts';
 import { PUZZLE_SORTS } from '../../services/puzzles.ts';
 import { paginate } from '../pagination.ts';
 import { HttpAnswer, route, type Route } from '../route.ts';
@@ -122,6 +131,30 @@ export function puzzleRoutes({ puzzles }: Services): Route[] {
       response: AttemptResultView,
       errors: ['PUZZLE_NOT_FOUND'],
       handler: ({ user, params, body }) => puzzles.attempt(user!.id, params.id, body),
+    }),
+    route({
+      method: 'post',
+      path: '/puzzles/:id/step',
+      operationId: 'stepPuzzle',
+      summary:
+        "Play a puzzle move by move: the solver's moves so far → the solution's next reply (continue), or the run's end (solved, failed) rated as the attempt of the same moves",
+      description: [
+        "Send the solver's moves so far (the replies are the solution's, played between them). While every move is the solution's",
+        "and the solution goes on, the answer is `{status: \"continue\", reply}` and nothing is recorded: a reply is revealed only after",
+        'the correct move before it. A move that leaves the solution ends the run (`solved` if it mates, else `failed`), as does the',
+        "solution's last move; the answer is then `POST /puzzles/{id}/attempt`'s for the same moves, with `status`, and is recorded as",
+        'that attempt would be: the first run that ends is the rated first attempt, later runs (and attempts) are not rated.',
+      ].join(' '),
+      tags,
+      scope: 'puzzles:write',
+      auth: 'required',
+      // A step is a move: limited as a game's moves are, not as the write class.
+      limit: 'puzzleStep',
+      body: StepBody,
+      response: PuzzleStepView,
+      discriminator: { property: 'status', mapping: { continue: PuzzleStepContinueView, solved: PuzzleStepEndView, failed: PuzzleStepEndView } },
+      errors: ['PUZZLE_NOT_FOUND'],
+      handler: ({ user, params, body }) => puzzles.step(user!.id, params.id, body),
     }),
   ];
 }

@@ -1,6 +1,7 @@
-// A puzzle on the board: the setup move shown, the solver's line built on the board or typed
-// (src/web/puzzles/line.ts says why a first attempt is a whole line), sent to the API when it
-// could be final, then the verdict, the rating change and the solution replayed on the board.
+// A puzzle on the board, judged move by move as on Lichess: each move of the solver's goes to the
+// API at once (POST /puzzles/{id}/step); while it is the solution's the page says so and plays the
+// reply it is answered with, and the move that ends the run brings the verdict, the rating change
+// and the solution, played on from where the run ended (then stepped with ◀ ▶).
 
 import { ApiError, get, post } from '../api.ts';
 import { fill, h, setText } from '../dom.ts';
@@ -9,21 +10,25 @@ import { typedMoveForm } from '../play/layout.ts';
 import { parseTypedMove } from '../play/typedMove.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
-import type { AttemptResult, Color, Puzzle, User } from '../types/api.ts';
-import { moveNumber, PuzzleLine, replay, solverMoveCount, themeLabel, type Ply } from './line.ts';
+import type { Color, Puzzle, PuzzleStep, PuzzleStepEnd, User } from '../types/api.ts';
+import { moveNumber, PuzzleRun, replay, themeLabel, type Ply } from './line.ts';
 
 type Go = (path: string, o?: { replace?: boolean }) => void;
-type Phase = 'readonly' | 'solving' | 'sending' | 'done';
+/** `waiting`: a move of the solver's is with the API, or its reply is being drawn. */
+type Phase = 'readonly' | 'solving' | 'waiting' | 'done';
+type Tone = 'plain' | 'good' | 'error';
 
 const PIECES: Record<string, string> = { p: 'pawn', n: 'knight', b: 'bishop', r: 'rook', q: 'queen', k: 'king' };
 const REPLAY_STEP_MS = 700;
+/** The solver sees their move on the board a moment before the reply comes, as on Lichess. */
+const REPLY_AFTER_MS = 300;
 const MAX_TIME_MS = 86_400_000;
 
 const capital = (c: Color) => (c === 'white' ? 'White' : 'Black');
 const opposite = (c: Color): Color => (c === 'white' ? 'black' : 'white');
 const signed = (n: number) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const whiteMoved = (ply: Ply) => ply.fen.split(' ')[1] === 'b';
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** The piece standing on `square` in `fen` ("queen"), to name the setup move. */
 function pieceOn(fen: string, square: string): string {
@@ -39,23 +44,19 @@ function pieceOn(fen: string, square: string): string {
 export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle; title: string; subtitle?: string }): HTMLElement {
   const p = o.puzzle;
   const me = session.user();
-  const expected = solverMoveCount(p.themes);
   const setup = { from: p.last_move.slice(0, 2), to: p.last_move.slice(2, 4) };
   const opponent = opposite(p.color);
-  const shownAt = Date.now();
 
   let phase: Phase = me ? 'solving' : 'readonly';
-  let line = new PuzzleLine(p.fen, p.color, expected);
+  let run = new PuzzleRun(p.fen, p.color);
+  let runStarted = Date.now();
   let solution: Ply[] = [];
-  let shown = -1; // the solution's ply on the board after a verdict (−1: the puzzle's position)
+  let shown = -1; // the solution's ply on the board after the end (−1: the puzzle's position)
   let replayTimer: ReturnType<typeof setInterval> | undefined;
 
   const boardBox = h('div', { class: 'board-box', role: 'region', 'aria-label': 'Puzzle board' });
   const prompt = h('p', { class: 'prompt', role: 'status', 'aria-live': 'polite' });
-  const lineList = h('ol', { class: 'line', 'aria-label': 'Your line' });
-  const takeBack = h('button', { type: 'button' }, 'Take back');
-  const submit = h('button', { type: 'button', class: 'primary' }, 'Submit my line');
-  const controls = h('div', { class: 'controls' }, takeBack, submit);
+  const lineList = h('ol', { class: 'line', 'aria-label': 'Your moves and the replies' });
   const { form: typed, input: typedInput } = typedMoveForm();
   const verdict = h('div', { class: 'verdict', hidden: true });
   const solutionList = h('ol', { class: 'solution', 'aria-label': 'Solution' });
@@ -66,7 +67,7 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
   const next = me ? h('button', { type: 'button', class: 'primary next', hidden: true }, 'Next puzzle') : null;
   const ratingLine = h('p', { class: 'puzzle-rating' });
   const side = h('div', { class: 'play-side' },
-    prompt, lineList, controls, typed, verdict, solutionBox,
+    prompt, lineList, typed, verdict, solutionBox,
     h('p', { class: 'actions' }, tryAgain, next,
       me ? null : [h('a', { class: 'button primary', href: `/login?next=${encodeURIComponent(location.pathname)}` }, 'Log in'), h('a', { class: 'button', href: `/signup?next=${encodeURIComponent(location.pathname)}` }, 'Sign up')]),
     ratingLine);
@@ -75,133 +76,110 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
     h('div', { class: 'play-head' }, h('h1', null, o.title), h('p', { class: 'info' }, o.subtitle ? `${o.subtitle} · ` : '', info)),
     h('div', { class: 'play-board' }, boardBox,
       h('p', { class: 'setup' }, `${capital(opponent)} played ${pieceOn(p.fen, setup.to)} ${setup.from}–${setup.to} (highlighted). You play ${p.color}.`),
-      me ? h('p', { class: 'hint' }, 'As in a puzzle book, a line is judged whole: play your moves and the replies you expect (a reply with no alternative is played for you). Only your first try at a puzzle is rated.') : null),
+      me ? h('p', { class: 'hint' }, `Each of your moves is judged at once, and ${capital(opponent)}’s replies are played for you. Only your first try at a puzzle is rated.`) : null),
     side);
 
-  // A move made on the board is taken once the board has finished making it: the next, the reply
-  // the solver expects, may follow at once.
+  // A move made on the board is taken once the board has finished making it.
   const board = new Board(boardBox, { orientation: p.color, fen: p.fen, onMove: (m) => void board.settled().then(() => onMove(m)) });
   ctx.cleanup(() => {
     clearInterval(replayTimer);
     board.destroy();
   });
 
-  const say = (text: string, error = false) => {
-    prompt.classList.toggle('error', error);
+  const say = (text: string, tone: Tone = 'plain') => {
+    prompt.classList.toggle('error', tone === 'error');
+    prompt.classList.toggle('good', tone === 'good');
     setText(prompt, text);
   };
+  const findIt = () => `${capital(p.color)} to move: find the best move.`;
 
-  // ---- the line -----------------------------------------------------------------------------
-
-  const onMove = (move: BoardMove) => {
-    if (phase !== 'solving' || ctx.signal.aborted) return;
-    const ply = line.play(move);
-    if (!ply) {
-      board.reset();
-      return say('That move is not legal here.', true);
-    }
-    const reply = line.reply();
-    if (reply) line.play(reply, true);
-    draw();
-    if (line.readyToJudge()) void send();
-  };
-
+  /** The board and the side as the phase and the run say; the board is the run's until the end. */
   const draw = () => {
-    const last = line.plies.at(-1) ?? setup;
-    const input = phase === 'solving' && !line.readyToJudge() ? (line.toMove === 'solver' ? p.color : opponent) : undefined;
-    if (phase !== 'done') board.set(line.position, last, input);
-    el.dataset.plies = String(line.plies.length);
-    el.dataset.input = input ? (input === p.color ? 'solver' : 'reply') : 'none';
+    const input = phase === 'solving' ? p.color : undefined;
+    if (phase !== 'done') board.set(run.position, run.plies.at(-1) ?? setup, input);
+    el.dataset.plies = String(run.plies.length);
+    el.dataset.input = input ? 'solver' : 'none';
     el.dataset.phase = phase;
     boardBox.setAttribute('aria-label', `Puzzle board, you play ${p.color}${input ? `; ${input} to move` : ''}`);
-    // "28. Qxf7+ Kxf7 29. Ng5+": a number before White's moves, and before the first.
-    fill(lineList, line.plies.map((ply, i) =>
-      h('li', { class: ply.solver ? 'mine' : ply.auto ? 'reply auto' : 'reply' }, i === 0 || whiteMoved(ply) ? `${moveNumber(p.fen, i)} ` : '', ply.san)));
-    lineList.hidden = line.plies.length === 0 || phase === 'done';
-    // After the verdict the prompt only speaks (the verdict shows the same).
+    // "34. Qa8+ Qb8 35. Qxb8#": a number before White's moves, and before the first.
+    fill(lineList, run.plies.map((ply, i) =>
+      h('li', { class: ply.solver ? 'mine' : 'reply' }, i === 0 || whiteMoved(ply) ? `${moveNumber(p.fen, i)} ` : '', ply.san)));
+    lineList.hidden = run.plies.length === 0 || phase === 'done';
+    // After the end the prompt only speaks (the verdict shows the same).
     prompt.classList.toggle('visually-hidden', phase === 'done');
-    const solving = phase === 'solving';
-    controls.hidden = !solving && phase !== 'sending';
-    typed.hidden = !solving;
-    takeBack.disabled = !solving || line.plies.length === 0;
-    submit.disabled = !solving || !line.canSubmit();
-    if (phase === 'readonly') return say(`${capital(p.color)} to move. Log in or sign up to solve this puzzle.`);
-    if (!solving) return;
-    if (line.toMove === 'solver') {
-      const last = line.plies.at(-1);
-      const lead = line.plies.length === 0
-        ? `${capital(p.color)} to move: find the best move.`
-        : last?.auto ? `${capital(opponent)} answers ${last.san}${line.solution ? '' : ' (its only move)'}. Your move.` : 'Your next move.';
-      const length = line.solution ? '' : expected ? ` The solution is ${plural(expected, 'move')} of yours.` : ' Play your whole line, then submit it.';
-      say(lead + (line.plies.length === 0 ? length : ''));
-    } else {
-      say(`Now play the reply you expect from ${capital(opponent)}, then your next move. Or submit your line as it is.`);
-    }
+    typed.hidden = phase === 'readonly' || phase === 'done';
   };
 
-  takeBack.addEventListener('click', () => {
-    line.takeBack();
+  // ---- a move, judged at once ---------------------------------------------------------------
+
+  const onMove = async (move: BoardMove) => {
+    if (phase !== 'solving' || ctx.signal.aborted) return;
+    const ply = run.play(move);
+    if (!ply) {
+      board.reset();
+      return say('That move is not legal here.', 'error');
+    }
+    phase = 'waiting';
     draw();
-  });
-  submit.addEventListener('click', () => void send());
+    const movedAt = Date.now();
+    let answer: PuzzleStep;
+    try {
+      answer = await post<PuzzleStep>(`/puzzles/${encodeURIComponent(p.id)}/step`, {
+        moves: run.solverMoves(),
+        time_ms: Math.min(MAX_TIME_MS, Date.now() - runStarted),
+      });
+    } catch (e) {
+      if (ctx.signal.aborted) return;
+      // Not judged and nothing recorded: the move is taken back, to be played again.
+      run.takeBack();
+      phase = 'solving';
+      draw();
+      return say(e instanceof ApiError ? e.lines().join(' ') : String(e), 'error');
+    }
+    if (ctx.signal.aborted) return;
+    if (answer.status !== 'continue') return showEnd(answer);
+    say('Best move! Keep going…', 'good');
+    await pause(REPLY_AFTER_MS - (Date.now() - movedAt));
+    if (ctx.signal.aborted) return;
+    const reply = run.answer(answer.reply);
+    if (!reply) {
+      phase = 'solving';
+      draw();
+      return say(`The puzzle’s reply ${answer.reply} cannot be played here. Reload the page to try again.`, 'error');
+    }
+    // The reply is drawn (animated) before the solver may move again, so no click lands on a
+    // board that is still moving a piece.
+    draw();
+    await board.settled();
+    if (ctx.signal.aborted) return;
+    phase = 'solving';
+    draw();
+    say(`Best move! ${capital(opponent)} answers ${reply.san}. Your move.`, 'good');
+  };
+
   typed.addEventListener('submit', (event) => {
     event.preventDefault();
     if (phase !== 'solving') return;
-    const parsed = parseTypedMove(line.position, typedInput.value);
-    if (!parsed.ok) return say(parsed.error, true);
+    const parsed = parseTypedMove(run.position, typedInput.value);
+    if (!parsed.ok) return say(parsed.error, 'error');
     typedInput.value = '';
-    onMove(parsed.move);
+    void onMove(parsed.move);
   });
 
-  // ---- the attempt --------------------------------------------------------------------------
+  // ---- the end of a run ---------------------------------------------------------------------
 
-  const send = async () => {
-    if (phase !== 'solving' || !line.canSubmit()) return;
-    phase = 'sending';
-    draw();
-    say('Checking your line…');
-    try {
-      const answer = await post<AttemptResult>(`/puzzles/${encodeURIComponent(p.id)}/attempt`, {
-        moves: line.solverMoves(),
-        time_ms: Math.min(MAX_TIME_MS, Date.now() - shownAt),
-      });
-      if (!ctx.signal.aborted) showVerdict(answer);
-    } catch (e) {
-      if (ctx.signal.aborted) return;
-      phase = 'solving';
-      refused(e);
-    }
-  };
-
-  /** Nothing was recorded: the line goes back to where the solver can mend it. */
-  const refused = (e: unknown) => {
-    const field = e instanceof ApiError && e.code === 'VALIDATION_ERROR' ? Object.keys(e.details ?? {})[0] : undefined;
-    const index = /^moves\.(\d+)$/.exec(field ?? '')?.[1];
-    if (index !== undefined && Number(index) > 0) {
-      // A move of the solver's that is illegal after the solution's reply: the reply guessed before it is not the puzzle's.
-      const solverPlies = line.plies.flatMap((ply, i) => (ply.solver ? [i] : []));
-      const at = solverPlies[Number(index)];
-      const guessed = line.plies[at - 1];
-      line.cut(at - 1);
-      draw();
-      return say(`The puzzle's ${opponent} does not answer ${guessed?.san ?? 'that way'}: after it your move is not legal. Play another reply.`, true);
-    }
-    draw();
-    say(e instanceof ApiError ? e.lines().join(' ') : String(e), true);
-  };
-
-  const showVerdict = (a: AttemptResult) => {
+  const showEnd = (a: PuzzleStepEnd) => {
     phase = 'done';
-    const mine = line.plies;
+    const mine = run.plies;
+    const last = mine.length - 1;
     solution = replay(p.fen, a.solution, p.color);
-    const wrongAt = mine.findIndex((ply, i) => ply.solver && ply.uci !== a.solution[i]);
+    const offSolution = mine[last].uci !== a.solution[last];
+    const headline = a.correct ? 'Solved!' : 'That’s not it.';
     const why = a.correct
-      ? wrongAt >= 0 ? 'Your move mates as well: any mate solves a puzzle.' : ''
-      : wrongAt >= 0
-        ? `You played ${mine[wrongAt].san}; the solution plays ${solution[wrongAt]?.san ?? a.solution[wrongAt]}.`
-        : 'Your line stops before the end of the solution.';
+      ? offSolution ? 'Your move mates as well: any mate solves a puzzle.' : ''
+      : `You played ${mine[last].san}; the solution plays ${solution[last]?.san ?? a.solution[last]}.`;
     fill(verdict,
-      h('p', { class: `result ${a.correct ? 'solved' : 'failed'}` }, h('strong', null, a.correct ? 'Solved!' : 'Not solved.'), ' ', why),
+      h('p', { class: `result ${a.correct ? 'solved' : 'failed'}` }, h('strong', null, headline), ' ', why),
       h('p', { class: 'rating-change' }, a.first_attempt
         ? ['Rated attempt: ', h('span', { class: a.rating_change >= 0 ? 'gain' : 'loss' }, signed(a.rating_change)), '.']
         : 'Not rated: you had tried this puzzle before.', ` The puzzle is now rated ${a.puzzle_rating}.`),
@@ -213,35 +191,52 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
     solutionBox.hidden = false;
     tryAgain.hidden = false;
     if (next) next.hidden = false;
+    board.disable();
     draw();
-    say(`${a.correct ? 'Solved!' : 'Not solved.'} ${why} The solution is replayed on the board.`);
-    // The solution is played through once from the puzzle's position; stepping stops it.
-    showPly(-1);
-    replayTimer = setInterval(() => (shown + 1 < solution.length ? showPly(shown + 1) : clearInterval(replayTimer)), REPLAY_STEP_MS);
+    if (a.correct) {
+      say(`${headline} ${why}`, 'good');
+      // The board keeps the solver's last move: the solution's, or another mate beside it.
+      return offSolution ? markShown(last - 1) : markShown(last);
+    }
+    say(`${headline} ${why} The solution is played on the board.`, 'error');
+    // The wrong move is taken back, then the solution plays on from there.
+    const queue = Array.from({ length: solution.length - last + 1 }, (_, k) => last - 1 + k);
+    replayTimer = setInterval(() => {
+      const i = queue.shift();
+      if (i === undefined) clearInterval(replayTimer);
+      else showPly(i);
+    }, REPLAY_STEP_MS);
   };
 
-  const showPly = (i: number, byHand = false) => {
-    if (byHand) clearInterval(replayTimer);
+  /** Which ply of the solution the board and the list show (the list marks none for another mate). */
+  const markShown = (i: number) => {
     shown = Math.max(-1, Math.min(solution.length - 1, i));
-    const ply = solution[shown];
-    board.set(ply?.fen ?? p.fen, ply ?? setup, undefined);
     solutionList.querySelectorAll('button').forEach((b, k) => b.toggleAttribute('aria-current', k === shown));
     back.disabled = shown < 0;
     forward.disabled = shown >= solution.length - 1;
     el.dataset.shown = String(shown);
+  };
+
+  const showPly = (i: number, byHand = false) => {
+    if (byHand) clearInterval(replayTimer);
+    markShown(i);
+    const ply = solution[shown];
+    board.set(ply?.fen ?? p.fen, ply ?? setup, undefined);
   };
   back.addEventListener('click', () => showPly(shown - 1, true));
   forward.addEventListener('click', () => showPly(shown + 1, true));
 
   tryAgain.addEventListener('click', () => {
     clearInterval(replayTimer);
-    line = new PuzzleLine(p.fen, p.color, expected, solution.map((ply) => ply.uci));
+    run = new PuzzleRun(p.fen, p.color);
+    runStarted = Date.now();
     phase = 'solving';
     verdict.hidden = true;
     solutionBox.hidden = true;
     tryAgain.hidden = true;
+    delete el.dataset.shown;
     draw();
-    say(`Try again: ${capital(opponent)}’s replies are the solution’s now, and this attempt is not rated.`);
+    say(`Try again, not rated this time. ${findIt()}`);
   });
 
   next?.addEventListener('click', async () => {
@@ -249,7 +244,7 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
       const puzzle = await get<Puzzle>('/puzzles/next');
       ctx.go(`/puzzles/${encodeURIComponent(puzzle.id)}`);
     } catch (e) {
-      say(e instanceof ApiError && e.code === 'PUZZLE_NOT_FOUND' ? 'No puzzle is left for you: you have tried every one.' : e instanceof Error ? e.message : String(e), true);
+      say(e instanceof ApiError && e.code === 'PUZZLE_NOT_FOUND' ? 'No puzzle is left for you: you have tried every one.' : e instanceof Error ? e.message : String(e), 'error');
     }
   });
 
@@ -261,5 +256,6 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
   // Shown until an answer brings a newer one.
   if (me) void get<User>('/users/me').then((u) => rated || showRating(u.puzzle_rating), () => {});
   draw();
+  say(me ? findIt() : `${capital(p.color)} to move. Log in or sign up to solve this puzzle.`);
   return el;
 }

@@ -47,7 +47,9 @@ export type ClubMember = Schemas['ClubMember'];
 
 export type Puzzle = Schemas['Puzzle'];
 export type DailyPuzzle = Schemas['DailyPuzzle'];
-export type AttemptResult = Schemas['PuzzleAttemptResult'];
+/** A step's answer: the solution's next reply, or the run's end with the attempt's answer. */
+export type PuzzleStep = Schemas['PuzzleStepContinue'] | Schemas['PuzzleStepEnd'];
+export type PuzzleStepEnd = Schemas['PuzzleStepEnd'];
 
 export type Tournament = Schemas['Tournament'];
 export type TournamentSummary = Schemas['TournamentSummary'];

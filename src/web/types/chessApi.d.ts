@@ -280,6 +280,13 @@ export interface paths {
     /** Attempt a puzzle with the solver's moves; the first attempt is rated (Glicko-2, the user and the puzzle; while the user's rating is provisional, RD > 110, one attempt moves it no more than an even game would) */
     post: operations["attemptPuzzle"];
   };
+  "/puzzles/{id}/step": {
+    /**
+     * Play a puzzle move by move: the solver's moves so far → the solution's next reply (continue), or the run's end (solved, failed) rated as the attempt of the same moves
+     * @description Send the solver's moves so far (the replies are the solution's, played between them). While every move is the solution's and the solution goes on, the answer is `{status: "continue", reply}` and nothing is recorded: a reply is revealed only after the correct move before it. A move that leaves the solution ends the run (`solved` if it mates, else `failed`), as does the solution's last move; the answer is then `POST /puzzles/{id}/attempt`'s for the same moves, with `status`, and is recorded as that attempt would be: the first run that ends is the rated first attempt, later runs (and attempts) are not rated.
+     */
+    post: operations["stepPuzzle"];
+  };
   "/tournaments": {
     /** List arenas by status: running (default) and upcoming by starts_at, finished by ends_at, newest first */
     get: operations["listTournaments"];
@@ -1373,6 +1380,33 @@ export interface components {
       user_rating: number;
       /** @description the puzzle's rating now */
       puzzle_rating: number;
+    };
+    PuzzleStepContinue: {
+      /**
+       * @description every move so far is the solution's, and the solution goes on
+       * @enum {string}
+       */
+      status: "continue";
+      /** @description the solution's reply to the last move (UCI); the solver's next move is to come */
+      reply: string;
+    };
+    PuzzleStepEnd: {
+      correct: boolean;
+      /** @description every UCI move after the setup move: the solver's and the replies */
+      solution: string[];
+      /** @description this was the caller's first attempt at the puzzle (the rated one) */
+      first_attempt: boolean;
+      /** @description the change of the caller's puzzle rating; 0 after the first attempt */
+      rating_change: number;
+      /** @description the caller's puzzle rating now */
+      user_rating: number;
+      /** @description the puzzle's rating now */
+      puzzle_rating: number;
+      /**
+       * @description the run has ended: `correct` says the same
+       * @enum {string}
+       */
+      status: "solved" | "failed";
     };
     Tournament: {
       /** Format: uuid */
@@ -5332,6 +5366,86 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["PuzzleAttemptResult"];
+          };
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      /** @description MISSING_SCOPE */
+      403: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PUZZLE_NOT_FOUND */
+      404: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  /**
+   * Play a puzzle move by move: the solver's moves so far → the solution's next reply (continue), or the run's end (solved, failed) rated as the attempt of the same moves
+   * @description Send the solver's moves so far (the replies are the solution's, played between them). While every move is the solution's and the solution goes on, the answer is `{status: "continue", reply}` and nothing is recorded: a reply is revealed only after the correct move before it. A move that leaves the solution ends the run (`solved` if it mates, else `failed`), as does the solution's last move; the answer is then `POST /puzzles/{id}/attempt`'s for the same moves, with `status`, and is recorded as that attempt would be: the first run that ends is the rated first attempt, later runs (and attempts) are not rated.
+   */
+  stepPuzzle: {
+    parameters: {
+      header?: {
+        /** @description A retry with the same key by the same user within 24 h gets the first answer again (with `Idempotent-Replayed: true`) instead of acting twice; the same key with another request → 409 IDEMPOTENCY_KEY_REUSED. 5xx and 429 answers are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description the solver's moves so far (UCI), 1 to the number of solver moves in the solution; the solution's replies are played between them */
+          moves: string[];
+          /** @description how long the solver took (kept with the first attempt) */
+          time_ms?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PuzzleStepContinue"] | components["schemas"]["PuzzleStepEnd"];
           };
         };
       };
