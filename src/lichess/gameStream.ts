@@ -28,17 +28,6 @@ export type LichessGameStreamOptions = {
 const NO_FACTS: GameFacts = { bots: new Set() };
 
 /**
- * The last relayed message read, and what it read as: the node's streams of one game are handed
- * the same string one after another (both players stream), so it is parsed once. Streams only
- * read what it holds.
- */
-let lastRelayed: { wire: string; read: GameStreamEvent } | undefined;
-function readRelayed(wire: string): GameStreamEvent {
-  if (lastRelayed?.wire !== wire) lastRelayed = { wire, read: JSON.parse(wire) as GameStreamEvent };
-  return lastRelayed.read;
-}
-
-/**
  * One Lichess stream of one game over an NDJSON response: `gameFull` first, a `gameState` after
  * every change of the game (a move, a takeback, an offer made or closed, the end), `chatLine`,
  * `opponentGone`; after the final `gameState` the body ends. A clock tick (`time_update`) sends
@@ -72,8 +61,12 @@ export class LichessGameStream implements Subscriber {
   begin(): void {}
 
   send(message: ServerMessage | Wire<ServerMessage>): void {
-    // The session relays the bus's JSON as it is, once per node: a Lichess stream reads it back.
-    const m = typeof message === 'string' ? readRelayed(message) : (message as GameStreamEvent);
+    this.sendParsed(typeof message === 'string' ? (JSON.parse(message) as ServerMessage) : message);
+  }
+
+  /** A game's message as the hub parsed it (a relayed one) or as the session made it. */
+  sendParsed(message: ServerMessage): void {
+    const m = message as GameStreamEvent;
     if (!this.board) {
       if (m.type !== 'state') return;
       this.board = new LichessBoard(m.game, this.facts);

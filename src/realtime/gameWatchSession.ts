@@ -4,7 +4,7 @@ import { AppError, isAppError } from '../errors.ts';
 import { notFound } from '../services/gameAccess.ts';
 import type { SessionDeps } from './deps.ts';
 import { GameWatch } from './gameWatch.ts';
-import { CLOSE } from './messages.ts';
+import { CLOSE, type ServerMessage } from './messages.ts';
 import { refused, tokenRefusal, watchCredential, type Connection, type Ending, type Subscriber } from './subscriber.ts';
 
 export type GameWatchRequest = {
@@ -56,7 +56,8 @@ export class GameWatchSession {
             begun = true;
             this.sub.begin();
           }
-          this.sub.send(channel ? m.withChannel(channel) : m.json);
+          if (this.sub.sendParsed) this.sub.sendParsed(m.data as ServerMessage);
+          else this.sub.send(channel ? m.withChannel(channel) : m.json);
         },
         ended: () => this.end({ kind: 'over' }),
         failed: (error) => this.end({ kind: 'broken', error }),

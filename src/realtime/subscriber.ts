@@ -13,6 +13,11 @@ export interface Subscriber {
   /** Sends one message: one of ours, or a relayed one as its JSON text. */
   send(message: ServerMessage | Wire<ServerMessage>): void;
   /**
+   * A subscriber that reads a game's messages rather than forwarding their text (Lichess's game
+   * stream spells them as its own lines) takes them as the hub parsed them, once per node.
+   */
+  sendParsed?(message: ServerMessage): void;
+  /**
    * The session is live, before its first message: a channel's subscription answers
    * `subscribed`, an HTTP stream sends its 200. A socket has nothing to say.
    */
