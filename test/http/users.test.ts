@@ -86,11 +86,6 @@ describe('GET /users/:id', () => {
       assert.equal(res.body.error.code, 'USER_NOT_FOUND');
     }
   });
-
-  it('requires a token', async () => {
-    const user = await createUser();
-    assert.equal((await api('GET', `/v1/users/${user.id}`)).status, 401);
-  });
 });
 
 describe('PATCH /users/me', () => {

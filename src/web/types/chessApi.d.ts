@@ -71,7 +71,7 @@ export interface paths {
     post: operations["changeEmail"];
   };
   "/users/by-username/{username}": {
-    /** The public profile of the user with this username (case-insensitive) */
+    /** The public profile of the user with this username (case-insensitive); no token needed */
     get: operations["getUserByUsername"];
   };
   "/users/search": {
@@ -79,7 +79,7 @@ export interface paths {
     get: operations["searchUsers"];
   };
   "/users/{id}": {
-    /** The public profile of a user */
+    /** The public profile of a user; no token needed */
     get: operations["getUser"];
   };
   "/users/{id}/avatar.svg": {
@@ -199,7 +199,10 @@ export interface paths {
     delete: operations["unmuteChat"];
   };
   "/games/{id}/analysis": {
-    /** Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made */
+    /**
+     * Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made
+     * @description Public, as on Lichess: no token is needed to read a finished game's analysis. A game still being played, or aborted, has none, for anyone: **409** `GAME_NOT_FINISHED`; a pending challenge exists only for its players (**404** for anyone else, signed out included).
+     */
     get: operations["getAnalysis"];
   };
   "/webhooks": {
@@ -2300,7 +2303,7 @@ export interface operations {
       };
     };
   };
-  /** The public profile of the user with this username (case-insensitive) */
+  /** The public profile of the user with this username (case-insensitive); no token needed */
   getUserByUsername: {
     parameters: {
       path: {
@@ -2369,7 +2372,7 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** The public profile of a user */
+  /** The public profile of a user; no token needed */
   getUser: {
     parameters: {
       path: {
@@ -4186,7 +4189,10 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made */
+  /**
+   * Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made
+   * @description Public, as on Lichess: no token is needed to read a finished game's analysis. A game still being played, or aborted, has none, for anyone: **409** `GAME_NOT_FINISHED`; a pending challenge exists only for its players (**404** for anyone else, signed out included).
+   */
   getAnalysis: {
     parameters: {
       path: {
