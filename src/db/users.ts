@@ -157,11 +157,11 @@ export async function findProfileByUsername(db: Queryable, usernameKey: string):
   return rows[0] && toProfile(rows[0]);
 }
 
-/** A new address, unconfirmed until its verification link is opened; err when another user has it. */
-export function setEmail(db: Queryable, id: string, email: string): Promise<Result<UserRecord | undefined, TakenField>> {
+/** A new address, confirmed (its link was opened: issue 37); err when another user has it. */
+export function setConfirmedEmail(db: Queryable, id: string, email: string): Promise<Result<UserRecord | undefined, TakenField>> {
   return catchTaken(async () => {
     const { rows } = await db.query<UserRow>(
-      `UPDATE users AS u SET email = $2, email_verified = false, updated_at = now() WHERE u.id = $1 RETURNING ${USER_COLUMNS}`,
+      `UPDATE users AS u SET email = $2, email_verified = true, updated_at = now() WHERE u.id = $1 RETURNING ${USER_COLUMNS}`,
       [id, email],
     );
     return rows[0] && toUser(rows[0]);

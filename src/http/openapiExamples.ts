@@ -211,13 +211,13 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   'POST /auth/verify/resend': { request: one('The account’s email', { email: 'ada@example.com' }) },
 
   // ---- users ----
-  'GET /users/me': { response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true, puzzle_rating: 1743 } },
+  'GET /users/me': { response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true, pending_email: null, puzzle_rating: 1743 } },
   'PATCH /users/me': {
     request: {
       name: { summary: 'Set a name and a country', value: { full_name: 'Ada Lovelace', country: 'GB' } },
       reset: { summary: 'Back to the generated avatar', value: { avatar_url: null } },
     },
-    response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true, puzzle_rating: 1743 },
+    response: { ...profile(ada, 1612), email: 'ada@example.com', email_verified: true, pending_email: null, puzzle_rating: 1743 },
   },
   'GET /users/search': { response: [{ ...profile(ada, 1612), puzzle_rating: 1743 }] },
   'GET /users/:id': { response: { ...profile(bob, 1587), puzzle_rating: 1500 } },
@@ -227,7 +227,7 @@ export const EXAMPLES: Record<string, RouteExamples> = {
   },
   'POST /users/me/email': {
     request: one('The new address and the password', { email: 'ada.lovelace@example.com', password: 'correct horse 1 battery' }),
-    response: { email: 'ada.lovelace@example.com', email_verified: false },
+    response: { email: 'ada@example.com', email_verified: true, pending_email: 'ada.lovelace@example.com' },
   },
   'GET /users/:id/avatar.svg': { response: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">…</svg>' },
 

@@ -136,6 +136,10 @@ const invalidLink = (purpose: 'verify' | 'reset'): Page =>
 const emailConfirmed = (email: string) =>
   message(200, 'Email confirmed', html`<strong>${email}</strong> is confirmed.`, html`<a class="button" href="/">Play chess</a>`);
 
+/** An email change whose new address another account took before the link was opened (issue 37). */
+const addressTaken = message(409, 'This address is taken', 'Another account has used this email address since you asked for it.',
+  'Your account keeps its email as it was; you can ask for another one in your settings.');
+
 const resetForm = (token: string): Page => ({
   status: 200,
   title: 'Choose a new password',
@@ -192,6 +196,7 @@ export function pagesRouter(o: {
       sendPage(res, emailConfirmed(user.email));
     } catch (error) {
       if (isAppError(error) && error.code === 'INVALID_TOKEN') return sendPage(res, invalidLink('verify'));
+      if (isAppError(error) && error.code === 'EMAIL_ALREADY_EXISTS') return sendPage(res, addressTaken);
       throw error;
     }
   });

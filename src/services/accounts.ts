@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { DomainCheck } from '../auth/emailDomain.ts';
 import { createLoginThrottle, type LoginThrottle } from '../auth/loginThrottle.ts';
 import type { Mail, Mailer } from '../auth/mailer.ts';
+import { emailChangeNotice } from '../auth/mails.ts';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.ts';
 import { Email, FullName, parseLoginIdentifier, Password, plainText, requiredString, Username } from '../auth/rules.ts';
 import { requireSession, type AuthUser } from '../auth/scopes.ts';
 import type { Sessions, TokenPair } from '../auth/sessions.ts';
-import { isLiveUserToken, issueUserToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
+import { isLiveUserToken, issueUserToken, redeemEmailChangeToken, redeemUserToken, userTokenMail } from '../auth/userTokens.ts';
 import type { AppContext } from '../context.ts';
 import { deleteUserPersonalTokens } from '../db/personalTokens.ts';
 import { withTransaction } from '../db/pool.ts';
@@ -21,7 +22,7 @@ import {
   findUserByUsername,
   insertUser,
   markEmailVerified,
-  setEmail,
+  setConfirmedEmail,
   setPasswordHash,
   type TakenField,
   type UserRecord,
@@ -51,7 +52,12 @@ export const PasswordChangeBody = z.object({ current_password: CurrentPassword, 
 export type PasswordChangeBody = z.infer<typeof PasswordChangeBody>;
 export const EmailChangeBody = z.object({ password: CurrentPassword, email: Email });
 export type EmailChangeBody = z.infer<typeof EmailChangeBody>;
-export const EmailChangeResult = z.object({ email: z.email(), email_verified: z.boolean() });
+export const EmailChangeResult = z.object({
+  email: z.email().meta({ description: "the account's address, which stays until the new one is confirmed" }),
+  email_verified: z.boolean().meta({ description: 'whether that address is confirmed' }),
+  pending_email: z.email().nullable().meta({ description: 'the new address waiting for its confirmation link to be opened (null: none)' }),
+});
+export type EmailChangeResult = z.infer<typeof EmailChangeResult>;
 
 // Responses (the interface's account answers).
 export const TokenPairResult = z.object({ access_token: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
@@ -104,8 +110,9 @@ async function sendMail(d: AccountsDeps, mail: Mail): Promise<void> {
   await d.mailer.send(mail);
 }
 
-const mailToken = (d: AccountsDeps, purpose: UserTokenPurpose, user: UserRecord, token: string) =>
-  sendMail(d, userTokenMail(purpose, { to: user.email, username: user.username, publicUrl: d.config.publicUrl, token }));
+/** `to`: the user's address unless told (an email change's link goes to the new one). */
+const mailToken = (d: AccountsDeps, purpose: UserTokenPurpose, user: UserRecord, token: string, to = user.email) =>
+  sendMail(d, userTokenMail(purpose, { to, username: user.username, publicUrl: d.config.publicUrl, token }));
 
 /**
  * Work the answer does not wait for: mail, and the whole of the no-enumeration endpoints, whose
@@ -211,6 +218,8 @@ export async function updatePassword(d: AccountsDeps, body: PasswordUpdateBody):
     // them end (DESIGN 2.8, 2.12).
     await revokeUserSessions(tx, userId, 'password_change');
     await deleteUserPersonalTokens(tx, userId);
+    // The old mailbox's answer to an email change it did not ask for (its notice says so).
+    await revokeUserTokens(tx, userId, 'email_change');
     return userId;
   });
   if (!userId) throw invalidToken();
@@ -229,8 +238,9 @@ export async function changePassword(d: AccountsDeps, user: AuthUser, body: Pass
   const ended = await withTransaction(d.pool, async (tx) => {
     await setPasswordHash(tx, user.id, passwordHash);
     // The personal tokens end too, as at a reset: one may have been made by whoever knew the
-    // old password (docs/decisions.md).
+    // old password (docs/decisions.md); so does an email change on its way, for the same reason.
     const tokens = await deleteUserPersonalTokens(tx, user.id);
+    await revokeUserTokens(tx, user.id, 'email_change');
     return [...(await revokeOtherSessions(tx, user.id, user.sessionId, 'password_change')), ...tokens];
   });
   // A session or a personal token: a revocation names either by its id.
@@ -238,36 +248,46 @@ export async function changePassword(d: AccountsDeps, user: AuthUser, body: Pass
 }
 
 /**
- * A signed-in user's new email, given their password: it is unconfirmed until the link mailed
- * to it is opened (the old address is no longer used for anything).
+ * A signed-in user's new email, given their password. It waits for its confirmation (issue 37):
+ * the account keeps its address (for login, and for reset links) until the link mailed to the
+ * new address is opened (`verifyEmail`), and the old address is told, with nothing in the mail
+ * that acts. A newer change replaces one still waiting; asking for the current address cancels it.
  */
-export async function changeEmail(
-  d: AccountsDeps,
-  user: AuthUser,
-  body: EmailChangeBody,
-  clientAddress: string,
-): Promise<{ email: string; email_verified: boolean }> {
+export async function changeEmail(d: AccountsDeps, user: AuthUser, body: EmailChangeBody, clientAddress: string): Promise<EmailChangeResult> {
   requireSession(user);
   const stored = await confirmPassword(d, user, body.password, clientAddress);
-  if (body.email === stored.email) return { email: stored.email, email_verified: stored.emailVerified };
+  const answer = (pending: string | null) => ({ email: stored.email, email_verified: stored.emailVerified, pending_email: pending });
+  if (body.email === stored.email) {
+    await revokeUserTokens(d.pool, user.id, 'email_change');
+    return answer(null);
+  }
   await refuseMissingDomain(d, body.email);
-  const { changed, verifyToken } = await withTransaction(d.pool, async (tx) => {
-    const result = await setEmail(tx, user.id, body.email);
-    if (!result.ok) throw takenError(result.error);
-    if (!result.value) throw new AppError('USER_NOT_FOUND', 'User not found');
-    // Links mailed to the old address must not confirm (or reset) the account any more.
-    await revokeUserTokens(tx, user.id, 'verify');
-    await revokeUserTokens(tx, user.id, 'reset');
-    return { changed: result.value, verifyToken: await issueUserToken(tx, user.id, 'verify') };
-  });
-  inBackground(d, 'verification mail', () => mailToken(d, 'verify', changed, verifyToken));
-  return { email: changed.email, email_verified: changed.emailVerified };
+  // Checked now to answer at once; checked again when the link is opened (someone may have taken it since).
+  if (await findTakenField(d.pool, { email: body.email, exceptId: user.id })) throw takenError('email');
+  const token = await withTransaction(d.pool, (tx) => issueUserToken(tx, user.id, 'email_change', body.email));
+  inBackground(d, 'email change mail', () => mailToken(d, 'email_change', stored, token, body.email));
+  const notice = emailChangeNotice({ to: stored.email, username: stored.username, publicUrl: d.config.publicUrl, newEmail: body.email });
+  inBackground(d, 'email change notice', () => sendMail(d, notice));
+  return answer(body.email);
 }
 
+/**
+ * Confirms an address with the token mailed to it: a signup's (or a resend's) marks the account's
+ * address confirmed; an email change's makes its new address the account's, confirmed, and ends
+ * the links mailed to the old one. The new address taken by another account meanwhile is 409
+ * `EMAIL_ALREADY_EXISTS`, and the link stays unused.
+ */
 export async function verifyEmail(d: AccountsDeps, token: string) {
   const user = await withTransaction(d.pool, async (tx) => {
     const userId = await redeemUserToken(tx, token, 'verify');
-    return userId && markEmailVerified(tx, userId);
+    if (userId) return markEmailVerified(tx, userId);
+    const change = await redeemEmailChangeToken(tx, token);
+    if (!change) return undefined;
+    const changed = await setConfirmedEmail(tx, change.userId, change.email);
+    if (!changed.ok) throw takenError(changed.error); // rolls the redemption back with the rest
+    await revokeUserTokens(tx, change.userId, 'verify');
+    await revokeUserTokens(tx, change.userId, 'reset');
+    return changed.value;
   });
   if (!user) throw invalidToken();
   return {

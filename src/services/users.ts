@@ -4,6 +4,7 @@ import { AvatarUrl, Country, FullName, normalizeUsername, Username } from '../au
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { bind } from './bind.ts';
+import { findPendingEmail } from '../db/userTokens.ts';
 import {
   findProfile,
   findProfileByUsername,
@@ -42,7 +43,12 @@ export const PublicProfile = z.object({
   updated_at: z.iso.datetime(),
 });
 export type PublicProfile = z.infer<typeof PublicProfile>;
-export const PrivateProfile = PublicProfile.extend({ email: z.email(), email_verified: z.boolean() });
+/** What only the user sees of their account: their address (DESIGN 2.14: nothing of it is public). */
+export const PrivateProfile = PublicProfile.extend({
+  email: z.email(),
+  email_verified: z.boolean(),
+  pending_email: z.email().nullable().meta({ description: 'a new address asked for (POST /users/me/email) and not confirmed yet; null when none' }),
+});
 export type PrivateProfile = z.infer<typeof PrivateProfile>;
 
 /** PATCH /users/me: absent fields stay; null restores the default (no name, default avatar, no country). */
@@ -84,9 +90,10 @@ function toPublic(d: UsersDeps, p: ProfileRecord): PublicProfile {
   };
 }
 
-function toPrivate(d: UsersDeps, p: ProfileRecord): PrivateProfile {
+async function toPrivate(d: UsersDeps, p: ProfileRecord): Promise<PrivateProfile> {
   const { id, username, ...rest } = toPublic(d, p);
-  return { id, email: p.email, username, email_verified: p.emailVerified, ...rest };
+  const pending = (await findPendingEmail(d.pool, p.id)) ?? null;
+  return { id, email: p.email, username, email_verified: p.emailVerified, pending_email: pending, ...rest };
 }
 
 async function getProfile(d: UsersDeps, id: string): Promise<ProfileRecord> {

@@ -6,6 +6,7 @@ import './styles/app.css';
 import { post } from './api.ts';
 import { fill, h } from './dom.ts';
 import { lobbyFeed } from './lobbyFeed.ts';
+import { news } from './news.ts';
 import { appRoutes, type Go } from './routes.ts';
 import { Router } from './router.ts';
 import { session } from './session.ts';
@@ -64,14 +65,6 @@ async function logout(): Promise<void> {
   go('/');
 }
 
-/** News from the user's channel worth a line on any page (a friend request, a declined challenge). */
-const news: { text: string; link?: [string, string] }[] = [];
-function addNews(text: string, link?: [string, string]): void {
-  news.push({ text, link });
-  if (news.length > 3) news.shift();
-  drawNotices();
-}
-
 /** Challenges to me, on every page but the lobby (which lists them itself), and the news. */
 function drawNotices(): void {
   const incoming = session.user() && location.pathname !== '/' ? lobbyFeed.challenges.filter((c) => c.direction === 'incoming') : [];
@@ -79,16 +72,19 @@ function drawNotices(): void {
     incoming.map((c) =>
       h('p', { class: 'notice' }, `${c.from.username} challenges you (${describeKind(c)}). `,
         h('a', { href: `/play/${c.id}` }, 'See the challenge'))),
-    news.map((n, i) =>
+    news.items().map((n) =>
       h('p', { class: 'notice' }, n.text, ' ', n.link ? h('a', { href: n.link[1] }, n.link[0]) : null, ' ',
-        h('button', { type: 'button', class: 'link dismiss', 'aria-label': 'Dismiss', onclick: () => (news.splice(i, 1), drawNotices()) }, '✕'))));
+        h('button', { type: 'button', class: 'link dismiss', 'aria-label': 'Dismiss', onclick: () => news.dismiss(n) }, '✕'))));
 }
+
+// News from the user's channel (and from pages: a signup's confirmation mail) gets a line on any page.
+news.onChange(drawNotices);
 
 userFeed.onMessage((m) => {
   const name = (o: unknown) => (o as { username?: string } | undefined)?.username ?? 'Someone';
-  if (m.type === 'friend_request') addNews(`${name(m.from)} wants to be your friend.`, location.pathname === '/friends' ? undefined : ['See the request', '/friends']);
-  else if (m.type === 'friend_accepted') addNews(`${name(m.user)} accepted your friend request.`);
-  else if (m.type === 'challenge_declined') addNews(`${name(m.by)} declined your challenge.`);
+  if (m.type === 'friend_request') news.add(`${name(m.from)} wants to be your friend.`, location.pathname === '/friends' ? undefined : ['See the request', '/friends']);
+  else if (m.type === 'friend_accepted') news.add(`${name(m.user)} accepted your friend request.`);
+  else if (m.type === 'challenge_declined') news.add(`${name(m.by)} declined your challenge.`);
 });
 
 session.onChange(() => {

@@ -56,12 +56,6 @@ export const session = {
     store({ user, ...pair(tokens) });
   },
 
-  /** The user's own details changed (a new email): the tokens stay. */
-  update(user: SessionUser): void {
-    const s = current;
-    if (s && s.user.id === user.id) store({ ...s, user });
-  },
-
   /** Ends the session here (the caller tells the API first). */
   clear(): void {
     store(undefined);

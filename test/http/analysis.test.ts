@@ -24,10 +24,12 @@ describe('GET /games/{id}/analysis (before the analysis)', () => {
     }
   });
 
-  it('answers 401 without a token', async () => {
+  it('answers 409 GAME_NOT_FINISHED without a token too while the game is played (DESIGN 2.14: only a finished game\'s is public)', async () => {
     const { id } = await createActiveGame(a, b);
     const res = await api('GET', `/v1/games/${id}/analysis`);
-    assert.equal(res.status, 401);
+    assert.equal(res.status, 409, res.text);
+    assert.equal(res.body.success, false);
+    assert.equal(res.body.error.code, 'GAME_NOT_FINISHED');
   });
 
   it('answers 404 to a stranger for a pending challenge, and 409 GAME_NOT_FINISHED to its players', async () => {

@@ -116,6 +116,7 @@ describe('OpenAPI document against the service', function () {
   drive.getUserByUsername = async () => {
     await c.call('getUserByUsername', as(a, { params: { username: b.username }, expect: 200 }));
     await c.call('getUserByUsername', as(a, { params: { username: 'nobody_here_x' }, expect: 404 }));
+    await c.call('getUserByUsername', { params: { username: b.username }, ip: newIp(), expect: 200 });
   };
   drive.searchUsers = async () => {
     await c.call('searchUsers', as(a, { query: { q: b.username.slice(0, 8) }, expect: 200 }));
@@ -123,6 +124,8 @@ describe('OpenAPI document against the service', function () {
   };
   drive.getUser = async () => {
     await c.call('getUser', as(a, { params: { id: b.id }, expect: 200 }));
+    // Signed out (DESIGN 2.14): the same public profile.
+    await c.call('getUser', { params: { id: b.id }, ip: newIp(), expect: 200 });
   };
   drive.getAvatar = async () => {
     await c.call('getAvatar', { params: { id: b.id }, ip: newIp(), expect: 200 });
@@ -245,6 +248,7 @@ describe('OpenAPI document against the service', function () {
   drive.claimGame = async () => void (await c.call('claimGame', as(a, { params: { id: gameId }, body: { result: 'win' }, expect: 409 })));
   drive.getAnalysis = async () => {
     await c.call('getAnalysis', as(a, { params: { id: gameId }, expect: 409 }));
+    await c.call('getAnalysis', { params: { id: gameId }, ip: newIp(), expect: 409 });
   };
   drive.resign = async () => {
     await c.call('resign', as(b, { params: { id: gameId }, headers: { 'Idempotency-Key': randomUUID() }, expect: 200 }));

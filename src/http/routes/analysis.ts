@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MOVE_CLASSES } from '../../domain/accuracy.ts';
+import { gameReader } from '../../auth/scopes.ts';
+import { NO_VIEWER } from '../../services/gameAccess.ts';
 import type { Services } from '../../services/index.ts';
 import { HttpAnswer, route, type Route } from '../route.ts';
 
@@ -41,15 +43,20 @@ export function analysisRoutes({ analysis }: Services): Route[] {
       ids: { id: 'GAME_NOT_FOUND' },
       summary:
         'Read a finished game\'s engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made',
+      description:
+        'Public, as on Lichess: no token is needed to read a finished game\'s analysis. A game still being played, or aborted, ' +
+        'has none, for anyone: **409** `GAME_NOT_FINISHED`; a pending challenge exists only for its players (**404** for ' +
+        'anyone else, signed out included).',
       tags: ['Games'],
       scope: 'public',
-      auth: 'required',
+      auth: 'optional',
       limit: 'getGame',
       response: GameAnalysisView,
       also: { 202: { description: 'The analysis is queued or running: ask again after Retry-After seconds', response: AnalysisPendingView, headers: ['Retry-After'] } },
       errors: ['GAME_NOT_FOUND', 'GAME_NOT_FINISHED'],
       handler: async ({ user, params }) => {
-        const answer = await analysis.getAnalysis(user!.id, params.id);
+        // Signed out (or a personal token without games:read), the reader is nobody's opponent.
+        const answer = await analysis.getAnalysis(gameReader(user)?.id ?? NO_VIEWER, params.id);
         if (answer.ready) return answer.analysis;
         return new HttpAnswer(202, { success: true, data: answer.pending }, { 'Retry-After': String(answer.retryAfterSeconds) });
       },

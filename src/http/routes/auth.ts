@@ -132,11 +132,15 @@ export function authRoutes({ accounts }: Services): Route[] {
       operationId: 'verifyEmail',
       envelope: 'message',
       summary: 'Confirm an email address with the token from the verification email',
+      description:
+        'The token of a signup\'s (or a resend\'s) mail confirms the account\'s address; the token mailed to the new address ' +
+        'of an email change (`POST /users/me/email`) makes that address the account\'s, confirmed, and ends the links mailed ' +
+        'to the old one. If another account has taken that address meanwhile, **409** `EMAIL_ALREADY_EXISTS` and nothing changes.',
       tags,
       auth: 'none',
       body: TokenBody,
       response: VerifyResult,
-      errors: ['INVALID_TOKEN'],
+      errors: ['INVALID_TOKEN', 'EMAIL_ALREADY_EXISTS'],
       handler: async ({ body }) => withMessage(200, 'Email address confirmed.', await accounts.verifyEmail(body.token)),
     }),
     route({

@@ -73,10 +73,14 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       path: '/users/me/email',
       operationId: 'changeEmail',
       envelope: 'message',
-      summary: 'Change the email address of the caller, given the password; the new address must be confirmed',
+      summary: 'Change the email address of the caller, given the password: it takes effect once the new address is confirmed',
       description:
-        'The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed ' +
-        'to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. ' +
+        'A confirmation link is mailed to the new address and a notice (with no link that acts) to the current one; the account ' +
+        'keeps its address, for login and for every mail, until the link is opened (`POST /auth/verify` with its token, which ' +
+        'then answers the new address, confirmed; **409** `EMAIL_ALREADY_EXISTS` if another account has taken it meanwhile). ' +
+        'The answer is the account\'s address as it stands and `pending_email`, the new one. A newer change replaces one still ' +
+        'waiting (its link stops working); asking for the current address cancels it, and so does a password change or reset. ' +
+        'A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. ' +
         'A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts ' +
         'as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.',
       tags,
@@ -88,17 +92,20 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       errors: ['FORBIDDEN', 'SESSION_REQUIRED', 'EMAIL_ALREADY_EXISTS', 'TOO_MANY_ATTEMPTS'],
       handler: async ({ user, body, req }) => {
         const data = await accounts.changeEmail(user!, body, req.ip ?? 'unknown');
-        return new HttpAnswer(200, { success: true, data, message: 'Email changed. Check your inbox to confirm the new address.' });
+        const message = data.pending_email
+          ? `Open the link mailed to ${data.pending_email} to confirm it; until then your email stays ${data.email}.`
+          : 'Your email stays as it is; no change is waiting.';
+        return new HttpAnswer(200, { success: true, data, message });
       },
     }),
     route({
       method: 'get',
       path: '/users/by-username/:username',
       operationId: 'getUserByUsername',
-      summary: 'The public profile of the user with this username (case-insensitive)',
+      summary: 'The public profile of the user with this username (case-insensitive); no token needed',
       tags,
       scope: 'public',
-      auth: 'required',
+      auth: 'optional',
       response: PublicProfile,
       errors: ['USER_NOT_FOUND'],
       handler: ({ params }) => users.getPublicByUsername(params.username),
@@ -125,10 +132,10 @@ export function userRoutes({ users, accounts }: Services): Route[] {
       path: '/users/:id',
       operationId: 'getUser',
       ids: { id: 'USER_NOT_FOUND' },
-      summary: 'The public profile of a user',
+      summary: 'The public profile of a user; no token needed',
       tags,
       scope: 'public',
-      auth: 'required',
+      auth: 'optional',
       response: PublicProfile,
       errors: ['USER_NOT_FOUND'],
       handler: ({ params }) => users.getPublic(params.id),

@@ -2,6 +2,7 @@
 
 import { plainError, post } from '../api.ts';
 import { fieldError, fill, h } from '../dom.ts';
+import { news } from '../news.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import type { LoginResult, SignupResult } from '../types/api.ts';
@@ -38,6 +39,10 @@ export function signupPage(ctx: PageContext & { go: Go }): void {
     submit: 'Sign up',
     other: h('p', null, 'Have an account? ', h('a', { href: `/login${location.search}` }, 'Log in'), '.'),
     send: (v) => post<SignupResult>('/auth/signup', { username: v.username, email: v.email, password: v.password }, { auth: false }),
+    // Issue 37: the signup used to mail its confirmation link without a word; the line stays on the
+    // pages that follow until dismissed.
+    started: (user) =>
+      news.add(`We sent a confirmation mail to ${user.email}: open the link in it to confirm your address.`, ['No mail? Send another', '/confirm-email']),
   });
 }
 
@@ -51,6 +56,8 @@ function authForm(
     aside?: HTMLElement;
     other: HTMLElement;
     send: (values: Record<string, string>) => Promise<LoginResult | SignupResult>;
+    /** After the session has started (the signup tells of its mail). */
+    started?: (user: { email: string }) => void;
   },
 ): void {
   const errors = fieldError();
@@ -69,6 +76,7 @@ function authForm(
     try {
       const { user, session: tokens } = await o.send(values);
       session.start({ id: user.id, username: user.username, email: user.email }, tokens);
+      o.started?.(user);
       const next = ctx.query.get('next');
       // Only a path of this app: `next` must not send anyone to another site.
       ctx.go(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');

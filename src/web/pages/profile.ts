@@ -1,5 +1,6 @@
 // A player's page, /@/{username}: ratings per category, results, recent games, and the friend
-// and challenge buttons.
+// and challenge buttons. Anyone may open it (DESIGN 2.14); signed out, what needs an account (the
+// buttons, the list of games, which GET /games serves to accounts only) is a link to sign in.
 
 import { ApiError, del, get, plainError, post } from '../api.ts';
 import { fill, formatDate, h, userLink } from '../dom.ts';
@@ -11,7 +12,7 @@ import type { Friend, GameSummary, PublicUser, TimeControl } from '../types/api.
 const CATEGORIES: TimeControl[] = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 
 export async function profilePage(ctx: PageContext & { go: (path: string, o?: { replace?: boolean }) => void }): Promise<void> {
-  const me = session.user()!;
+  const me = session.user();
   let p: PublicUser;
   try {
     p = await get<PublicUser>(`/users/by-username/${encodeURIComponent(ctx.params.username)}`);
@@ -23,12 +24,14 @@ export async function profilePage(ctx: PageContext & { go: (path: string, o?: { 
   }
   if (ctx.signal.aborted) return;
   document.title = `${p.username} · Chess`;
-  const self = p.id === me.id;
+  const self = p.id === me?.id;
+  const signIn = (what: string) => h('a', { class: 'button primary', href: `/login?next=${encodeURIComponent(location.pathname)}` }, `Sign in to ${what}`);
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const actions = h('p', { class: 'actions' });
   const games = h('tbody');
 
   const drawActions = async () => {
+    if (!me) return fill(actions, signIn(`challenge ${p.username} or add them as a friend`));
     if (self) return fill(actions, h('a', { class: 'button', href: '/settings' }, 'Settings'), h('a', { class: 'button', href: '/games' }, 'My games'));
     const [friends, outgoing, incoming] = await Promise.all(
       ['friends', 'outgoing', 'incoming'].map((s) => get<Friend[]>(`/friends?status=${s}&limit=100`).catch(() => [] as Friend[])));
@@ -69,6 +72,7 @@ export async function profilePage(ctx: PageContext & { go: (path: string, o?: { 
         games))));
 
   await drawActions();
+  if (!me) return fill(games, h('tr', null, h('td', { colspan: 6, class: 'empty' }, signIn(`see ${p.username}’s games`))));
   const [active, finished] = await Promise.all([
     get<GameSummary[]>(`/games?player_id=${p.id}&status=active&limit=5`),
     get<GameSummary[]>(`/games?player_id=${p.id}&status=finished&limit=10`),

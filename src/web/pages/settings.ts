@@ -5,7 +5,6 @@ import { get, plainError, post } from '../api.ts';
 import { fieldError, fill, h } from '../dom.ts';
 import { prefs } from '../prefs.ts';
 import type { PageContext } from '../router.ts';
-import { session } from '../session.ts';
 import { playSound } from '../sound.ts';
 import type { EmailChangeResult, User } from '../types/api.ts';
 
@@ -40,9 +39,11 @@ function settingsForm(o: { id: string; title: string; intro?: HTMLElement; field
 export async function settingsPage(ctx: PageContext): Promise<void> {
   const me = await get<User>('/users/me');
   const emailLine = h('p', null);
-  const drawEmail = (email: string, verified: boolean) =>
-    fill(emailLine, 'Your email: ', h('strong', null, email), verified ? ' (confirmed)' : [' (not confirmed yet: ', h('a', { href: '/confirm-email' }, 'mail me a new link'), ')']);
-  drawEmail(me.email, me.email_verified);
+  // A new address waits for its link to be opened; the account's stays until then (issue 37).
+  const drawEmail = (email: string, verified: boolean, pending: string | null) =>
+    fill(emailLine, 'Your email: ', h('strong', null, email), verified ? ' (confirmed)' : [' (not confirmed yet: ', h('a', { href: '/confirm-email' }, 'mail me a new link'), ')'],
+      pending ? ['. Waiting for confirmation: ', h('strong', null, pending), ' (open the link we mailed there; it stays your email until then)'] : null);
+  drawEmail(me.email, me.email_verified, me.pending_email);
 
   const sound = h('input', { id: 'sound', type: 'checkbox', checked: prefs.sound() });
   sound.addEventListener('change', () => {
@@ -79,14 +80,14 @@ export async function settingsPage(ctx: PageContext): Promise<void> {
         ['email', 'New email', { type: 'email', autocomplete: 'email' }],
         ['password', 'Password', { type: 'password', autocomplete: 'current-password' }],
       ],
-      help: 'We mail a confirmation link to the new address.',
+      help: 'We mail a confirmation link to the new address, and a notice to the old one. The new address is yours once you open the link.',
       submit: 'Change email',
       send: async (v) => {
         const changed = await post<EmailChangeResult>('/users/me/email', { email: v.email, password: v.password });
-        drawEmail(changed.email, changed.email_verified);
-        const user = session.user();
-        if (user) session.update({ ...user, email: changed.email });
-        return `Your email is now ${changed.email}. Open the link we mailed there to confirm it.`;
+        drawEmail(changed.email, changed.email_verified, changed.pending_email);
+        return changed.pending_email
+          ? `We mailed a link to ${changed.pending_email}: open it to make it your email. Until then your email stays ${changed.email}.`
+          : `Your email stays ${changed.email}.`;
       },
     })));
 }

@@ -40,7 +40,10 @@ export interface paths {
     post: operations["resetPassword"];
   };
   "/auth/verify": {
-    /** Confirm an email address with the token from the verification email */
+    /**
+     * Confirm an email address with the token from the verification email
+     * @description The token of a signup's (or a resend's) mail confirms the account's address; the token mailed to the new address of an email change (`POST /users/me/email`) makes that address the account's, confirmed, and ends the links mailed to the old one. If another account has taken that address meanwhile, **409** `EMAIL_ALREADY_EXISTS` and nothing changes.
+     */
     post: operations["verifyEmail"];
   };
   "/auth/verify/resend": {
@@ -62,13 +65,13 @@ export interface paths {
   };
   "/users/me/email": {
     /**
-     * Change the email address of the caller, given the password; the new address must be confirmed
-     * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.
+     * Change the email address of the caller, given the password: it takes effect once the new address is confirmed
+     * @description A confirmation link is mailed to the new address and a notice (with no link that acts) to the current one; the account keeps its address, for login and for every mail, until the link is opened (`POST /auth/verify` with its token, which then answers the new address, confirmed; **409** `EMAIL_ALREADY_EXISTS` if another account has taken it meanwhile). The answer is the account's address as it stands and `pending_email`, the new one. A newer change replaces one still waiting (its link stops working); asking for the current address cancels it, and so does a password change or reset. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.
      */
     post: operations["changeEmail"];
   };
   "/users/by-username/{username}": {
-    /** The public profile of the user with this username (case-insensitive) */
+    /** The public profile of the user with this username (case-insensitive); no token needed */
     get: operations["getUserByUsername"];
   };
   "/users/search": {
@@ -76,7 +79,7 @@ export interface paths {
     get: operations["searchUsers"];
   };
   "/users/{id}": {
-    /** The public profile of a user */
+    /** The public profile of a user; no token needed */
     get: operations["getUser"];
   };
   "/users/{id}/avatar.svg": {
@@ -196,7 +199,10 @@ export interface paths {
     delete: operations["unmuteChat"];
   };
   "/games/{id}/analysis": {
-    /** Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made */
+    /**
+     * Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made
+     * @description Public, as on Lichess: no token is needed to read a finished game's analysis. A game still being played, or aborted, has none, for anyone: **409** `GAME_NOT_FINISHED`; a pending challenge exists only for its players (**404** for anyone else, signed out included).
+     */
     get: operations["getAnalysis"];
   };
   "/webhooks": {
@@ -1159,6 +1165,11 @@ export interface components {
       /** Format: email */
       email: string;
       email_verified: boolean;
+      /**
+       * Format: email
+       * @description a new address asked for (POST /users/me/email) and not confirmed yet; null when none
+       */
+      pending_email: string | null;
     };
     PublicUser: {
       /** Format: uuid */
@@ -1240,9 +1251,18 @@ export interface components {
       };
     };
     EmailChangeResult: {
-      /** Format: email */
+      /**
+       * Format: email
+       * @description the account's address, which stays until the new one is confirmed
+       */
       email: string;
+      /** @description whether that address is confirmed */
       email_verified: boolean;
+      /**
+       * Format: email
+       * @description the new address waiting for its confirmation link to be opened (null: none)
+       */
+      pending_email: string | null;
     };
     ChatMessage: {
       /** Format: uuid */
@@ -1941,7 +1961,10 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** Confirm an email address with the token from the verification email */
+  /**
+   * Confirm an email address with the token from the verification email
+   * @description The token of a signup's (or a resend's) mail confirms the account's address; the token mailed to the new address of an email change (`POST /users/me/email`) makes that address the account's, confirmed, and ends the links mailed to the old one. If another account has taken that address meanwhile, **409** `EMAIL_ALREADY_EXISTS` and nothing changes.
+   */
   verifyEmail: {
     requestBody: {
       content: {
@@ -1969,6 +1992,17 @@ export interface operations {
       };
       /** @description INVALID_TOKEN, VALIDATION_ERROR */
       400: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description EMAIL_ALREADY_EXISTS */
+      409: {
         headers: {
           "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
@@ -2190,8 +2224,8 @@ export interface operations {
     };
   };
   /**
-   * Change the email address of the caller, given the password; the new address must be confirmed
-   * @description The new address is stored unconfirmed (`email_verified` false) and a confirmation link is mailed to it; links mailed to the old address stop working. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.
+   * Change the email address of the caller, given the password: it takes effect once the new address is confirmed
+   * @description A confirmation link is mailed to the new address and a notice (with no link that acts) to the current one; the account keeps its address, for login and for every mail, until the link is opened (`POST /auth/verify` with its token, which then answers the new address, confirmed; **409** `EMAIL_ALREADY_EXISTS` if another account has taken it meanwhile). The answer is the account's address as it stands and `pending_email`, the new one. A newer change replaces one still waiting (its link stops working); asking for the current address cancels it, and so does a password change or reset. A wrong `password` is **403** `FORBIDDEN`; an address another account has is **409**. A personal token cannot call this (**403** `SESSION_REQUIRED`). The password is checked as a login: a wrong one counts as a failed login of the account, and a locked account is **429** `TOO_MANY_ATTEMPTS`.
    */
   changeEmail: {
     parameters: {
@@ -2269,7 +2303,7 @@ export interface operations {
       };
     };
   };
-  /** The public profile of the user with this username (case-insensitive) */
+  /** The public profile of the user with this username (case-insensitive); no token needed */
   getUserByUsername: {
     parameters: {
       path: {
@@ -2293,7 +2327,6 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
-      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -2339,7 +2372,7 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** The public profile of a user */
+  /** The public profile of a user; no token needed */
   getUser: {
     parameters: {
       path: {
@@ -2364,7 +2397,6 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
-      401: components["responses"]["Unauthorized"];
       /** @description USER_NOT_FOUND */
       404: {
         headers: {
@@ -4157,7 +4189,10 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made */
+  /**
+   * Read a finished game's engine analysis: 200 when done; 202 `{game_id, status: queued|running, progress: {done, total}}` with Retry-After while it is made
+   * @description Public, as on Lichess: no token is needed to read a finished game's analysis. A game still being played, or aborted, has none, for anyone: **409** `GAME_NOT_FINISHED`; a pending challenge exists only for its players (**404** for anyone else, signed out included).
+   */
   getAnalysis: {
     parameters: {
       path: {
@@ -4198,7 +4233,6 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
-      401: components["responses"]["Unauthorized"];
       /** @description GAME_NOT_FOUND */
       404: {
         headers: {
