@@ -294,9 +294,9 @@ under 1500 rapid, else classical (so 600+0 is rapid, 180+2 is blitz).
 - the **game stream**, a WebSocket per game (\`/v1/games/{id}/stream\`): \`state\`, then every \`move\`, \`time_update\`,
   \`draw_offer\`, \`takeback_offer\`, \`takeback\` and \`game_end\` in order; for spectators, bots and any client without an SDK;
 - the **realtime channel**, one WebSocket for many subscriptions (\`/v1/realtime\`): \`game:<id>\`, \`user:<your id>\`
-  (challenges, pairings, friends, clubs) and \`lobby\`;
+  (challenges, pairings, friends, clubs), \`lobby\` and \`tv\` (the featured game);
 - the same over **HTTP** for clients without WebSockets (NDJSON, one message per line): the game stream's URL with
-  \`Accept: application/x-ndjson\`, and \`GET /stream/events\` (your user channel);
+  \`Accept: application/x-ndjson\`, \`GET /stream/events\` (your user channel) and \`GET /tv/feed\` (the TV);
 - the **rooms** (Colyseus) players play in: a game's room takes moves, draw offers, takebacks and resignations over the socket and
   keeps every player's state in sync; the \`lobby\` room lists open seeks live; a \`seek_pool\` room pairs seekers.
 
@@ -320,6 +320,7 @@ function protocolProse() {
     realtime: `${section('The realtime channel')}\n\nPings, limits and close codes: as for the game stream.`,
     streamOverHttp: `${overHttp}\n\n${section('The game stream over HTTP')}`,
     events: `${overHttp}\n\n${section('The user channel over HTTP')}`,
+    tv: `${overHttp}\n\n${section('The TV feed over HTTP')}`,
   };
 }
 type ProtocolProse = ReturnType<typeof protocolProse>;
@@ -336,6 +337,12 @@ const NDJSON_EVENTS_EXAMPLE = [
   '{"channel":"user:…","type":"challenge_received","game_id":"…","from":{"id":"…","username":"magnus"},"ts":1767268800000}',
   '',
   '{"channel":"user:…","type":"game_started","game_id":"…","ts":1767268805000}',
+].join('\n');
+
+const NDJSON_TV_EXAMPLE = [
+  '{"type":"featured","game_id":"…","players":{"white":{"id":"…","username":"magnus","rating":2310},"black":{"id":"…","username":"hikaru","rating":2290}},"orientation":"white","fen":"…","last_move":"e2e4","ts":1767268800000}',
+  '{"type":"fen","game_id":"…","fen":"…","last_move":"e7e5","wc":297,"bc":300,"ts":1767268801000}',
+  '',
 ].join('\n');
 
 /**
@@ -379,6 +386,19 @@ function registerStreams(registry: OpenAPIRegistry, prose: ProtocolProse): void 
     responses: {
       200: { description: 'The events, one JSON object per line, until the client hangs up', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_EVENTS_EXAMPLE } } },
       ...errorResponses(['UNAUTHORIZED', 'MISSING_SCOPE', 'RATE_LIMIT_EXCEEDED'], false),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/tv/feed',
+    operationId: 'streamTv',
+    summary: 'The TV over HTTP (NDJSON): featured, then fen after each move of the featured game, featured again when it changes',
+    description: `${prose.tv}\n\nThe messages are the realtime channel \`tv\`'s, without \`channel\`.`,
+    tags: ['Realtime'],
+    security: [],
+    responses: {
+      200: { description: 'The messages, one JSON object per line, until the client hangs up', content: { 'application/x-ndjson': { schema: z.string(), example: NDJSON_TV_EXAMPLE } } },
+      ...errorResponses(['RATE_LIMIT_EXCEEDED'], false),
     },
   });
 }

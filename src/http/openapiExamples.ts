@@ -80,6 +80,20 @@ const listGame = {
   winner: null,
   tournament_id: null,
 };
+/** DESIGN 2.14: the game as the live list and the TV show it (ada 1612, bob 1587, after 2. Nf3). */
+const liveGame = {
+  id: GAME,
+  players: { white: { ...ada, rating: 1612 }, black: { ...bob, rating: 1587 } },
+  average_rating: 1600,
+  time_control: 'blitz',
+  initial_time: 300,
+  increment: 3,
+  rated: true,
+  fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2',
+  last_move: 'g1f3',
+  move_count: 3,
+  started_at: EARLIER,
+};
 const gameDetail = {
   ...listGame,
   white_player: player(ada, 1612, 'GB'),
@@ -243,6 +257,8 @@ export const EXAMPLES: Record<string, RouteExamples> = {
     },
     response: pendingGame,
   },
+  'GET /games/live': { response: [liveGame] },
+  'GET /tv': { response: { game: { ...liveGame, orientation: 'white' } } },
   'GET /games': { response: [listGame] },
   'GET /games/:id': { response: gameDetail },
   'GET /games/:id/pgn': {

@@ -28,6 +28,7 @@ import {
 import { AttemptResultView, DailyPuzzleView, PuzzleStepContinueView, PuzzleStepEndView, PuzzleView } from '../services/puzzleViews.ts';
 import { StandingView, TournamentSummaryView, TournamentView } from '../services/tournamentViews.ts';
 import { PrivateProfile, PublicProfile } from '../services/users.ts';
+import { FeaturedGameView, LiveGameView, LivePlayerView } from '../services/watching.ts';
 import { DeliveryView, WebhookView } from '../services/webhooks.ts';
 import { AnalysisPendingView, GameAnalysisView } from './routes/analysis.ts';
 
@@ -52,6 +53,9 @@ const COMPONENTS: [z.ZodType, string][] = [
   [MoveView, 'Move'],
   [GameDetail, 'Game'],
   [GameListItem, 'GameListItem'],
+  [LivePlayerView, 'LivePlayer'],
+  [LiveGameView, 'LiveGame'],
+  [FeaturedGameView, 'FeaturedGame'],
   [PendingGameView, 'PendingGame'],
   [PendingRematchView, 'PendingRematch'],
   [MoveResult, 'MoveResult'],

@@ -15,7 +15,7 @@ import type { Entry, WebBundle } from './webBundle.ts';
  * app's router draws the page. A page of an area that lands later adds its path here and there.
  */
 export const APP_PATHS = [
-  '/', '/login', '/signup', '/games', '/play/:id', '/analysis/:id', '/friends', '/clubs', '/clubs/:id',
+  '/', '/watch', '/login', '/signup', '/games', '/play/:id', '/analysis/:id', '/friends', '/clubs', '/clubs/:id',
   '/puzzles', '/puzzles/:id', '/tournaments', '/tournaments/:id', '/@/:username', '/settings', '/settings/tokens', '/forgot-password',
   '/confirm-email',
 ] as const;

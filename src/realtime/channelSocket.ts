@@ -56,7 +56,7 @@ export function serveChannelSocket(node: RealtimeNode, ws: WebSocket): void {
     }
     if (!name) {
       return peer.refuse(
-        errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id>, tournament:<id> or lobby', { channel, ...reply, details: { channel: ['is not a channel'] } }, now()),
+        errorMessage('VALIDATION_ERROR', 'Unknown channel: game:<id>, user:<your id>, tournament:<id>, lobby or tv', { channel, ...reply, details: { channel: ['is not a channel'] } }, now()),
       );
     }
     if (subscriptions.has(channel)) return peer.send({ type: 'subscribed', channel, ...reply, ts: now() });

@@ -24,7 +24,8 @@ export type ChannelRequest = {
  * pending game, and the player chat, need one of its players' tokens, with games:read if it is a
  * personal one). `user:<id>`: the user's own personal events, with a token of that user. `lobby`:
  * the open seeks (`seeks` first, then `seek_added` / `seek_removed`). `tournament:<id>`: an
- * arena's `pairing` and `standings` messages (DESIGN 2.10), for any valid token. A subscription
+ * arena's `pairing` and `standings` messages (DESIGN 2.10), for any valid token. `tv`: the
+ * featured game (DESIGN 2.14), `featured` first, then `fen` after each move. A subscription
  * opened with a token ends with it (DESIGN 2.12): revoked or expired, it is refused UNAUTHORIZED
  * (the socket stays for the others).
  */
@@ -56,6 +57,10 @@ export function openChannel(deps: ChannelDeps, subscription: Connection, { name,
         case 'lobby':
           if (user) subscription.onClose(watchCredential(deps.credentials, user, (ending) => subscription.end(ending)));
           return lobbyChannel(deps, subscription, channel);
+        case 'tv':
+          // Public, like watching a game: a token, if any, only has to be valid.
+          if (user) subscription.onClose(watchCredential(deps.credentials, user, (ending) => subscription.end(ending)));
+          return tvChannel(deps, subscription, channel);
         case 'tournament':
           if (!user) return subscription.end(refused(new AppError('UNAUTHORIZED', 'A tournament channel needs an access token'), CLOSE.UNAUTHORIZED, 'unauthorized'));
           subscription.onClose(watchCredential(deps.credentials, user, (ending) => subscription.end(ending)));
@@ -79,6 +84,11 @@ async function tournamentChannel(deps: ChannelDeps, subscription: Connection, ch
   subscription.begin();
   ready = true;
   for (const m of queued.splice(0)) subscription.send(m.withChannel(channel));
+}
+
+function tvChannel(deps: ChannelDeps, subscription: Connection, channel: string): void {
+  subscription.begin();
+  subscription.onClose(deps.tv.join({ send: (m) => subscription.send(m.withChannel(channel)) }));
 }
 
 async function lobbyChannel(deps: ChannelDeps, subscription: Connection, channel: string): Promise<void> {

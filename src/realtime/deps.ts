@@ -5,12 +5,14 @@ import type { Logger } from '../logger.ts';
 import type { GameSnapshot } from '../services/games.ts';
 import type { LiveCredentials } from '../services/liveCredentials.ts';
 import type { SeekView } from '../services/seekViews.ts';
+import type { FeaturedGameView } from '../services/watching.ts';
 import type { Clock } from '../time.ts';
 import type { SocketCapLimits, SocketCaps } from './caps.ts';
 import type { Connections } from './connections.ts';
 import type { GameTicks } from './gameTicks.ts';
 import type { ChannelHub } from './hub.ts';
 import type { PeerLimits } from './peer.ts';
+import type { TvStation } from './tvStation.ts';
 
 /** What the realtime surfaces are given (src/server.ts): apart from index.ts so that every part can name them. */
 export type RealtimeDeps = {
@@ -30,6 +32,8 @@ export type RealtimeDeps = {
   /** A stream of this node begins watching the game: its events must be kept for `missed` from now on. */
   watching?: (gameId: string) => void;
   openSeeks: () => Promise<SeekView[]>;
+  /** DESIGN 2.14: the TV's featured game, the same on every node; null while no game is live. */
+  featured?: () => Promise<FeaturedGameView | null>;
   /** Whether a tournament exists (`tournament:<id>` of an unknown one is refused). */
   tournamentExists?: (id: string) => Promise<boolean>;
   limits?: Partial<PeerLimits>;
@@ -47,6 +51,8 @@ export type RealtimeDeps = {
 export type SessionDeps = Pick<RealtimeDeps, 'log' | 'credentials' | 'hold' | 'snapshot' | 'missed' | 'watching'> & {
   hub: ChannelHub;
   ticks: GameTicks;
+  /** The node's TV (DESIGN 2.14): the `tv` channel's and `GET /tv/feed`'s viewers join it. */
+  tv: TvStation;
   now: () => number;
 };
 

@@ -37,3 +37,12 @@ export async function eventsOverHttp(node: RealtimeNode, peer: HttpPeer, req: In
   peer.onClose(() => session.close());
   await session.start();
 }
+
+/**
+ * The TV feed over HTTP (`GET /v1/tv/feed`, DESIGN 2.14): the `tv` channel's messages without
+ * `channel`, one per line, `featured` first; public, whatever the token. The 200 goes out with the
+ * first line.
+ */
+export function tvOverHttp(node: RealtimeNode, peer: HttpPeer): void {
+  peer.onClose(node.sessions.tv.join({ send: (m) => peer.send(m.json) }));
+}

@@ -5,6 +5,7 @@ import { Connections } from './connections.ts';
 import { GameTicks } from './gameTicks.ts';
 import { ChannelHub } from './hub.ts';
 import { DEFAULT_PEER_LIMITS } from './peer.ts';
+import { TvStation } from './tvStation.ts';
 import { createRouting } from './routing.ts';
 import type { RealtimeDeps, RealtimeNode, SessionDeps } from './deps.ts';
 import type { AppError } from '../errors.ts';
@@ -18,7 +19,7 @@ export type Realtime = {
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   /**
    * The HTTP forms (DESIGN 2.12): `GET /v1/games/{id}/stream` asked for `application/x-ndjson`,
-   * and `GET /v1/stream/events`. Any other request goes to `next()`; a refusal before the stream
+   * `GET /v1/stream/events` and `GET /v1/tv/feed` (DESIGN 2.14). Any other request goes to `next()`; a refusal before the stream
    * starts goes to `next(error)` (the error envelope).
    */
   serveHttp: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
@@ -60,9 +61,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const log = deps.log.child({ component: 'realtime' });
   const now = () => deps.clock.now();
   const hub = new ChannelHub(deps.events);
+  // Without a reader of the featured game (tests of other parts) the TV shows none.
+  const tv = new TvStation({ hub, clock: deps.clock, log, featured: deps.featured ?? (async () => null) });
   const node: RealtimeNode = {
     deps,
-    sessions: { ...deps, log, hub, ticks: new GameTicks(deps.clock), now },
+    sessions: { ...deps, log, hub, ticks: new GameTicks(deps.clock), tv, now },
     caps: new SocketCaps({ ...DEFAULT_SOCKET_CAPS, ...deps.caps }),
     connections: new Connections(deps.clock, log, { ...DEFAULT_PEER_LIMITS, ...deps.limits }, { heartbeatMs: deps.heartbeatMs ?? 30_000, keepAliveMs: deps.keepAliveMs ?? 7000 }),
     log,

@@ -4,6 +4,7 @@ import type { NumberedEvent, Times } from '../domain/liveGameViews.ts';
 import type { AppError, ErrorCode, ErrorDetails } from '../errors.ts';
 import type { ChannelEvents, ChatEvent, PresenceNews, RematchOffer } from '../services/channelEvents.ts';
 import type { GameSnapshot } from '../services/games.ts';
+import type { FeaturedGameView } from '../services/watching.ts';
 import type { SeekView } from '../services/seekViews.ts';
 import type { InternalUserEventType } from '../services/userEvents.ts';
 import { err, ok, type Failure, type Result } from '../result.ts';
@@ -56,14 +57,15 @@ export function parseClientMessage(data: unknown, isBinary: boolean): Result<Cli
 }
 
 /**
- * The channels of DESIGN 2.6 and 2.10: a game's events, a user's own personal events, the open
- * seeks, an arena's pairings and standings.
+ * The channels of DESIGN 2.6, 2.10 and 2.14: a game's events, a user's own personal events, the
+ * open seeks, an arena's pairings and standings, the TV's featured game.
  */
-export type ChannelName = { kind: 'game' | 'user' | 'tournament'; id: string } | { kind: 'lobby' };
+export type ChannelName = { kind: 'game' | 'user' | 'tournament'; id: string } | { kind: 'lobby' } | { kind: 'tv' };
 
 /** A channel as the client named it, its id parsed (lower-cased); undefined when it is none. */
 export function parseChannel(channel: string): ChannelName | undefined {
   if (channel === 'lobby') return { kind: 'lobby' };
+  if (channel === 'tv') return { kind: 'tv' };
   const m = /^(game|user|tournament):(.+)$/.exec(channel);
   const id = m && parseId(m[2]);
   if (!m || !id) return undefined;
@@ -74,7 +76,7 @@ export function parseChannel(channel: string): ChannelName | undefined {
  * The channel's one name: the socket's key for it, the bus channel it listens to, and the
  * `channel` of what it sends, however the client spelled its id.
  */
-export const formatChannel = (name: ChannelName): string => (name.kind === 'lobby' ? 'lobby' : `${name.kind}:${name.id}`);
+export const formatChannel = (name: ChannelName): string => ('id' in name ? `${name.kind}:${name.id}` : name.kind);
 
 // ---- server → client ---------------------------------------------------------------------------
 
@@ -105,6 +107,23 @@ export type GameStreamEvent =
  */
 export type StreamChat = ChatEvent & { v: number };
 
+/**
+ * The TV (DESIGN 2.14), as Lichess's TV feed: `featured` first and whenever the featured game
+ * changes (`game_id` null while no game is live), `fen` after each move of it (`wc`, `bc`: the
+ * clocks in whole seconds; `last_move` in UCI, null after a takeback).
+ */
+export type TvFeatured = {
+  type: 'featured';
+  game_id: string | null;
+  players: FeaturedGameView['players'] | null;
+  orientation: FeaturedGameView['orientation'];
+  fen: string;
+  last_move: string | null;
+  ts: number;
+};
+export type TvFen = { type: 'fen'; game_id: string; fen: string; last_move: string | null; wc: number; bc: number; ts: number };
+export type TvMessage = TvFeatured | TvFen;
+
 /** A user event the realtime channel relays (the internal ones stay on the bus). */
 export type RelayedUserEvent = Exclude<ChannelEvents['user'], { type: InternalUserEventType }>;
 
@@ -114,6 +133,7 @@ export type ChannelEvent = {
   user: RelayedUserEvent;
   tournament: ChannelEvents['tournament'];
   lobby: ChannelEvents['lobby'] | { type: 'seeks'; seeks: SeekView[]; ts: number };
+  tv: TvMessage;
 };
 export type WithChannel<M> = { channel: string } & M;
 
@@ -127,10 +147,14 @@ export type ChannelMessages = {
   error: ErrorMessage;
 } & ByType<WithChannel<ChannelEvent[keyof ChannelEvent]>>;
 
+/** The TV feed's over HTTP (`GET /v1/tv/feed`): the `tv` channel's, without `channel`. */
+export type FeedMessages = ByType<TvMessage> & { error: ErrorMessage };
+
 export type StreamMessage = StreamMessages[keyof StreamMessages];
 export type ChannelMessage = ChannelMessages[keyof ChannelMessages];
-/** Every message the stream and the realtime channel send. */
-export type ServerMessage = StreamMessage | ChannelMessage;
+export type FeedMessage = FeedMessages[keyof FeedMessages];
+/** Every message the stream, the realtime channel and the TV feed send. */
+export type ServerMessage = StreamMessage | ChannelMessage | FeedMessage;
 
 declare const carries: unique symbol;
 /**
@@ -175,8 +199,10 @@ export const REALTIME_MESSAGES = {
       friend_request: true, friend_accepted: true, club_invite: true, tournament_started: true, tournament_pairing: true,
       pairing: true, standings: true, status: true,
       seeks: true, seek_added: true, seek_removed: true,
+      featured: true, fen: true,
     }),
   },
+  feed: { in: [] as const, out: names<FeedMessages>({ featured: true, fen: true, error: true }) },
 } as const;
 
 // ---- close codes -------------------------------------------------------------------------------

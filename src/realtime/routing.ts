@@ -5,12 +5,15 @@ import { isAppError, type AppError } from '../errors.ts';
 import { serveChannelSocket } from './channelSocket.ts';
 import type { RealtimeNode } from './deps.ts';
 import { acceptsNdjson, type HttpPeer } from './httpPeer.ts';
-import { eventsOverHttp, streamOverHttp } from './httpStreams.ts';
+import { eventsOverHttp, streamOverHttp, tvOverHttp } from './httpStreams.ts';
 import { serveStreamSocket } from './streamSocket.ts';
 
 const STREAM_PATH = /^\/(?:v1|api|api\/v1)\/games\/([^/]+)\/stream$/;
 const REALTIME_PATHS = new Set(['/realtime', '/v1/realtime', '/api/realtime', '/api/v1/realtime']);
 const EVENTS_PATH = /^\/(?:v1|api|api\/v1)\/stream\/events$/;
+// Not `/api/tv/feed`: that is Lichess's TV feed (DESIGN 2.13: where both have a path, Lichess's wins), whose
+// lines are its own `{t, d}`; a Lichess client there must not be sent these.
+const TV_FEED_PATH = /^\/(?:v1|api\/v1)\/tv\/feed$/;
 
 const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localhost');
 
@@ -55,12 +58,14 @@ export function createRouting(node: RealtimeNode): Routing {
       const url = urlOf(req);
       const game = STREAM_PATH.exec(url.pathname);
       const events = !game && EVENTS_PATH.test(url.pathname);
-      if (!events && !(game && acceptsNdjson(req.headers.accept))) return next();
+      const tv = !game && !events && TV_FEED_PATH.test(url.pathname);
+      if (!events && !tv && !(game && acceptsNdjson(req.headers.accept))) return next();
       // One place for each of the address's sockets and HTTP streams together.
       const release = caps.admitAddress(addressOf(req));
       if (!release) return next(caps.overAddress());
       const peer = connections.stream(res, next);
       peer.onClose(release);
+      if (tv) return tvOverHttp(node, peer);
       (game ? streamOverHttp(node, peer, req, url, game[1]) : eventsOverHttp(node, peer, req, url)).catch((error) => {
         if (peer.live && !isAppError(error)) log.warn({ err: error }, 'HTTP stream failed');
         peer.refuse(error);

@@ -36,6 +36,7 @@ export function attachRealtime({ ctx, services, gameEvents, app, httpServer, tra
     watching: gameEvents.watch,
     openSeeks: async () => (await lobbyReads(pool).openSeeks()).map(formatSeek),
     tournamentExists: services.tournaments.exists,
+    featured: services.watching.featured,
     caps: { perAddress: config.realtimeSocketsPerAddress, perUser: config.realtimeSocketsPerUser },
     // The address Express gives a request (req.ip): behind TRUST_PROXY, the forwarded client's.
     addressOf: (req) => proxyAddr(req, app.get('trust proxy fn')),

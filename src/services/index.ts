@@ -25,6 +25,7 @@ import { createSessionRevocations } from './sessionRevocations.ts';
 import { createLiveCredentials, type LiveCredentials } from './liveCredentials.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 import { createUsers, type Users } from './users.ts';
+import { createWatching, type Watching } from './watching.ts';
 
 /** The use cases of the service, built once per process from its context. */
 export type Services = {
@@ -47,6 +48,8 @@ export type Services = {
   /** DESIGN 2.13: bot accounts (the upgrade, the bots online). */
   bots: Bots;
   games: GamesService;
+  /** DESIGN 2.14: the live games and the TV's featured game. */
+  watching: Watching;
   /** DESIGN 2.12: a user's finished games streamed as PGN or NDJSON. */
   exports: GameExports;
   /** DESIGN 2.11: the games' player and spectator chats. */
@@ -126,6 +129,7 @@ export function createServices(ctx: AppContext, liveGames?: LiveGameHost): Servi
     players: createPlayers(ctx, presence),
     bots: createBots(ctx),
     games: createGamesService(ctx, liveGames),
+    watching: createWatching(ctx),
     exports: createGameExports(ctx),
     chat: createChat(ctx),
     analysis: createAnalysisService(ctx),

@@ -14,6 +14,7 @@ import { settingsPage } from './pages/settings.ts';
 import { tokensPage } from './pages/tokens.ts';
 import { tournamentPage } from './pages/tournament.ts';
 import { tournamentsPage } from './pages/tournaments.ts';
+import { watchPage } from './pages/watch.ts';
 import { playPage } from './play/playPage.ts';
 import type { PageContext, PageDef } from './router.ts';
 
@@ -24,6 +25,7 @@ export function appRoutes(go: Go): PageDef[] {
   const withGo = (render: (ctx: AppPageContext) => void | Promise<void>) => (ctx: PageContext) => render({ ...ctx, go });
   return [
     { path: '/', title: 'Play', nav: 'Play', render: withGo(lobbyPage) },
+    { path: '/watch', title: 'Watch', nav: 'Watch', render: withGo(watchPage) },
     { path: '/login', title: 'Log in', render: withGo(loginPage) },
     { path: '/signup', title: 'Sign up', render: withGo(signupPage) },
     { path: '/play/:id', title: 'Game', render: withGo(playPage) },

@@ -368,6 +368,17 @@ describe('OpenAPI document against the service', function () {
     await c.call('streamEvents', { ip: newIp(), expect: 401 });
   };
 
+  // ---- watching (DESIGN 2.14): public, no token --------------------------------------------
+  drive.listLiveGames = async () => {
+    await c.call('listLiveGames', { query: { limit: '5' }, ip: newIp(), expect: 200 });
+    await c.call('listLiveGames', { query: { limit: '0' }, ip: newIp(), expect: 400 });
+  };
+  drive.getTv = async () => void (await c.call('getTv', { ip: newIp(), expect: 200 }));
+  drive.streamTv = async () => {
+    const res = await c.call('streamTv', { stream: true, ip: newIp(), expect: 200 });
+    assert.equal(JSON.parse(res.text.split('\n')[0]).type, 'featured');
+  };
+
   drive.matchmake = async () => {
     await c.call('matchmake', { params: { method: 'joinOrCreate', room: 'lobby' }, body: {}, ip: newIp(), expect: 200 });
     await c.call('matchmake', { params: { method: 'joinOrCreate', room: 'nowhere' }, body: {}, ip: newIp(), expect: 404 });

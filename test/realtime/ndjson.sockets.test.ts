@@ -13,6 +13,7 @@ import { WsClient } from '../helpers/ws.ts';
 const ALICE = { id: '00000000-0000-4000-8000-00000000000a', email: 'a@example.com', sessionId: '00000000-0000-4000-8000-0000000000a1' };
 const BOB = { id: '00000000-0000-4000-8000-00000000000b', email: 'b@example.com', sessionId: '00000000-0000-4000-8000-0000000000b1' };
 const USERS: Record<string, typeof ALICE> = { alice: ALICE, bob: BOB };
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
 /**
  * The HTTP streams' hygiene on a realtime endpoint of its own (an HTTP server in this process, an
@@ -107,6 +108,22 @@ describe('HTTP event streams: keep-alive, cleanup, caps, back-pressure, shutdown
     assert.equal((await socket.next('subscribed')).channel, `user:${ALICE.id}`);
     socket.close();
     bobs.close();
+  });
+
+  it('counts the TV feed (DESIGN 2.14) in its address cap, keeps it alive, and gives its place back when it hangs up', async () => {
+    await start({ caps: { perAddress: 1, perUser: 1 }, keepAliveMs: 7000, featured: async () => null });
+    const tv = await NdjsonClient.open(`http://${base}/v1/tv/feed`);
+    assert.equal(tv.status, 200);
+    assert.deepEqual(await tv.next('featured'), { type: 'featured', game_id: null, players: null, orientation: 'white', fen: START, last_move: null, ts: clock.now() });
+    const second = await NdjsonClient.open(`http://${base}/v1/tv/feed`);
+    assert.deepEqual([second.status, second.body.error.code], [429, 'RATE_LIMIT_EXCEEDED']);
+    await clock.advance(7000);
+    await tv.keptAlive(1);
+    tv.close();
+    await until('its place is free', () => realtime.stats().sockets === 0, { ms: 2000 });
+    const again = await NdjsonClient.open(`http://${base}/v1/tv/feed`);
+    assert.equal(again.status, 200);
+    again.close();
   });
 
   it('cuts off a reader that lets unsent lines pile up instead of buffering for it', async () => {

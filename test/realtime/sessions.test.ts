@@ -8,6 +8,7 @@ import type { SessionDeps } from '../../src/realtime/deps.ts';
 import { GameTicks } from '../../src/realtime/gameTicks.ts';
 import { GameWatchSession } from '../../src/realtime/gameWatchSession.ts';
 import { ChannelHub } from '../../src/realtime/hub.ts';
+import { TvStation } from '../../src/realtime/tvStation.ts';
 import type { Ending, Subscriber } from '../../src/realtime/subscriber.ts';
 import { UserChannelSession } from '../../src/realtime/userChannelSession.ts';
 import type { CredentialEnd } from '../../src/services/liveCredentials.ts';
@@ -51,9 +52,11 @@ describe('sessions of watching (any transport)', () => {
     const clock = new ManualClock();
     credentialEnds = [];
     watched = 0;
+    const hub = new ChannelHub(bus);
     deps = {
-      hub: new ChannelHub(bus),
+      hub,
       ticks: new GameTicks(clock),
+      tv: new TvStation({ hub, clock, log: createLogger('silent'), featured: async () => null }),
       now: () => clock.now(),
       log: createLogger('silent'),
       credentials: {

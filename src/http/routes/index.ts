@@ -11,9 +11,10 @@ import { gameRoutes } from './games.ts';
 import { puzzleRoutes } from './puzzles.ts';
 import { tournamentRoutes } from './tournaments.ts';
 import { userRoutes } from './users.ts';
+import { watchingRoutes } from './watching.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every API route, in one list: it mounts them and documents them (OpenAPI). */
 export function buildRoutes(services: Services): Route[] {
-  return [...authRoutes(services), ...userRoutes(services), ...accountRoutes(services), ...gameRoutes(services), ...gameExportRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
+  return [...authRoutes(services), ...userRoutes(services), ...accountRoutes(services), ...watchingRoutes(services), ...gameRoutes(services), ...gameExportRoutes(services), ...chatRoutes(services), ...analysisRoutes(services), ...webhookRoutes(services), ...friendRoutes(services), ...clubRoutes(services), ...puzzleRoutes(services), ...tournamentRoutes(services)];
 }

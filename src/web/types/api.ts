@@ -19,6 +19,10 @@ export type Takeback = Schemas['Takeback'];
 export type GameEndResult = Schemas['GameEndResult'];
 export type Rematch = Schemas['Rematch'];
 export type PendingGame = Schemas['PendingGame'];
+/** DESIGN 2.14: a live game as `GET /games/live` lists it, and the TV's featured game (`GET /tv`). */
+export type LiveGame = Schemas['LiveGame'];
+export type LivePlayer = Schemas['LivePlayer'];
+export type FeaturedGame = Schemas['FeaturedGame'];
 /** `POST /games/{id}/rematch`'s challenge. */
 export type PendingRematch = Schemas['PendingRematch'];
 

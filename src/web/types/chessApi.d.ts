@@ -105,6 +105,20 @@ export interface paths {
      */
     delete: operations["deletePersonalToken"];
   };
+  "/games/live": {
+    /**
+     * The live games (active, with a clock), the highest average rating first: players, time control, position, last move
+     * @description Public. Correspondence games are not listed (they last days). Each game follows its moves on the `game:<id>` channel of the realtime channel (or the game stream).
+     */
+    get: operations["listLiveGames"];
+  };
+  "/tv": {
+    /**
+     * The featured game: the live game of highest average rating, kept until it ends, then the next
+     * @description Public. `game` is null while no game is live. Every node features the same game. Its moves, and the next featured game, come on `GET /tv/feed` (NDJSON) and the realtime channel `tv`.
+     */
+    get: operations["getTv"];
+  };
   "/games": {
     /** List games (pending ones only with status=pending: the caller's own, with direction) */
     get: operations["listGames"];
@@ -319,7 +333,7 @@ export interface paths {
     /**
      * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
      * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
-     * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+     * proxy that forbids upgrades), the game stream, the user channel and the TV are also served over plain
      * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
      * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
      * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
@@ -356,7 +370,7 @@ export interface paths {
     /**
      * Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs
      * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
-     * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+     * proxy that forbids upgrades), the game stream, the user channel and the TV are also served over plain
      * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
      * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
      * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
@@ -378,6 +392,32 @@ export interface paths {
      * SERVICE_UNAVAILABLE`.
      */
     get: operations["streamEvents"];
+  };
+  "/tv/feed": {
+    /**
+     * The TV over HTTP (NDJSON): featured, then fen after each move of the featured game, featured again when it changes
+     * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
+     * proxy that forbids upgrades), the game stream, the user channel and the TV are also served over plain
+     * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
+     * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
+     * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
+     * what the WebSocket form sends, the same text in the same order with the same `v`.
+     *
+     * Both count as sockets: an HTTP stream takes one of its address's `REALTIME_SOCKETS_PER_ADDRESS`
+     * places and, with a token, one of its user's `REALTIME_SOCKETS_PER_USER` (beside their
+     * WebSockets), and gives them back when the connection closes, with its subscriptions; past
+     * either cap the answer is 429 before the body.
+     *
+     * `GET /v1/tv/feed` (also `/api/v1/…`; not `/api/tv/feed`, Lichess's path; public: no token is
+     * asked for or looked at) sends what a realtime socket subscribed to `tv` is sent after its
+     * `subscribed`, without `channel`, whatever the `Accept` header: `featured` first (the `200` comes
+     * with it), `fen` after each move of the featured game, `featured` again when it ends and the next
+     * is featured. The body does not end by itself; on a restart its last line is `error
+     * SERVICE_UNAVAILABLE`. `GET /v1/tv` answers the featured game alone, over REST.
+     *
+     * The messages are the realtime channel `tv`'s, without `channel`.
+     */
+    get: operations["streamTv"];
   };
   "/matchmake/{method}/{room}": {
     /**
@@ -972,6 +1012,67 @@ export interface components {
        * @enum {string}
        */
       direction?: "incoming" | "outgoing";
+    };
+    LivePlayer: {
+      /** Format: uuid */
+      id: string;
+      username: string;
+      /** @description rating in the game's category when it started */
+      rating: number;
+      /**
+       * @description BOT for a bot account, absent otherwise
+       * @enum {string}
+       */
+      title?: "BOT";
+    };
+    LiveGame: {
+      /** Format: uuid */
+      id: string;
+      players: {
+        white: components["schemas"]["LivePlayer"];
+        black: components["schemas"]["LivePlayer"];
+      };
+      average_rating: number;
+      /** @enum {string} */
+      time_control: "bullet" | "blitz" | "rapid" | "classical";
+      initial_time: number;
+      increment: number;
+      rated: boolean;
+      /** @description the position now */
+      fen: string;
+      /** @description the last move in UCI (e2e4, e7e8q); null before the first */
+      last_move: string | null;
+      /** @description half-moves played */
+      move_count: number;
+      /** Format: date-time */
+      started_at: string | null;
+    };
+    FeaturedGame: {
+      /** Format: uuid */
+      id: string;
+      players: {
+        white: components["schemas"]["LivePlayer"];
+        black: components["schemas"]["LivePlayer"];
+      };
+      average_rating: number;
+      /** @enum {string} */
+      time_control: "bullet" | "blitz" | "rapid" | "classical";
+      initial_time: number;
+      increment: number;
+      rated: boolean;
+      /** @description the position now */
+      fen: string;
+      /** @description the last move in UCI (e2e4, e7e8q); null before the first */
+      last_move: string | null;
+      /** @description half-moves played */
+      move_count: number;
+      /** Format: date-time */
+      started_at: string | null;
+      /**
+       * @description the side of the higher-rated player (White's on a tie): the board is shown from there
+       * @enum {string}
+       */
+      orientation: "white" | "black";
     };
     PendingGame: {
       /** Format: uuid */
@@ -2605,6 +2706,64 @@ export interface operations {
           "application/json": components["schemas"]["ErrorEnvelope"];
         };
       };
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  /**
+   * The live games (active, with a clock), the highest average rating first: players, time control, position, last move
+   * @description Public. Correspondence games are not listed (they last days). Each game follows its moves on the `game:<id>` channel of the realtime channel (or the game stream).
+   */
+  listLiveGames: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["LiveGame"][];
+          };
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  /**
+   * The featured game: the live game of highest average rating, kept until it ends, then the next
+   * @description Public. `game` is null while no game is live. Every node features the same game. Its moves, and the next featured game, come on `GET /tv/feed` (NDJSON) and the realtime channel `tv`.
+   */
+  getTv: {
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @description null while no game is live */
+              game: components["schemas"]["FeaturedGame"] | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["ValidationError"];
       429: components["responses"]["RateLimited"];
     };
   };
@@ -5890,7 +6049,7 @@ export interface operations {
   /**
    * Game stream over HTTP (NDJSON, with Accept: application/x-ndjson): state, then every event of the game in order
    * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
-   * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+   * proxy that forbids upgrades), the game stream, the user channel and the TV are also served over plain
    * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
    * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
    * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
@@ -5980,7 +6139,7 @@ export interface operations {
   /**
    * Your user channel over HTTP (NDJSON): challenges, games started, rematch offers, friends and clubs
    * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
-   * proxy that forbids upgrades), the game stream and the user channel are also served over plain
+   * proxy that forbids upgrades), the game stream, the user channel and the TV are also served over plain
    * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
    * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
    * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
@@ -6028,6 +6187,49 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait, when known */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * The TV over HTTP (NDJSON): featured, then fen after each move of the featured game, featured again when it changes
+   * @description For clients that cannot hold a WebSocket (a script with `curl`, a serverless function, a
+   * proxy that forbids upgrades), the game stream, the user channel and the TV are also served over plain
+   * HTTP, as Lichess's NDJSON streams are (the design, 2.12):
+   * a `200` with `Content-Type: application/x-ndjson`, a chunked body of **one JSON object per
+   * line**, and an **empty line every 7 s** as keep-alive (skip empty lines). Each message is exactly
+   * what the WebSocket form sends, the same text in the same order with the same `v`.
+   *
+   * Both count as sockets: an HTTP stream takes one of its address's `REALTIME_SOCKETS_PER_ADDRESS`
+   * places and, with a token, one of its user's `REALTIME_SOCKETS_PER_USER` (beside their
+   * WebSockets), and gives them back when the connection closes, with its subscriptions; past
+   * either cap the answer is 429 before the body.
+   *
+   * `GET /v1/tv/feed` (also `/api/v1/…`; not `/api/tv/feed`, Lichess's path; public: no token is
+   * asked for or looked at) sends what a realtime socket subscribed to `tv` is sent after its
+   * `subscribed`, without `channel`, whatever the `Accept` header: `featured` first (the `200` comes
+   * with it), `fen` after each move of the featured game, `featured` again when it ends and the next
+   * is featured. The body does not end by itself; on a restart its last line is `error
+   * SERVICE_UNAVAILABLE`. `GET /v1/tv` answers the featured game alone, over REST.
+   *
+   * The messages are the realtime channel `tv`'s, without `channel`.
+   */
+  streamTv: {
+    responses: {
+      /** @description The messages, one JSON object per line, until the client hangs up */
+      200: {
+        content: {
+          "application/x-ndjson": string;
         };
       };
       /** @description RATE_LIMIT_EXCEEDED */

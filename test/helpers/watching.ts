@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createDatabase } from '../support/database.ts';
+import { postData, requestJson, startServiceProcess, type JsonAnswer, type ServiceProcess } from '../support/process.ts';
+import { testService } from './service.ts';
+
+/**
+ * DESIGN 2.14's watching tests need a service whose live games are theirs alone: the TV keeps its
+ * featured game until it ends, and a game left running by another test file would stay featured
+ * for minutes. So a describe() gets `npm start`'s process on a database of its own (the default
+ * 30 s for a first move), and players whose ratings it sets (a rating row, as games leave them).
+ */
+export type WatchPlayer = { id: string; username: string; token: string };
+export type WatchGame = { id: string; white: WatchPlayer; black: WatchPlayer };
+
+export function watchingService() {
+  let service: ServiceProcess | undefined;
+  let db: { url: string; drop: () => Promise<void> } | undefined;
+  let pool: pg.Pool | undefined;
+  let games: WatchGame[] = [];
+  before(async function () {
+    this.timeout(60_000);
+    const { db: harness } = await testService();
+    db = await createDatabase(harness.serverUrl);
+    service = await startServiceProcess(db.url);
+    pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  });
+  // Every game a test started ends with it: the next test starts with nothing live.
+  afterEach(async () => {
+    for (const g of games.splice(0)) await requestJson(`${service!.base}/v1`, 'POST', `/games/${g.id}/resign`, {}, g.white.token);
+  });
+  after(async () => {
+    await pool?.end();
+    if (service) {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
+    await db?.drop();
+  });
+
+  const api = () => `${service!.base}/v1`;
+  const kit = {
+    get base(): string {
+      return service!.base;
+    },
+    get: (path: string): Promise<JsonAnswer> => requestJson(api(), 'GET', path),
+    /** A player with this rapid rating. */
+    async player(rating: number): Promise<WatchPlayer> {
+      const username = `w${randomBytes(5).toString('hex')}`;
+      const data = await postData(api(), '/auth/signup', { email: `${username}@example.com`, password: 'watching-test-1', username });
+      await pool!.query(
+        `INSERT INTO user_ratings (user_id, category, rating, rd, volatility) VALUES ($1, 'rapid', $2, 60, 0.06)
+         ON CONFLICT (user_id, category) DO UPDATE SET rating = excluded.rating`,
+        [data.user.id, rating],
+      );
+      return { id: data.user.id, username, token: data.session.access_token };
+    },
+    /** An active rapid game (10+0) between players of these ratings, White to move. */
+    async game(whiteRating: number, blackRating: number): Promise<WatchGame> {
+      const [white, black] = [await kit.player(whiteRating), await kit.player(blackRating)];
+      const game = await postData(api(), '/games', { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 600, increment: 0, color: 'white' }, white.token);
+      await postData(api(), `/games/${game.id}/accept`, {}, black.token);
+      const started = { id: game.id as string, white, black };
+      games.push(started);
+      return started;
+    },
+    async move(g: WatchGame, by: WatchPlayer, uci: string): Promise<void> {
+      const answer = await requestJson(api(), 'POST', `/games/${g.id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, by.token);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    },
+    async resign(g: WatchGame): Promise<void> {
+      const answer = await requestJson(api(), 'POST', `/games/${g.id}/resign`, {}, g.black.token);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    },
+  };
+  return kit;
+}
