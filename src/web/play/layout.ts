@@ -78,12 +78,13 @@ export function skeleton(chat: HTMLElement) {
   const next = h('p', { class: 'next-game', role: 'alert', hidden: true });
   const title = h('h1', null, 'Game');
   const info = h('p', { class: 'info' });
-  const page = h('div', { class: 'play' },
+  const area = h('div', { class: 'play-board' }, top, board, bottom);
+  const page = h('div', { class: 'play game' },
     h('div', { class: 'play-head' }, title, info),
-    h('div', { class: 'play-board' }, top, board, bottom),
+    area,
     h('div', { class: 'play-side' }, pending, end, rematch, next, drawOffer, takebackOffer, claim, status, hint, premove, moves, stepper, viewing, controls, typed, flip, chat));
   return {
-    page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next,
+    page, area, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next,
     abort, takeback, takebackOffer, takebackText, acceptTakeback, declineTakeback, claim, rematch,
   };
 }

@@ -9,6 +9,7 @@ import { joinErrorCode, rooms } from '../colyseus.ts';
 import { fill, h, setText, userLink } from '../dom.ts';
 import { ChatPanel } from './chat.ts';
 import { MoveHistory } from './history.ts';
+import { fitBoardToWindow } from './fit.ts';
 import { drawMoves, noGame, skeleton } from './layout.ts';
 import { Premove } from './premove.ts';
 import { RematchPanel } from './rematch.ts';
@@ -37,6 +38,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   const chat = new ChatPanel(id);
   const ui = skeleton(chat.el);
   ctx.root.append(ui.page);
+  const boardFit = fitBoardToWindow(ui.page, ui.area, [ui.top, ui.bottom]);
+  ctx.cleanup(boardFit.stop);
 
   let game: GameModel | undefined;
   let room: Room | undefined;
@@ -321,6 +324,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.typed.hidden = !playing;
     // Correspondence has no first-move deadline: the first move has the whole period.
     ui.hint.hidden = !(active && g.sans.length < 2) || tc.category === 'correspondence';
+    boardFit.fit();
     const offer = g.drawOffer;
     ui.offerDraw.disabled = !!offer;
     ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
