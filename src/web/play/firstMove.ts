@@ -3,7 +3,7 @@
 // and the hint under the board says who must move by when. The deadline is the room state's
 // `firstMoveDeadline`; a spectator's channel does not carry it, and the hint stays general.
 
-import { setText } from '../dom.ts';
+import { fill, h, setText } from '../dom.ts';
 import type { Color } from '../types/api.ts';
 import type { GameModel } from './model.ts';
 
@@ -20,7 +20,9 @@ export function drawFirstMove(o: { g: GameModel; now: number; lines: readonly (r
     const badge = el.querySelector<HTMLElement>('.first-move')!;
     badge.hidden = left === undefined || g.turn !== color;
     if (left === undefined || badge.hidden) continue;
-    setText(badge, `${left} s to play`);
+    // On a phone's narrow line "to play" gives way to the name (the hint under the board says it all).
+    const shown = `${left} s`;
+    if (badge.firstChild?.textContent !== shown) fill(badge, h('span', null, shown), h('span', { class: 'wide-only' }, ' to play'));
     badge.setAttribute('aria-label', `${seconds(left)} left to play the first move`);
   }
   if (left === undefined) return setText(o.hint, FIRST_MOVE_HINT);
