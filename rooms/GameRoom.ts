@@ -243,6 +243,8 @@ export class GameRoom extends Room<{ state: GameState; client: GameClient }> imp
     s.winner = live.ending?.winner ?? '';
     s.termination = live.ending?.termination ?? (live.status === 'abandoned' ? 'aborted' : '');
     s.eventSeq = live.eventSeq;
+    const firstMove = live.status === 'active' && live.game.moveCount < 2 ? live.state.firstMoveDeadline : null;
+    s.firstMoveDeadline = firstMove ?? 0;
     s.white.claimableAt = live.status === 'active' ? (live.claimableAt('white') ?? 0) : 0;
     s.black.claimableAt = live.status === 'active' ? (live.claimableAt('black') ?? 0) : 0;
   }

@@ -51,6 +51,8 @@ export const GameState = schema(
     /** Per-game event number: the `v` of the latest event. */
     eventSeq: t.uint32(),
     takebackOffer: TakebackOfferState,
+    /** Server time (Unix ms) by which the side to move must make its first move, else the game is aborted; 0 once both moved (and in correspondence). */
+    firstMoveDeadline: t.float64(),
   },
   'GameState',
 );

@@ -25,8 +25,14 @@ export type UserRecord = {
   updatedAt: Date;
 };
 
-/** A user with the ratings it has rows for, the puzzle rating included (a missing one means the defaults). */
-export type ProfileRecord = Omit<UserRecord, 'passwordHash'> & { ratings: Partial<Record<RatingCategory | 'puzzle', number>> };
+/**
+ * A user with the ratings it has rows for, the puzzle rating included (a missing one means the
+ * defaults), and their Glicko-2 deviations.
+ */
+export type ProfileRecord = Omit<UserRecord, 'passwordHash'> & {
+  ratings: Partial<Record<RatingCategory | 'puzzle', number>>;
+  deviations: Partial<Record<RatingCategory | 'puzzle', number>>;
+};
 
 /** Which unique field a write collided with (both are unique case-insensitively). */
 export type TakenField = 'email' | 'username';
@@ -34,7 +40,8 @@ export type TakenField = 'email' | 'username';
 const USER_COLUMNS = `u.id, u.email, u.username, u.password_hash, u.full_name, u.avatar_url, u.country,
   u.email_verified, u.games_played, u.wins, u.losses, u.draws, u.bot, u.created_at, u.updated_at`;
 const PROFILE_COLUMNS = `${USER_COLUMNS},
-  COALESCE((SELECT jsonb_object_agg(r.category, r.rating) FROM user_ratings r WHERE r.user_id = u.id), '{}'::jsonb) AS ratings`;
+  COALESCE((SELECT jsonb_object_agg(r.category, r.rating) FROM user_ratings r WHERE r.user_id = u.id), '{}'::jsonb) AS ratings,
+  COALESCE((SELECT jsonb_object_agg(r.category, r.rd) FROM user_ratings r WHERE r.user_id = u.id), '{}'::jsonb) AS deviations`;
 
 type UserRow = {
   id: string;
@@ -72,9 +79,9 @@ const toUser = (r: UserRow): UserRecord => ({
   updatedAt: r.updated_at,
 });
 
-const toProfile = (r: UserRow & { ratings: Record<string, number> }): ProfileRecord => {
+const toProfile = (r: UserRow & { ratings: Record<string, number>; deviations: Record<string, number> }): ProfileRecord => {
   const { passwordHash: _, ...user } = toUser(r);
-  return { ...user, ratings: r.ratings };
+  return { ...user, ratings: r.ratings, deviations: r.deviations };
 };
 
 /** A unique-index violation names the index; that tells which field is taken. */

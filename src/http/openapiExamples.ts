@@ -40,6 +40,7 @@ const profile = (u: { id: string; username: string }, rating: number) => ({
   country: u.username === 'ada' ? 'GB' : null,
   rating,
   ratings: { ...ratings, blitz: rating },
+  provisional: ['classical', 'correspondence'],
   stats: { games: 12, wins: 7, losses: 4, draws: 1 },
   bot: false,
   created_at: '2026-11-01T09:30:00.000Z',

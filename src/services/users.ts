@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { AvatarUrl, Country, FullName, normalizeUsername, Username } from '../auth/rules.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { DEFAULT_GLICKO } from '../domain/glicko2.ts';
+import { PROVISIONAL_DEVIATION } from '../domain/puzzleAttempt.ts';
 import { bind } from './bind.ts';
 import { findPendingEmail } from '../db/userTokens.ts';
 import {
@@ -21,6 +23,9 @@ export const DEFAULT_RATING = 1500;
 /** DESIGN 2.2: `rating` of a user is the blitz rating. */
 const HEADLINE_CATEGORY: RatingCategory = 'blitz';
 
+/** Every rating a user has: the game categories and puzzles. */
+const RATED_KINDS = [...RATING_CATEGORIES, 'puzzle'] as const;
+
 const Ratings = z.object({
   bullet: z.number().int(),
   blitz: z.number().int(),
@@ -37,6 +42,11 @@ export const PublicProfile = z.object({
   rating: z.number().int(),
   ratings: Ratings,
   puzzle_rating: z.number().int().meta({ description: 'the Glicko-2 puzzle rating (1500 until the first rated attempt)' }),
+  provisional: z.array(z.enum(RATED_KINDS)).meta({
+    description:
+      "the ratings not yet established: Glicko-2 deviation above 110, Lichess's line (all of a new player's). " +
+      "They still move by large steps; Lichess shows them as '1500?'",
+  }),
   stats: z.object({ games: z.number().int(), wins: z.number().int(), losses: z.number().int(), draws: z.number().int() }),
   bot: z.boolean().meta({ description: "a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only" }),
   created_at: z.iso.datetime(),
@@ -83,6 +93,7 @@ function toPublic(d: UsersDeps, p: ProfileRecord): PublicProfile {
     rating: headlineRating(p.ratings),
     ratings: ratingsOf(p.ratings),
     puzzle_rating: Math.round(p.ratings.puzzle ?? DEFAULT_RATING),
+    provisional: RATED_KINDS.filter((c) => (p.deviations[c] ?? DEFAULT_GLICKO.deviation) > PROVISIONAL_DEVIATION),
     stats: { games: p.gamesPlayed, wins: p.wins, losses: p.losses, draws: p.draws },
     bot: p.bot,
     created_at: p.createdAt.toISOString(),

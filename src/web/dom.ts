@@ -70,3 +70,10 @@ export function fieldError(): { el: HTMLElement; show: (text: string) => void; c
     },
   };
 }
+
+/**
+ * The '?' after a provisional rating (the profile's `provisional`: Glicko-2 deviation above 110,
+ * Lichess's line), as Lichess shows it: such a rating still moves by large steps.
+ */
+export const provisionalMark = (user: { provisional?: readonly string[] }, kind: string): Child =>
+  user.provisional?.includes(kind) ? h('span', { class: 'provisional', title: 'Provisional rating: it is not established yet and moves by large steps' }, '?') : null;

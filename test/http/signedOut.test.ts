@@ -6,7 +6,7 @@ import { as, challenge, createActiveGame, playLine } from '../helpers/games.ts';
 import { api, newIp, type ApiResponse } from '../helpers/http.ts';
 import { createUser, uniqueEmail } from '../helpers/users.ts';
 
-const PUBLIC_KEYS = ['avatar_url', 'bot', 'country', 'created_at', 'full_name', 'id', 'puzzle_rating', 'rating', 'ratings', 'stats', 'updated_at', 'username'];
+const PUBLIC_KEYS = ['avatar_url', 'bot', 'country', 'created_at', 'full_name', 'id', 'provisional', 'puzzle_rating', 'rating', 'ratings', 'stats', 'updated_at', 'username'];
 const PRIVATE_FIELDS = ['email', 'email_verified', 'pending_email'];
 
 /** Without a token, from an address of its own. */

@@ -7,7 +7,7 @@ import { testService } from '../helpers/service.ts';
 import { createUser, uniqueUsername } from '../helpers/users.ts';
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const PUBLIC_KEYS = ['avatar_url', 'bot', 'country', 'created_at', 'full_name', 'id', 'puzzle_rating', 'rating', 'ratings', 'stats', 'updated_at', 'username'];
+const PUBLIC_KEYS = ['avatar_url', 'bot', 'country', 'created_at', 'full_name', 'id', 'provisional', 'puzzle_rating', 'rating', 'ratings', 'stats', 'updated_at', 'username'];
 const PRIVATE_KEYS = [...PUBLIC_KEYS, 'email', 'email_verified', 'pending_email'].sort();
 
 const patchMe = (token: string, body: unknown) => api('PATCH', '/v1/users/me', { token, body });
@@ -38,19 +38,20 @@ describe('GET /users/me', () => {
     assert.equal(p.rating, 1500);
     assert.deepEqual(p.ratings, { bullet: 1500, blitz: 1500, rapid: 1500, classical: 1500, correspondence: 1500 });
     assert.equal(p.puzzle_rating, 1500);
+    assert.deepEqual(p.provisional, ['bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'puzzle'], "a new player's ratings are all provisional");
     assert.deepEqual(p.stats, { games: 0, wins: 0, losses: 0, draws: 0 });
     assert.match(p.created_at, ISO_UTC);
     assert.match(p.updated_at, ISO_UTC);
   });
 
-  it('shows stored ratings as integers, rating being the blitz one and puzzle_rating the puzzle one', async () => {
+  it('shows stored ratings as integers, rating being the blitz one and puzzle_rating the puzzle one, provisional while their deviation is above 110', async () => {
     const user = await createUser();
     const { db } = await testService();
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     await client.query(
       `INSERT INTO user_ratings (user_id, category, rating, rd, volatility)
-       VALUES ($1, 'blitz', 1623.6, 80, 0.06), ($1, 'bullet', 1402.2, 90, 0.06), ($1, 'puzzle', 1733.5, 70, 0.09)`,
+       VALUES ($1, 'blitz', 1623.6, 80, 0.06), ($1, 'bullet', 1402.2, 110, 0.06), ($1, 'puzzle', 1733.5, 70, 0.09), ($1, 'rapid', 1500, 110.5, 0.06)`,
       [user.id],
     );
     await client.end();
@@ -58,6 +59,8 @@ describe('GET /users/me', () => {
     assert.equal(p.rating, 1624);
     assert.deepEqual(p.ratings, { bullet: 1402, blitz: 1624, rapid: 1500, classical: 1500, correspondence: 1500 });
     assert.equal(p.puzzle_rating, 1734);
+    // Lichess's line: a deviation of 110 is established, 110.5 is not.
+    assert.deepEqual(p.provisional, ['rapid', 'classical', 'correspondence']);
     const seen = (await api('GET', `/v1/users/${user.id}`, { token: user.accessToken })).body.data;
     assert.equal(seen.puzzle_rating, 1734);
   });

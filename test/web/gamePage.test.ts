@@ -249,7 +249,10 @@ describe('the game page: rematch, abort, claim, chat and takeback, in a real Chr
       await u.page.waitForFunction(() => document.querySelectorAll('.moves li span').length === 2);
       assert.deepEqual(await listedMoves(u.page), ['e4', 'e5']);
     }
-    await w.page.locator('.status', { hasText: 'the last move was taken back' }).waitFor();
+    // Every status line says what happened, and none names the move taken back (a spectator's said "White played Nf3.").
+    for (const u of [w, b, spectator]) {
+      await u.page.locator('.status', { hasText: 'Takeback: the last move was taken back. The game goes on from 1… e5.' }).waitFor();
+    }
     // White moves again from the position the takeback left.
     await clickMove(w.page, 'b1', 'c3');
     assert.deepEqual(await waitForMoves(b.page, 3), ['e4', 'e5', 'Nc3']);
@@ -286,6 +289,7 @@ describe('correspondence in the web app, in a real Chromium', function () {
     await w.page.locator('.info', { hasText: '2 days/move rated correspondence' }).waitFor();
     assert.match((await w.page.locator('.player.bottom .clock').textContent()) ?? '', /^(2d 00h|1d 23h)$/);
     assert.equal(await w.page.locator('.hint').isVisible(), false, 'no first-move deadline to tell');
+    assert.equal(await w.page.locator('.first-move:visible').count(), 0, 'and no first-move count');
 
     // White's turn: it is in White's list, not in Black's.
     await w.page.goto('/');

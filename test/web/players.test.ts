@@ -81,7 +81,7 @@ describe('the web app as a newcomer finds it, in a real Chromium', function () {
     await bob.page.goto('/friends');
     await alice.page.goto(`/@/${b.username}`);
     await alice.page.locator('h1', { hasText: b.username }).waitFor();
-    assert.match((await alice.page.locator('ul.ratings').textContent()) ?? '', /1500bullet.*1500blitz.*1500rapid.*1500classical/);
+    assert.match((await alice.page.locator('ul.ratings').textContent()) ?? '', /1500\?bullet.*1500\?blitz.*1500\?rapid.*1500\?classical/, "a new player's ratings, provisional");
     await alice.page.click('button:has-text("Add friend")');
     await alice.page.locator('.actions', { hasText: 'Friend request sent' }).waitFor();
 

@@ -3,7 +3,7 @@
 // buttons, the list of games, which GET /games serves to accounts only) is a link to sign in.
 
 import { ApiError, del, get, plainError, post } from '../api.ts';
-import { fill, formatDate, h, userLink } from '../dom.ts';
+import { fill, formatDate, h, provisionalMark, userLink } from '../dom.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { describeKind } from '../timeControl.ts';
@@ -63,8 +63,8 @@ export async function profilePage(ctx: PageContext & { go: (path: string, o?: { 
     actions,
     h('section', { class: 'card', 'aria-labelledby': 'ratings-h' }, h('h2', { id: 'ratings-h' }, 'Ratings'),
       h('ul', { class: 'ratings' },
-        CATEGORIES.filter((c) => p.ratings[c] !== undefined).map((c) => h('li', null, h('strong', null, String(p.ratings[c])), c)),
-        h('li', null, h('strong', null, String(p.puzzle_rating)), 'puzzles')),
+        CATEGORIES.filter((c) => p.ratings[c] !== undefined).map((c) => h('li', null, h('strong', null, String(p.ratings[c]), provisionalMark(p, c)), h('span', { class: 'category' }, c))),
+        h('li', null, h('strong', null, String(p.puzzle_rating), provisionalMark(p, 'puzzle')), h('span', { class: 'category' }, 'puzzles'))),
       h('p', null, `${p.stats.games} rated game${p.stats.games === 1 ? '' : 's'}: ${p.stats.wins} won, ${p.stats.draws} drawn, ${p.stats.losses} lost.`)),
     h('section', { class: 'card', 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h' }, 'Recent games'),
       h('div', { class: 'table-wrap' }, h('table', { class: 'games' },

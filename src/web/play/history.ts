@@ -91,6 +91,11 @@ export class MoveHistory {
     return this.ply === undefined;
   }
 
+  /** Back to the game as it is. */
+  toLive(): void {
+    this.view(undefined);
+  }
+
   /** The game's moves now (a new move keeps an earlier position in view). */
   setMoves(sans: readonly string[]): void {
     this.sans = sans;

@@ -1,6 +1,7 @@
 // The board page's parts: built once, then filled by playPage as the game changes.
 
 import { fill, h } from '../dom.ts';
+import { FIRST_MOVE_HINT } from './firstMove.ts';
 
 export function noGame(root: HTMLElement): void {
   fill(root, h('h1', null, 'No game at this address'), h('p', null, 'Check the link you were given, or ', h('a', { href: '/' }, 'find a game in the lobby'), '.'));
@@ -39,7 +40,8 @@ export function typedMoveForm() {
 /** `chat`: the chat panel's element (src/web/play/chat.ts), last in the side column. */
 export function skeleton(chat: HTMLElement) {
   const clockOf = () => h('span', { class: 'clock', role: 'timer' }, '–:––');
-  const playerBar = (cls: string) => h('div', { class: `player ${cls}` }, h('span', { class: 'who' }), clockOf());
+  // `first-move`: the seconds left for the first move, on the line of the side to move.
+  const playerBar = (cls: string) => h('div', { class: `player ${cls}` }, h('span', { class: 'who' }), h('span', { class: 'first-move', role: 'timer', hidden: true }), clockOf());
   const top = playerBar('top');
   const bottom = playerBar('bottom');
   const board = h('div', { class: 'board-box', role: 'region', 'aria-label': 'Chessboard' });
@@ -71,19 +73,20 @@ export function skeleton(chat: HTMLElement) {
   const { form: typed, input: typedInput } = typedMoveForm();
   typed.hidden = true;
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
-  const hint = h('p', { class: 'hint', hidden: true }, 'The clocks start after Black’s first move. A player who does not make their first move in time aborts the game.');
+  const hint = h('p', { class: 'hint', hidden: true }, FIRST_MOVE_HINT);
   const pending = h('div', { class: 'pending', hidden: true });
   const end = h('div', { class: 'end', hidden: true });
   // An arena's next game, announced under the final position.
   const next = h('p', { class: 'next-game', role: 'alert', hidden: true });
   const title = h('h1', null, 'Game');
   const info = h('p', { class: 'info' });
-  const page = h('div', { class: 'play' },
+  const area = h('div', { class: 'play-board' }, top, board, bottom);
+  const page = h('div', { class: 'play game' },
     h('div', { class: 'play-head' }, title, info),
-    h('div', { class: 'play-board' }, top, board, bottom),
+    area,
     h('div', { class: 'play-side' }, pending, end, rematch, next, drawOffer, takebackOffer, claim, status, hint, premove, moves, stepper, viewing, controls, typed, flip, chat));
   return {
-    page, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next,
+    page, area, top, bottom, board, moves, resign, offerDraw, acceptDraw, declineDraw, drawOffer, controls, typed, typedInput, status, hint, pending, end, title, info, flip, steps, viewing, premove, next,
     abort, takeback, takebackOffer, takebackText, acceptTakeback, declineTakeback, claim, rematch,
   };
 }

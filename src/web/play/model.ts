@@ -35,6 +35,11 @@ export type GameModel = {
   takebackOffer?: { id: string; offeredBy: string; plies: number };
   /** From when (server ms) each side's opponent may claim the game, that side having left; 0 while it is there. */
   claimableAt: { white: number; black: number };
+  /**
+   * When (server ms) the side to move must have made its first move, or the game is aborted; 0
+   * when there is none to show. Only the room's state carries it (a player's page).
+   */
+  firstMoveDeadline: number;
 };
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -84,6 +89,7 @@ export function fromDetail(g: GameDetail, ts: number): GameModel {
     tournamentId: g.tournament_id,
     rematch: g.rematch,
     claimableAt: { white: 0, black: 0 },
+    firstMoveDeadline: 0,
   };
 }
 
@@ -173,6 +179,7 @@ export function endGame(
     drawOffer: undefined,
     takebackOffer: undefined,
     claimableAt: { white: 0, black: 0 },
+    firstMoveDeadline: 0,
     clock: { ...game.clock, ...stopped, running: false, since: ts },
   };
 }
@@ -193,6 +200,7 @@ export type RoomState = {
   result: string;
   winner: string;
   termination: string;
+  firstMoveDeadline: number;
 };
 
 export function fromRoom(game: GameModel, s: RoomState): GameModel {
@@ -211,6 +219,7 @@ export function fromRoom(game: GameModel, s: RoomState): GameModel {
     drawOffer: s.drawOffer?.id ? { id: s.drawOffer.id, offeredBy: s.drawOffer.offeredBy } : undefined,
     takebackOffer: s.takebackOffer?.id ? { id: s.takebackOffer.id, offeredBy: s.takebackOffer.offeredBy, plies: s.takebackOffer.plies } : undefined,
     claimableAt: { white: s.white.claimableAt ?? 0, black: s.black.claimableAt ?? 0 },
+    firstMoveDeadline: s.status === 'active' ? (s.firstMoveDeadline ?? 0) : 0,
     ...(finished
       ? { result: s.result || null, winner: (s.winner || null) as Color | null, termination: s.termination === 'aborted' ? null : s.termination || null }
       : {}),

@@ -8,10 +8,13 @@ import { download, get, plainCode, plainError, post } from '../api.ts';
 import { joinErrorCode, rooms } from '../colyseus.ts';
 import { fill, h, setText, userLink } from '../dom.ts';
 import { ChatPanel } from './chat.ts';
-import { MoveHistory } from './history.ts';
+import { describePly, MoveHistory } from './history.ts';
+import { drawFirstMove } from './firstMove.ts';
+import { fitBoardToWindow } from './fit.ts';
 import { drawMoves, noGame, skeleton } from './layout.ts';
 import { Premove } from './premove.ts';
-import { RematchPanel } from './rematch.ts';
+import { ProvisionalRatings } from './provisional.ts';
+import { followRematchAsSpectator, RematchPanel } from './rematch.ts';
 import { subscribe, type Subscription } from '../realtime.ts';
 import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
@@ -37,6 +40,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   const chat = new ChatPanel(id);
   const ui = skeleton(chat.el);
   ctx.root.append(ui.page);
+  const boardFit = fitBoardToWindow(ui.page, ui.area, [ui.top, ui.bottom]);
+  ctx.cleanup(boardFit.stop);
 
   let game: GameModel | undefined;
   let room: Room | undefined;
@@ -179,11 +184,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       if (m.takeback.status === 'declined') say('Your opponent declined the takeback.');
       else if (m.takeback.status === 'expired') say('Your takeback proposal lapsed.');
     });
-    r.onMessage('takeback', (m: { plies: number }) => {
-      if (room !== r) return;
-      premove.set(undefined);
-      say(m.plies === 1 ? 'Takeback: the last move was taken back.' : `Takeback: the last ${m.plies} moves were taken back.`);
-    });
+    // The status line says it (update(), as for a spectator); a queued premove was for a position gone.
+    r.onMessage('takeback', () => room === r && premove.set(undefined));
     r.onDrop(() => say('Connection lost: reconnecting…', true));
     r.onReconnect(() => {
       say('Reconnected.');
@@ -223,6 +225,11 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 
   const history = new MoveHistory(ui, () => update());
   ctx.cleanup(history.listen());
+  // The board takes no move while it shows an earlier position: a click on it goes back to the
+  // game as it is (as on Lichess), where the next click plays.
+  ui.board.addEventListener('click', () => {
+    if (!history.live) history.toLive();
+  });
 
   ui.typed.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -305,13 +312,15 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     history.draw();
     tick();
 
-    // The opponent's move, for screen readers.
+    // The opponent's move, for screen readers; a takeback says so (the move it names is gone).
     if (g.sans.length !== announcedPly) {
       const ply = g.sans.length;
       if (announcedPly >= 0 && ply > announcedPly) {
         const mover: Color = ply % 2 === 1 ? 'white' : 'black';
         if (mover !== mine) say(`${mover === 'white' ? 'White' : 'Black'} played ${g.sans[ply - 1]}.`);
         playSound(g.sans[ply - 1].includes('x') ? 'capture' : 'move');
+      } else if (announcedPly >= 0 && ply < announcedPly) {
+        say(describeTakeback(announcedPly - ply, g.sans));
       }
       announcedPly = ply;
     }
@@ -321,6 +330,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     ui.typed.hidden = !playing;
     // Correspondence has no first-move deadline: the first move has the whole period.
     ui.hint.hidden = !(active && g.sans.length < 2) || tc.category === 'correspondence';
+    boardFit.fit();
     const offer = g.drawOffer;
     ui.offerDraw.disabled = !!offer;
     ui.drawOffer.hidden = !(playing && offer && offer.offeredBy !== me?.id);
@@ -345,6 +355,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
       if (mine && g.tournamentId) holdNextPairing(g.tournamentId);
     }
 
+    followRematch(g, mine);
     if (g.status === 'pending') void showPending(g);
     ui.pending.hidden = g.status !== 'pending';
     ui.end.hidden = active || g.status === 'pending';
@@ -377,6 +388,16 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   });
   // The opponent's ask and their answer to ours come on the user's channel (the room may be gone).
   ctx.cleanup(userFeed.onMessage((m) => rematch.news(m, game?.rematch)));
+
+  /** A signed-in spectator of a finished game follows the players to their rematch (rematch.ts). */
+  let followingRematch = false;
+  const followRematch = (g: GameModel, mine: Color | undefined) => {
+    if (followingRematch || !me || mine || g.status !== 'finished' || g.tournamentId) return;
+    followingRematch = true;
+    ctx.cleanup(followRematchAsSpectator(id, (gameId) => {
+      if (!ctx.signal.aborted) ctx.go(`/play/${gameId}`);
+    }));
+  };
 
   /** The player's own draw offer answered: accepted ends the game; declined is said here. */
   const drawOfferNews = (g: GameModel, active: boolean) => {
@@ -427,6 +448,7 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
     if (!game) return;
     const now = time.now();
     drawClaim(now);
+    drawFirstMove({ g: game, now, lines: [[ui.top, opposite(orientation)], [ui.bottom, orientation]], hint: ui.hint, mine: colorOf(game, me?.id) });
     for (const [el, color] of [[ui.top, opposite(orientation)], [ui.bottom, orientation]] as const) {
       const clock = el.querySelector('.clock')!;
       const ms = remainingMs(game.clock, color, now);
@@ -440,14 +462,17 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   const ticker = setInterval(tick, 100);
   ctx.cleanup(() => clearInterval(ticker));
 
+  const provisional = new ProvisionalRatings(!!me, () => update());
+
   const drawPlayer = (el: HTMLElement, g: GameModel, color: Color) => {
     const p = g[color];
+    provisional.lookUp(g, ctx.signal);
     const change = g.ratingChanges && g.status === 'finished' ? g.ratingChanges[color] : undefined;
     fill(
       el.querySelector('.who')!,
       h('span', { class: `piece-dot ${color}`, 'aria-hidden': 'true' }),
       h('span', { class: 'name' }, p ? userLink(p.username) : 'waiting…'),
-      p ? h('span', { class: 'rating' }, String(p.rating)) : null,
+      p ? h('span', { class: 'rating' }, String(p.rating), provisional.mark(p.id, g)) : null,
       change !== undefined ? h('span', { class: change >= 0 ? 'gain' : 'loss' }, change >= 0 ? `+${change}` : `−${-change}`) : null,
       // A seat's `connected` comes with the room's state; a spectator learns it from `opponent_gone`.
       (p?.connected === false || g.claimableAt[color] > 0) && g.status === 'active' ? h('span', { class: 'away', title: 'disconnected' }, 'away') : null,
@@ -467,7 +492,8 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
         { class: 'actions' },
         g.tournamentId ? h('a', { class: 'button primary', href: `/tournaments/${g.tournamentId}` }, 'Back to the tournament') : null,
         g.status === 'finished' ? h('a', { class: 'button', href: `/analysis/${g.id}` }, 'Analysis') : null,
-        me ? h('button', { type: 'button', onclick: () => void download(`/games/${g.id}/pgn`, `game-${g.id}.pgn`).catch((e) => say(e.message, true)) }, 'Download PGN') : null,
+        // A challenge declined or a game aborted before a move has nothing to download.
+        me && g.sans.length > 0 ? h('button', { type: 'button', onclick: () => void download(`/games/${g.id}/pgn`, `game-${g.id}.pgn`).catch((e) => say(e.message, true)) }, 'Download PGN') : null,
         h('a', { class: 'button', href: '/' }, 'Back to the lobby'),
       ),
     );
@@ -517,6 +543,12 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
 }
 
 const sign = (n: number) => (n >= 0 ? `+${n}` : `−${-n}`);
+
+/** The status line after a takeback: what happened, and the move now last (never one taken back). */
+function describeTakeback(plies: number, sans: readonly string[]): string {
+  const what = plies === 1 ? 'the last move was taken back' : `the last ${plies} moves were taken back`;
+  return `Takeback: ${what}. The game goes on from ${describePly(sans, sans.length)}.`;
+}
 
 const kindOf = (g: GameModel) => {
   const tc = g.timeControl;

@@ -3,7 +3,7 @@
 // its board. What the page knows of it is the game's `rematch` (the detail, the lingering room's
 // `rematch_offer`) and the user's channel, which still speaks once the room is gone.
 
-import { plainError, post } from '../api.ts';
+import { get, plainError, post } from '../api.ts';
 import { fill, h } from '../dom.ts';
 import type { ChannelMessage } from '../realtime.ts';
 import type { Color, GameDetail, PendingRematch, Rematch } from '../types/api.ts';
@@ -68,4 +68,33 @@ export class RematchPanel {
     if (how === 'accept' && detail.status === 'active') return this.page.go(detail.id);
     this.page.changed({ ...r, status: how === 'decline' ? 'declined' : 'cancelled' });
   }
+}
+
+/** How often a spectator of a finished game looks for the players' rematch, and for how long. */
+const LOOK_MS = 3000;
+const FOLLOW_MS = 10 * 60_000;
+
+/**
+ * A spectator follows the players to their rematch, as on Lichess. The game's channel ended with
+ * the game (a spectator hears of no rematch there), so the finished game's detail, whose `rematch`
+ * says how it stands, is read every few seconds while the tab is shown, until the rematch is
+ * answered or ten minutes have passed; `go` is called with the rematch once it has started. The
+ * read needs a token: a signed-out spectator is not followed. Returns the way to stop.
+ */
+export function followRematchAsSpectator(gameId: string, go: (gameId: string) => void): () => void {
+  const until = Date.now() + FOLLOW_MS;
+  const look = async () => {
+    if (Date.now() > until) return clearInterval(timer);
+    if (document.hidden) return;
+    try {
+      const r = (await get<GameDetail>(`/games/${gameId}`)).rematch;
+      if (!r || r.status === 'pending') return;
+      clearInterval(timer);
+      if (r.status === 'accepted') go(r.game_id);
+    } catch {
+      // looked at again next time
+    }
+  };
+  const timer = setInterval(() => void look(), LOOK_MS);
+  return () => clearInterval(timer);
 }

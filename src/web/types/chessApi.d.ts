@@ -524,7 +524,9 @@ export interface paths {
      * `clockRunning`, `turnStartedAt` (server Unix ms; count down locally from it), `drawOffer
      * {id, offeredBy, expiresAt}` (empty id when none), `result`, `winner`, `termination`, `eventSeq`,
      * `takebackOffer {id, offeredBy, plies, expiresAt}` (the pending takeback proposal; empty id when
-     * none). An accepted takeback takes its plies off the end of `moves` and sets `fen`, `turn`,
+     * none), `firstMoveDeadline` (server Unix ms by which the side to move must make its first move or
+     * the game is aborted, `FIRST_MOVE_SECONDS` after the game started or White's first move; 0 once
+     * both have moved, and in correspondence). An accepted takeback takes its plies off the end of `moves` and sets `fen`, `turn`,
      * `lastMove`, both `remainingMs` (the times the clocks showed), `clockRunning` and `turnStartedAt`
      * (the side now to move's clock runs from the takeback) in one patch.
      * After every event each client's decoded state equals the server's; a command's answer and the
@@ -1251,6 +1253,8 @@ export interface components {
       };
       /** @description the Glicko-2 puzzle rating (1500 until the first rated attempt) */
       puzzle_rating: number;
+      /** @description the ratings not yet established: Glicko-2 deviation above 110, Lichess's line (all of a new player's). They still move by large steps; Lichess shows them as '1500?' */
+      provisional: ("bullet" | "blitz" | "rapid" | "classical" | "correspondence" | "puzzle")[];
       stats: {
         games: number;
         wins: number;
@@ -1290,6 +1294,8 @@ export interface components {
       };
       /** @description the Glicko-2 puzzle rating (1500 until the first rated attempt) */
       puzzle_rating: number;
+      /** @description the ratings not yet established: Glicko-2 deviation above 110, Lichess's line (all of a new player's). They still move by large steps; Lichess shows them as '1500?' */
+      provisional: ("bullet" | "blitz" | "rapid" | "classical" | "correspondence" | "puzzle")[];
       stats: {
         games: number;
         wins: number;
@@ -6348,7 +6354,9 @@ export interface operations {
    * `clockRunning`, `turnStartedAt` (server Unix ms; count down locally from it), `drawOffer
    * {id, offeredBy, expiresAt}` (empty id when none), `result`, `winner`, `termination`, `eventSeq`,
    * `takebackOffer {id, offeredBy, plies, expiresAt}` (the pending takeback proposal; empty id when
-   * none). An accepted takeback takes its plies off the end of `moves` and sets `fen`, `turn`,
+   * none), `firstMoveDeadline` (server Unix ms by which the side to move must make its first move or
+   * the game is aborted, `FIRST_MOVE_SECONDS` after the game started or White's first move; 0 once
+   * both have moved, and in correspondence). An accepted takeback takes its plies off the end of `moves` and sets `fen`, `turn`,
    * `lastMove`, both `remainingMs` (the times the clocks showed), `clockRunning` and `turnStartedAt`
    * (the side now to move's clock runs from the takeback) in one patch.
    * After every event each client's decoded state equals the server's; a command's answer and the
