@@ -47,6 +47,42 @@ export function processNodes(defaults: ProcessOptions = {}) {
 }
 
 /**
+ * Two service processes over Redis for a whole `describe` (call it in the body: it registers the
+ * mocha hooks), on a database of their own: the block is skipped, saying so, without REDIS_URL.
+ * `nodes` and `dbUrl` are set once its `before` has run.
+ */
+export function twoNodesOverRedis(what: string): { readonly nodes: ServiceProcess[]; readonly dbUrl: string } {
+  let nodes: ServiceProcess[] = [];
+  let db: { url: string; drop: () => Promise<void> } | undefined;
+  before(async function () {
+    const redisUrl = await clusterRedisUrl();
+    if (!redisUrl) {
+      console.warn(`    SKIPPED: REDIS_URL is not set, so the two-node ${what} test did not run`);
+      return this.skip();
+    }
+    this.timeout(60_000);
+    const { db: harness } = await testService();
+    db = await createDatabase(harness.serverUrl);
+    const env = { ...CLUSTER_ENV, REDIS_URL: redisUrl };
+    nodes = [await startServiceProcess(db.url, { env, publicAddress: true })];
+    nodes.push(await startServiceProcess(db.url, { env, publicAddress: true }));
+  });
+  after(async () => {
+    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
+    await Promise.all(nodes.map((n) => n.exited));
+    await db?.drop();
+  });
+  return {
+    get nodes() {
+      return nodes;
+    },
+    get dbUrl() {
+      return db!.url;
+    },
+  };
+}
+
+/**
  * The game as PostgreSQL holds it and every read shows it: the row's snapshot with the moves
  * appended after it folded in (migration 017), so a test sees each acknowledged move.
  */

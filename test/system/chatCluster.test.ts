@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Room } from '@colyseus/sdk';
-import { createDatabase } from '../support/database.ts';
-import { CLUSTER_ENV, clusterRedisUrl, joinWhenServed, nodeIdOf, queryRow } from '../helpers/cluster.ts';
+import { joinWhenServed, nodeIdOf, queryRow, twoNodesOverRedis } from '../helpers/cluster.ts';
 import { until } from '../helpers/poll.ts';
-import { requestJson, startServiceProcess, type ServiceProcess } from '../support/process.ts';
-import { testService } from '../helpers/service.ts';
+import { requestJson, type ServiceProcess } from '../support/process.ts';
 import { WsClient, type WsMessage } from '../helpers/ws.ts';
 
 /**
@@ -14,32 +12,12 @@ import { WsClient, type WsMessage } from '../helpers/ws.ts';
  */
 describe('Chat across two nodes (REDIS_URL)', function () {
   this.timeout(60_000);
-  let nodes: ServiceProcess[] = [];
-  let db: { url: string; drop: () => Promise<void> };
-
-  before(async function () {
-    const redisUrl = await clusterRedisUrl();
-    if (!redisUrl) {
-      console.warn('    SKIPPED: REDIS_URL is not set, so the two-node chat test did not run');
-      return this.skip();
-    }
-    const { db: harness } = await testService();
-    db = await createDatabase(harness.serverUrl);
-    const env = { ...CLUSTER_ENV, REDIS_URL: redisUrl };
-    nodes = [await startServiceProcess(db.url, { env, publicAddress: true })];
-    nodes.push(await startServiceProcess(db.url, { env, publicAddress: true }));
-  });
-
-  after(async () => {
-    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
-    await Promise.all(nodes.map((n) => n.exited));
-    await db?.drop();
-  });
+  const cluster = twoNodesOverRedis('chat');
 
   const call = (node: ServiceProcess, method: string, path: string, body?: unknown, token?: string) => requestJson(`${node.base}/v1`, method, path, body, token);
 
   it("tells a message sent on one node to the game's room and streams on the other", async () => {
-    const [a, b] = nodes;
+    const [a, b] = cluster.nodes;
     const tag = Date.now().toString(36);
     const signup = async (name: string) =>
       (await call(a, 'POST', '/auth/signup', { email: `${name}@example.com`, password: 'cluster-test-1', username: name })).body.data;
@@ -60,9 +38,9 @@ describe('Chat across two nodes (REDIS_URL)', function () {
       rooms.push(room);
     }
     const [wRoom, bRoom, sRoom] = rooms;
-    const host = await until('the game is hosted', async () => (await queryRow(db.url, 'SELECT host FROM games WHERE id = $1', [id])).host as string | undefined);
-    const ids = await Promise.all(nodes.map(nodeIdOf));
-    const other = nodes[ids.indexOf(host) === 0 ? 1 : 0];
+    const host = await until('the game is hosted', async () => (await queryRow(cluster.dbUrl, 'SELECT host FROM games WHERE id = $1', [id])).host as string | undefined);
+    const ids = await Promise.all(cluster.nodes.map(nodeIdOf));
+    const other = cluster.nodes[ids.indexOf(host) === 0 ? 1 : 0];
     // A spectator's stream on the node that does not host the game.
     const stream = await WsClient.open(`ws://127.0.0.1:${other.port}/v1/games/${id}/stream`);
     await stream.next('state');

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDatabase } from '../support/database.ts';
-import { CLUSTER_ENV, clusterRedisUrl } from '../helpers/cluster.ts';
+import { twoNodesOverRedis } from '../helpers/cluster.ts';
 import { NdjsonClient } from '../helpers/ndjson.ts';
-import { testService } from '../helpers/service.ts';
-import { postData, requestJson, startServiceProcess, type ServiceProcess } from '../support/process.ts';
+import { postData, requestJson, type ServiceProcess } from '../support/process.ts';
 
 /**
  * DESIGN 2.14: every node features the same game and keeps it until it ends, wherever its moves
@@ -14,34 +12,13 @@ import { postData, requestJson, startServiceProcess, type ServiceProcess } from 
  */
 describe('the TV across two nodes (REDIS_URL)', function () {
   this.timeout(60_000);
-  let nodes: ServiceProcess[] = [];
-  let db: { url: string; drop: () => Promise<void> } | undefined;
-
-  before(async function () {
-    const redisUrl = await clusterRedisUrl();
-    if (!redisUrl) {
-      console.warn('    SKIPPED: REDIS_URL is not set, so the two-node TV test did not run');
-      return this.skip();
-    }
-    this.timeout(60_000);
-    const { db: harness } = await testService();
-    db = await createDatabase(harness.serverUrl);
-    const env = { ...CLUSTER_ENV, REDIS_URL: redisUrl };
-    nodes = [await startServiceProcess(db.url, { env, publicAddress: true })];
-    nodes.push(await startServiceProcess(db.url, { env, publicAddress: true }));
-  });
-
-  after(async () => {
-    for (const n of nodes) if (n.child.exitCode === null) n.child.kill('SIGKILL');
-    await Promise.all(nodes.map((n) => n.exited));
-    await db?.drop();
-  });
+  const cluster = twoNodesOverRedis('TV');
 
   const api = (node: ServiceProcess) => `${node.base}/v1`;
   async function player(node: ServiceProcess, rating: number) {
     const username = `tv${randomBytes(5).toString('hex')}`;
     const data = await postData(api(node), '/auth/signup', { email: `${username}@example.com`, password: 'cluster-test-1', username });
-    const client = new pg.Client({ connectionString: db!.url });
+    const client = new pg.Client({ connectionString: cluster.dbUrl });
     await client.connect();
     try {
       await client.query(`INSERT INTO user_ratings (user_id, category, rating, rd, volatility) VALUES ($1, 'rapid', $2, 60, 0.06)`, [data.user.id, rating]);
@@ -51,7 +28,7 @@ describe('the TV across two nodes (REDIS_URL)', function () {
     return { id: data.user.id as string, token: data.session.access_token as string };
   }
   async function game(rating: number) {
-    const [a, b] = nodes;
+    const [a, b] = cluster.nodes;
     const [white, black] = [await player(a, rating), await player(b, rating)];
     const created = await postData(api(a), '/games', { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 600, increment: 0, color: 'white' }, white.token);
     await postData(api(b), `/games/${created.id}/accept`, {}, black.token);
@@ -60,7 +37,7 @@ describe('the TV across two nodes (REDIS_URL)', function () {
   const featuredOn = async (node: ServiceProcess) => (await requestJson(api(node), 'GET', '/tv')).body.data.game?.id;
 
   it('features one game on both nodes, follows its moves made on either, and moves on together when it ends', async () => {
-    const [a, b] = nodes;
+    const [a, b] = cluster.nodes;
     const first = await game(2000);
     const feed = await NdjsonClient.open(`${b.base}/v1/tv/feed`);
     try {
