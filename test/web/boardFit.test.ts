@@ -10,12 +10,24 @@ type Fit = { width: number; height: number; scrollWidth: number; board: number; 
  * then measures: both player lines and their clocks, and each of the 64 squares, against the window.
  */
 async function measure(page: Page): Promise<Fit> {
-  await page.waitForFunction(() => {
-    const box = document.querySelector<HTMLElement>('.board-box');
-    const svg = box?.querySelector('svg');
-    return !!box && !!svg && box.clientWidth > 0 && Math.abs(svg.getBoundingClientRect().width - box.clientWidth) < 1
-      && document.querySelectorAll('.board-box rect[data-square]').length === 64;
-  });
+  // Settled: the same window, box and drawing for three frames running. Right after a resize the
+  // window's new size shows before its `resize` event has run (the page fits the board there), and
+  // the board's old drawing still matches its old box.
+  await page.waitForFunction(
+    () => {
+      const box = document.querySelector<HTMLElement>('.board-box');
+      const svg = box?.querySelector('svg');
+      if (!box || !svg || box.clientWidth === 0 || document.querySelectorAll('.board-box rect[data-square]').length !== 64) return false;
+      const drawn = svg.getBoundingClientRect().width;
+      const seen = window as unknown as { fitKey?: string; fitFrames?: number };
+      const key = `${window.innerWidth}x${window.innerHeight} ${box.clientWidth} ${Math.round(drawn)}`;
+      seen.fitFrames = seen.fitKey === key ? (seen.fitFrames ?? 0) + 1 : 0;
+      seen.fitKey = key;
+      return seen.fitFrames >= 3 && Math.abs(drawn - box.clientWidth) < 1;
+    },
+    undefined,
+    { polling: 'raf' },
+  );
   // No named functions inside: the test runner's transform would wrap them in a helper the page lacks.
   return page.evaluate(() => {
     const width = window.innerWidth;
