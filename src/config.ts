@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   ANALYSIS_DEPTH: z.coerce.number().int().min(1).max(40).default(14),
   ANALYSIS_LOCK_SECONDS: seconds.default(60),
   STOCKFISH_PATH: z.string().optional(),
+  COMPUTER_ENGINES: z.coerce.number().int().min(0).max(16).default(1),
+  COMPUTER_GAMES_PER_USER: z.coerce.number().int().min(1).max(100).default(3),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('off'),
   CORS_ORIGINS: z
@@ -109,6 +111,10 @@ export type Config = {
   analysisLockMs: number;
   /** A native UCI engine to run instead of the npm package's WASM Stockfish. */
   stockfishPath: string | undefined;
+  /** Engine processes playing the computer's moves in the games this node hosts (apart from analysis's); 0: none here. */
+  computerEngines: number;
+  /** Active games against the computer one user may have at once. */
+  computerGamesPerUser: number;
   logLevel: string;
   /** Express's `trust proxy` value: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
@@ -191,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analysisDepth: e.ANALYSIS_DEPTH,
     analysisLockMs: e.ANALYSIS_LOCK_SECONDS * 1000,
     stockfishPath: e.STOCKFISH_PATH,
+    computerEngines: e.COMPUTER_ENGINES,
+    computerGamesPerUser: e.COMPUTER_GAMES_PER_USER,
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim()),

@@ -25,6 +25,8 @@ import { userNotifier } from './services/userEvents.ts';
 import { lobbyReads } from './services/seekViews.ts';
 import { systemClock, type Clock } from './time.ts';
 import type { AnalysisWorkers } from './workers/analysis.ts';
+import { startComputerPlayer, type ComputerPlayer } from './workers/computer.ts';
+import { engineCommand } from './workers/engine.ts';
 import { GuardedWebSocketTransport } from '../rooms/frames.ts';
 import { GameRoom } from '../rooms/GameRoom.ts';
 import { LobbyRoom } from '../rooms/LobbyRoom.ts';
@@ -39,6 +41,7 @@ export type RunningService = {
   services: Services;
   gameServer: Server;
   analysis: AnalysisWorkers;
+  computer: ComputerPlayer;
   stop: () => Promise<void>;
 };
 
@@ -64,10 +67,13 @@ export async function startService(
     const ctx: AppContext = { config, log, pool, redis, makeLimiter, limits, events, clock };
     // The workers start once the server listens; until then no game can be hosted here.
     let workers: Workers | undefined;
+    // The computer's moves in the games hosted here (DESIGN 2.14): made once the services are.
+    let computer: ComputerPlayer | undefined;
     // Made before the services: the games service reads the games this process hosts from them.
     const notifyUser = userNotifier(ctx);
     const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock, (gameId, event) => {
       gameEvents.publish(gameId, event);
+      if (event.type === 'move' || event.type === 'takeback') computer?.consider(gameId);
       if (event.type !== 'game_end') return;
       // A game that ended here is analysed here as soon as an engine is free.
       workers?.analysis.kick();
@@ -77,6 +83,29 @@ export async function startService(
     });
     const services = createServices(ctx, liveGames);
     teardown.add(() => services.close());
+    const player = (computer = startComputerPlayer({
+      pool,
+      log: log.child({ component: 'computer' }),
+      clock,
+      command: engineCommand(config.stockfishPath),
+      engines: config.computerEngines,
+      find: (gameId) => {
+        const g = liveGames.find(gameId);
+        if (!g) return undefined;
+        return {
+          status: g.status,
+          fen: g.game.fen,
+          turn: g.game.turn,
+          seatId: (color) => g.seat(color).id,
+          remainingMs: (color) => g.times()[color],
+          incrementMs: g.chessClock.incrementMs,
+        };
+      },
+      move: (botId, gameId, m) => services.games.command('move', botId, gameId, m),
+    }));
+    teardown.add(() => player.stop());
+    // A game opened here (started, or rebuilt after its node went away) may be the computer's turn.
+    liveGames.onHosted = (gameId) => player.consider(gameId);
 
     const metrics = createMetrics();
     // The HTTP forms of the stream and the user channel are the realtime side's, made with the server below.
@@ -149,7 +178,7 @@ export async function startService(
     log.info({ port, database: config.databaseUrl ? 'external' : 'embedded', redis: !!redis, publicUrl: config.publicUrl }, `listening on http://${host}:${port}`);
 
     const stop = drainOnStop({ httpServer, realtime, workers, gameServer, liveGames, teardown, log });
-    return { port, url: `http://127.0.0.1:${port}`, ctx, services, gameServer, analysis, stop };
+    return { port, url: `http://127.0.0.1:${port}`, ctx, services, gameServer, analysis, computer: player, stop };
   } catch (error) {
     await teardown.run(() => {});
     throw error;

@@ -55,7 +55,8 @@ export type GameRecord = {
   rematchOf: string | null;
 };
 
-export type PlayerRecord = { id: string; username: string; avatarUrl: string | null; country: string | null };
+/** `bot`: a bot account (Lichess's title BOT), the computer's included; read where known. */
+export type PlayerRecord = { id: string; username: string; avatarUrl: string | null; country: string | null; bot?: boolean };
 export type GameWithPlayers = GameRecord & { white: PlayerRecord | null; black: PlayerRecord | null };
 
 export type MoveRecord = {
@@ -104,13 +105,13 @@ export function toGameRecord(r: Record<string, any>): GameRecord {
 }
 
 export const PLAYER_COLUMNS = (alias: 'w' | 'b') =>
-  `${alias}.id AS ${alias}_id, ${alias}.username AS ${alias}_username, ${alias}.avatar_url AS ${alias}_avatar_url, ${alias}.country AS ${alias}_country`;
+  `${alias}.id AS ${alias}_id, ${alias}.username AS ${alias}_username, ${alias}.avatar_url AS ${alias}_avatar_url, ${alias}.country AS ${alias}_country, ${alias}.bot AS ${alias}_bot`;
 
 /** A game row with both players' profiles joined (`w_*`, `b_*`, as PLAYER_COLUMNS names them). */
 export function withPlayers(r: Record<string, any>): GameWithPlayers {
   const game = toGameRecord(r) as GameWithPlayers;
-  game.white = r.w_id ? { id: r.w_id, username: r.w_username, avatarUrl: r.w_avatar_url, country: r.w_country } : null;
-  game.black = r.b_id ? { id: r.b_id, username: r.b_username, avatarUrl: r.b_avatar_url, country: r.b_country } : null;
+  game.white = r.w_id ? { id: r.w_id, username: r.w_username, avatarUrl: r.w_avatar_url, country: r.w_country, bot: r.w_bot === true } : null;
+  game.black = r.b_id ? { id: r.b_id, username: r.b_username, avatarUrl: r.b_avatar_url, country: r.b_country, bot: r.b_bot === true } : null;
   return game;
 }
 

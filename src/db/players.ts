@@ -1,6 +1,7 @@
 // What is known of a player beyond their profile (src/db/users.ts): the Glicko-2 state and recent
 // progress of each rating, when they were last seen, the games they are playing, and whether the
 // account is a bot (DESIGN 2.13). Lichess's account, user and bot reads are built from these.
+import { COMPUTER_USERNAMES, levelOf } from '../domain/computer.ts';
 import { foldActiveTails } from './liveTail.ts';
 import { WITH_PLAYERS_COLUMNS, WITH_PLAYERS_FROM, withPlayers, type GameWithPlayers } from './gameRecords.ts';
 import type { Queryable } from './pool.ts';
@@ -130,6 +131,28 @@ const ROW_LOCKS = { share: ' FOR SHARE', update: ' FOR NO KEY UPDATE' } as const
 export async function isBotAccount(db: Queryable, userId: string, lock?: keyof typeof ROW_LOCKS): Promise<boolean> {
   const { rows } = await db.query(`SELECT bot FROM users WHERE id = $1${lock ? ROW_LOCKS[lock] : ''}`, [userId]);
   return rows[0]?.bot === true;
+}
+
+/** Whether the user is one of the computer's accounts (DESIGN 2.14, migration 032). */
+export async function isComputerAccount(db: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM users WHERE id = $1 AND bot AND username = ANY($2::text[])', [userId, COMPUTER_USERNAMES]);
+  return rows.length > 0;
+}
+
+/** The computer's accounts: id → level. */
+export async function findComputerAccounts(db: Queryable): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ id: string; username: string }>('SELECT id, username FROM users WHERE bot AND username = ANY($1::text[])', [COMPUTER_USERNAMES]);
+  return new Map(rows.map((r) => [r.id, levelOf(r.username)!]));
+}
+
+/** The user's active games against the computer (its cap, COMPUTER_GAMES_PER_USER). */
+export async function countComputerGames(db: Queryable, userId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM games g JOIN users o ON o.id = CASE WHEN g.white_id = $1 THEN g.black_id ELSE g.white_id END
+      WHERE (g.white_id = $1 OR g.black_id = $1) AND g.status = 'active' AND o.bot AND o.username = ANY($2::text[])`,
+    [userId, COMPUTER_USERNAMES],
+  );
+  return rows[0].n;
 }
 
 /** What keeps an account from becoming a bot (DESIGN 2.13): a game played, an open seek, an arena it is in. */

@@ -226,6 +226,6 @@ export async function markEmailVerified(db: Queryable, id: string): Promise<User
 
 /** The players of a game as its views show them, by id (a live game keeps them while it runs). */
 export async function findPlayers(db: Queryable, ids: string[]): Promise<Map<string, PlayerRecord>> {
-  const { rows } = await db.query('SELECT id, username, avatar_url, country FROM users WHERE id = ANY($1::uuid[])', [ids]);
-  return new Map(rows.map((r) => [r.id as string, { id: r.id, username: r.username, avatarUrl: r.avatar_url, country: r.country }]));
+  const { rows } = await db.query('SELECT id, username, avatar_url, country, bot FROM users WHERE id = ANY($1::uuid[])', [ids]);
+  return new Map(rows.map((r) => [r.id as string, { id: r.id, username: r.username, avatarUrl: r.avatar_url, country: r.country, bot: r.bot === true }]));
 }

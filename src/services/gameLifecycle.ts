@@ -13,6 +13,7 @@ import { poolId } from '../domain/pairing.ts';
 import { validateTimeControl, type LiveTimeControl, type TimeControl } from '../domain/timeControl.ts';
 import { AppError, validationError } from '../errors.ts';
 import { botPlaysChallengesOnly } from './bots.ts';
+import { createComputerGame } from './computerGames.ts';
 import { channels } from './channelEvents.ts';
 import { callPool, openGame } from '../gateway/index.ts';
 import { challengesChanged, findVisible, isChallenged, isOpen, notFound, notify, type GamesDeps } from './gameAccess.ts';
@@ -24,7 +25,9 @@ import type { LobbyEvent } from './seekViews.ts';
 import { emitGameStarted } from './webhooks.ts';
 
 export type CreateGameInput = {
-  type: 'challenge' | 'matchmaking';
+  type: 'challenge' | 'matchmaking' | 'computer';
+  /** The computer's level, 1–8 (type computer only). */
+  level?: number;
   opponent_id?: string;
   time_control: TimeControl;
   /** Ignored (reported 0) for a correspondence game; required for any other. */
@@ -78,6 +81,17 @@ export async function createGame(d: GamesDeps, userId: string, input: CreateGame
     throw new AppError('VALIDATION_ERROR', 'Invalid time control', details);
   }
   const correspondence = tc.value.days_per_move !== null;
+  if (input.type === 'computer') {
+    if (correspondence) throw validationError('time_control', 'a game against the computer has a clock');
+    if (input.level === undefined) throw validationError('level', 'required when type is computer');
+    return createComputerGame(d, userId, {
+      level: input.level,
+      timeControl: tc.value.time_control,
+      initialTime: tc.value.initial_time,
+      increment: tc.value.increment,
+      color: input.color,
+    });
+  }
   if (input.type === 'matchmaking') {
     // Correspondence games are made by challenge (docs/decisions.md): no pool waits days for a seeker.
     if (correspondence) throw validationError('time_control', 'correspondence games are made by challenge, not matchmaking');

@@ -32,6 +32,7 @@ export const PlayerView = z.object({
   rating: z.number().int().meta({ description: "rating in the game's category when it started (current rating while pending)" }),
   avatar_url: z.string(),
   country: z.string().nullable(),
+  title: z.literal('BOT').optional().meta({ description: 'BOT for a bot account (the computer included), absent otherwise' }),
 });
 export type PlayerView = z.infer<typeof PlayerView>;
 export const ListPlayerView = PlayerView.omit({ country: true });
@@ -269,6 +270,7 @@ function formatPlayer(p: PlayerRecord | null, rating: number, publicUrl: string)
     rating,
     avatar_url: p.avatarUrl || defaultAvatarUrl(publicUrl, p.id),
     country: p.country ?? null,
+    ...(p.bot ? { title: 'BOT' as const } : {}),
   };
 }
 

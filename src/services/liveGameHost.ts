@@ -59,8 +59,12 @@ export class LiveGameHost implements GameHosting {
     this.publisher(gameId, event);
   }
 
+  /** A game came to be hosted here (the computer player looks whether it is its turn). */
+  onHosted: (gameId: string) => void = () => {};
+
   register(game: GameActor): void {
     this.games.set(game.id, game);
+    this.onHosted(game.id);
     if (this.renewing) return;
     this.renewing = true;
     // On the service's clock, as the arena's lease is (wall time but in tests, whose manual clock

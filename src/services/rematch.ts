@@ -1,6 +1,7 @@
 // DESIGN 2.11, rematch: a player of a finished game asks for another with colours swapped. The
 // rematch is an ordinary challenge (made by insertChallenge, answered by acceptGame and the other
 // challenge routes) that names the game it follows; one per finished game.
+import { isComputerAccount } from '../db/players.ts';
 import { findRematchOf, lockGame, type GameRecord } from '../db/games.ts';
 import { withTransaction } from '../db/pool.ts';
 import { findUserById } from '../db/users.ts';
@@ -23,6 +24,8 @@ export async function requestRematch(d: GamesDeps, userId: string, requestedId: 
     throw new AppError('REMATCH_NOT_ALLOWED', 'An arena pairs its own games: no rematch');
   }
   const opponentId = finished.whiteId === userId ? finished.blackId! : finished.whiteId!;
+  // The computer accepts no challenge (DESIGN 2.14): a new POST /games {type: "computer"} it is.
+  if (await isComputerAccount(d.pool, opponentId)) throw new AppError('REMATCH_NOT_ALLOWED', 'The computer takes no rematch: start a new game against it');
   const outcome = await withTransaction(d.pool, async (tx): Promise<Outcome> => {
     // The finished game's row lock orders two asks made at once: the second finds the first's
     // rematch and accepts it (games_rematch_of_idx would refuse a second rematch all the same).

@@ -137,6 +137,23 @@ export class UciEngine {
     return parseSearch(this.lastInfo, bestLine);
   }
 
+  /**
+   * A move to play from `fen` at `skill` (UCI `Skill Level`, 0–20: below 20 the engine picks
+   * among its lines with a random error), searching until `movetimeMs` or `depth`, whichever
+   * comes first. Null in a position without moves.
+   */
+  async play(fen: string, o: { skill: number; movetimeMs: number; depth: number }): Promise<string | null> {
+    this.send(`setoption name Skill Level value ${o.skill}`);
+    this.send(`position fen ${fen}`);
+    let bestLine = '';
+    await this.ask(`go movetime ${Math.max(1, Math.round(o.movetimeMs))} depth ${o.depth}`, (line) => {
+      if (!line.startsWith('bestmove')) return false;
+      bestLine = line;
+      return true;
+    });
+    return parseSearch(undefined, bestLine).bestMove;
+  }
+
   /** Kills the process now (SIGKILL) and waits for it to be gone. */
   async kill(): Promise<void> {
     if (!this.exited) this.child.kill('SIGKILL');

@@ -181,6 +181,12 @@ describe('OpenAPI document against the service', function () {
     const paired = await c.call('createGame', as(f, { body: { type: 'matchmaking', ...pool }, expect: 201 }));
     assert.equal(paired.body.data.status, 'active', 'the second seeker is paired at once');
     await c.call('abortGame', as(f, { params: { id: paired.body.data.id }, expect: 200 }));
+    // The computer (DESIGN 2.14): active at once, its player a BOT; a level out of range is a 400.
+    const h = await signUp();
+    const computer = await c.call('createGame', as(h, { body: { type: 'computer', level: 1, ...blitz, color: 'white' }, expect: 201 }));
+    assert.equal(computer.body.data.black_player.title, 'BOT');
+    await c.call('abortGame', as(h, { params: { id: computer.body.data.id }, expect: 200 }));
+    await c.call('createGame', as(h, { body: { type: 'computer', level: 9, ...blitz }, expect: 400 }));
     await c.call('createGame', as(a, { body: { type: 'challenge', opponent_id: randomUUID(), ...blitz }, expect: 404 }));
     // A replayed POST: the stored answer, with Idempotent-Replayed.
     const key = randomUUID();

@@ -22,9 +22,17 @@ import { HttpAnswer, route, type Route } from '../route.ts';
 import { pageQuery } from '../validate.ts';
 import { oneOf } from '../../util/zod.ts';
 import { PGN_TYPE, PgnOptionsQuery } from './gameExport.ts';
+import { MAX_LEVEL, MIN_LEVEL } from '../../domain/computer.ts';
 
 export const CreateGameBody = z.object({
-  type: oneOf(['challenge', 'matchmaking']),
+  type: oneOf(['challenge', 'matchmaking', 'computer']),
+  level: z
+    .number({ error: `must be an integer from ${MIN_LEVEL} to ${MAX_LEVEL}` })
+    .int(`must be an integer from ${MIN_LEVEL} to ${MAX_LEVEL}`)
+    .min(MIN_LEVEL, `must be an integer from ${MIN_LEVEL} to ${MAX_LEVEL}`)
+    .max(MAX_LEVEL, `must be an integer from ${MIN_LEVEL} to ${MAX_LEVEL}`)
+    .optional()
+    .meta({ description: "required when type is computer: the engine's level, 1 (weak, fast) to 8 (full strength)" }),
   opponent_id: z.uuid({ error: 'must be a user id (uuid)' }).optional().meta({ description: 'required when type is challenge' }),
   time_control: oneOf(TIME_CONTROLS).meta({
     description:
@@ -49,12 +57,13 @@ export const CreateGameBody = z.object({
     .number({ error: `must be one of ${DAYS_PER_MOVE.join(', ')}` })
     .optional()
     .meta({ description: `correspondence only, and required there: the days each move may take, one of ${DAYS_PER_MOVE.join(', ')}` }),
-  rated: z.boolean({ error: 'must be a boolean' }).default(true),
+  rated: z.boolean({ error: 'must be a boolean' }).default(true).meta({ description: 'ignored for type computer (always unrated)' }),
   color: oneOf([...COLORS, 'random']).default('random'),
 }).check(
   // A clock needs both numbers; named with the body's other faults (`when`: also when those exist).
   z.superRefine(
     (body, ctx) => {
+      if (body.type === 'computer' && body.level === undefined) ctx.addIssue({ code: 'custom', path: ['level'], message: 'required when type is computer' });
       if (body.time_control === 'correspondence') return;
       for (const field of ['initial_time', 'increment'] as const) {
         if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'required unless time_control is correspondence' });
@@ -123,7 +132,9 @@ export function gameRoutes({ games }: Services): Route[] {
       method: 'post',
       path: '/games',
       operationId: 'createGame',
-      summary: 'Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once',
+      summary:
+        'Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once; ' +
+        "play this service's engine (type computer, level 1–8): 201 active, unrated",
       tags: TAGS,
       scope: 'games:play',
       auth: 'required',

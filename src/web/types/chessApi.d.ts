@@ -122,7 +122,7 @@ export interface paths {
   "/games": {
     /** List games (pending ones only with status=pending: the caller's own, with direction) */
     get: operations["listGames"];
-    /** Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once */
+    /** Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once; play this service's engine (type computer, level 1–8): 201 active, unrated */
     post: operations["createGame"];
   };
   "/games/{id}": {
@@ -788,6 +788,11 @@ export interface components {
       rating: number;
       avatar_url: string;
       country: string | null;
+      /**
+       * @description BOT for a bot account (the computer included), absent otherwise
+       * @enum {string}
+       */
+      title?: "BOT";
     };
     MoveRow: {
       number: number;
@@ -945,6 +950,11 @@ export interface components {
       /** @description rating in the game's category when it started (current rating while pending) */
       rating: number;
       avatar_url: string;
+      /**
+       * @description BOT for a bot account (the computer included), absent otherwise
+       * @enum {string}
+       */
+      title?: "BOT";
     };
     Takeback: {
       /** Format: uuid */
@@ -2829,7 +2839,7 @@ export interface operations {
       429: components["responses"]["RateLimited"];
     };
   };
-  /** Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once */
+  /** Challenge a player (type challenge) or seek an opponent (type matchmaking): 201 pending, or 201 active when paired at once; play this service's engine (type computer, level 1–8): 201 active, unrated */
   createGame: {
     parameters: {
       header?: {
@@ -2841,7 +2851,9 @@ export interface operations {
       content: {
         "application/json": {
           /** @enum {string} */
-          type: "challenge" | "matchmaking";
+          type: "challenge" | "matchmaking" | "computer";
+          /** @description required when type is computer: the engine's level, 1 (weak, fast) to 8 (full strength) */
+          level?: number;
           /**
            * Format: uuid
            * @description required when type is challenge
@@ -2858,7 +2870,10 @@ export interface operations {
           increment?: number;
           /** @description correspondence only, and required there: the days each move may take, one of 1, 2, 3, 5, 7, 10, 14 */
           days_per_move?: number;
-          /** @default true */
+          /**
+           * @description ignored for type computer (always unrated)
+           * @default true
+           */
           rated?: boolean;
           /**
            * @default random

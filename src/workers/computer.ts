@@ -1,0 +1,134 @@
+// The computer as an opponent (DESIGN 2.14): the engine player of one node. It plays the bot
+// accounts stockfish-1 … stockfish-8 (migration 032) in the games this node hosts, through the
+// same command path as a person (the catalogue's `move`, to the game's actor), on engines of its
+// own: computer games never wait for the analysis queue, nor it for them.
+import { findComputerAccounts } from '../db/players.ts';
+import type { Pool } from '../db/pool.ts';
+import { LEVELS, thinkMs } from '../domain/computer.ts';
+import type { Logger } from '../logger.ts';
+import type { Clock } from '../time.ts';
+import { UciEngine, type EngineCommand } from './engine.ts';
+
+/** What the player reads of a game hosted here, and how it moves. */
+export type HostedGame = {
+  status: string;
+  fen: string;
+  turn: 'white' | 'black';
+  seatId: (color: 'white' | 'black') => string;
+  remainingMs: (color: 'white' | 'black') => number;
+  incrementMs: number;
+};
+
+export type ComputerPlayerDeps = {
+  pool: Pool;
+  log: Logger;
+  clock: Clock;
+  command: EngineCommand;
+  /** Engine processes (COMPUTER_ENGINES): each plays one search at a time; the rest queue. */
+  engines: number;
+  /** The game when this node hosts it. */
+  find: (gameId: string) => HostedGame | undefined;
+  /** Plays the bot's move through the game's command path (games.command('move', …)). */
+  move: (botId: string, gameId: string, move: { from: string; to: string; promotion: 'q' | 'r' | 'b' | 'n' | null }) => Promise<unknown>;
+};
+
+export type ComputerPlayer = {
+  /** Something happened in a game hosted here (it was opened, a move, a takeback): move if it is the computer's turn. */
+  consider: (gameId: string) => void;
+  /** Resolves when no search is queued or running (tests). */
+  idle: () => Promise<void>;
+  enginePids: () => number[];
+  stop: () => Promise<void>;
+};
+
+export function startComputerPlayer(d: ComputerPlayerDeps): ComputerPlayer {
+  const bots = findComputerAccounts(d.pool);
+  bots.catch((err) => d.log.error({ err }, 'computer accounts could not be read'));
+  const queue: string[] = [];
+  const queued = new Set<string>();
+  const engines: Array<UciEngine | undefined> = [];
+  const busy = new Set<number>();
+  const idlers: Array<() => void> = [];
+  let stopped = false;
+
+  const settle = () => {
+    if (queue.length || busy.size) return;
+    for (const resolve of idlers.splice(0)) resolve();
+  };
+
+  async function engineOf(slot: number): Promise<UciEngine> {
+    const current = engines[slot];
+    if (current?.alive) return current;
+    const engine = await UciEngine.start(d.command, { clock: d.clock, answerTimeoutMs: 30_000 });
+    engines[slot] = engine;
+    if (stopped) {
+      await engine.quit();
+      throw new Error('stopping');
+    }
+    return engine;
+  }
+
+  /** The bot to move in the game, with its level, when it is the computer's turn there. */
+  async function botToMove(gameId: string): Promise<{ botId: string; level: number; game: HostedGame } | undefined> {
+    const game = d.find(gameId);
+    if (!game || game.status !== 'active') return undefined;
+    const botId = game.seatId(game.turn);
+    const level = (await bots).get(botId);
+    return level ? { botId, level, game } : undefined;
+  }
+
+  async function play(slot: number, gameId: string): Promise<void> {
+    const found = await botToMove(gameId);
+    if (!found) return;
+    const { botId, level, game } = found;
+    const fen = game.fen;
+    const engine = await engineOf(slot);
+    const uci = await engine.play(fen, { ...LEVELS[level - 1], movetimeMs: thinkMs(level, game.remainingMs(game.turn), game.incrementMs) });
+    // The game moved on meanwhile (a takeback, its end): this search is stale.
+    const now = d.find(gameId);
+    if (!uci || !now || now.status !== 'active' || now.fen !== fen) return;
+    const promotion = (uci[4] ?? null) as 'q' | 'r' | 'b' | 'n' | null;
+    await d.move(botId, gameId, { from: uci.slice(0, 2), to: uci.slice(2, 4), promotion });
+  }
+
+  function pump(): void {
+    for (let slot = 0; slot < d.engines && queue.length && !stopped; slot++) {
+      if (busy.has(slot)) continue;
+      const gameId = queue.shift()!;
+      queued.delete(gameId);
+      busy.add(slot);
+      play(slot, gameId)
+        .catch((err) => {
+          if (!stopped) d.log.warn({ err, gameId }, 'computer move failed');
+          // A failed engine is replaced at its next search.
+          if (!engines[slot]?.alive) engines[slot] = undefined;
+        })
+        .finally(() => {
+          busy.delete(slot);
+          pump();
+          settle();
+        });
+    }
+  }
+
+  return {
+    consider(gameId) {
+      if (stopped || d.engines === 0 || queued.has(gameId)) return;
+      queued.add(gameId);
+      queue.push(gameId);
+      pump();
+    },
+    idle: () => new Promise<void>((resolve) => {
+      idlers.push(resolve);
+      settle();
+    }),
+    enginePids: () => engines.filter((e): e is UciEngine => !!e?.alive).map((e) => e.pid!),
+    async stop() {
+      stopped = true;
+      queue.length = 0;
+      queued.clear();
+      await Promise.all(engines.map((e) => e?.quit()));
+      settle();
+    },
+  };
+}
