@@ -86,6 +86,25 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
       h('button', { type: 'button', 'data-tc': `${min}+${inc}`, onclick: () => void seek({ initial: min * 60, increment: inc, rated: rated.checked, color: 'random' }) },
         h('strong', null, `${min}+${inc}`), h('small', null, categoryOf(min * 60, inc)))));
 
+  // The computer (DESIGN 2.14): a level is one click, at the clock and colour chosen beside it.
+  const computerError = fieldError();
+  const computerClock = h('select', { id: 'computer-clock', 'aria-label': 'Time control' },
+    QUICK_PAIRINGS.map(([min, inc]) => h('option', { value: `${min}+${inc}`, selected: min === 5 && inc === 3 }, `${min}+${inc} ${categoryOf(min * 60, inc)}`)));
+  const computerColor = h('select', { id: 'computer-color', 'aria-label': 'Your colour' },
+    (['random', 'white', 'black'] as const).map((c) => h('option', { value: c }, c === 'random' ? 'Random colour' : `As ${c}`)));
+  const playComputer = async (level: number) => {
+    computerError.clear();
+    const [min, inc] = computerClock.value.split('+').map(Number);
+    try {
+      const game = await post<GameSummary>('/games', { type: 'computer', level, time_control: categoryOf(min * 60, inc), initial_time: min * 60, increment: inc, color: computerColor.value });
+      ctx.go(`/play/${game.id}`);
+    } catch (e) {
+      computerError.show(e instanceof ApiError && e.code === 'PLAYER_BUSY' ? 'You already have as many games against the computer as you may. Finish one first.' : plainError(e));
+    }
+  };
+  const computer = h('div', { class: 'quick computer', role: 'group', 'aria-label': 'Computer level' },
+    [1, 2, 3, 4, 5, 6, 7, 8].map((level) => h('button', { type: 'button', 'data-level': String(level), onclick: () => void playComputer(level) }, h('strong', null, `Level ${level}`))));
+
   const custom = timeForm('seek', 'Seek', (o) => void seek(o, customError), customError.el);
   const challengeForm = timeForm('challenge', 'Challenge', async (o, username) => {
     challengeError.clear();
@@ -126,6 +145,8 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
         seeksBody))),
     me ? h('section', { class: 'card', 'aria-labelledby': 'custom-h' }, h('h2', { id: 'custom-h' }, 'Custom seek'), custom) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'chal-h' }, h('h2', { id: 'chal-h' }, 'Challenge a player'), challengeForm) : null,
+    me ? h('section', { class: 'card', 'aria-labelledby': 'computer-h' }, h('h2', { id: 'computer-h' }, 'Play the computer'),
+      h('p', { class: 'inline' }, computerClock, ' ', computerColor), computer, computerError.el) : null,
   );
 
   // Come from a profile's Challenge button: the form is where the person looks.
