@@ -12,7 +12,7 @@ import { bearerToken } from '../auth/tokens.ts';
 import { hasNoBody } from '../http/body.ts';
 import type { Logger } from '../logger.ts';
 import { lichessError } from './errors.ts';
-import { admit, OK, writeJson, type LichessDeps, type LichessRoute } from './route.ts';
+import { admit, OK, routePattern, writeJson, type LichessDeps, type LichessRoute } from './route.ts';
 
 export type CommandPathDeps = LichessDeps & {
   now: () => number;
@@ -37,7 +37,7 @@ const servedHere = (r: LichessRoute): r is BareRoute => r.bare === true && r.met
 export function lichessCommandPath(routes: LichessRoute[], prefixes: string[], d: CommandPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const served: Served[] = routes
     .filter(servedHere)
-    .flatMap((route) => prefixes.map((prefix) => ({ route, label: prefix + route.path, ...compile(prefix + route.path) })));
+    .flatMap((route) => prefixes.map((prefix) => ({ route, label: prefix + route.path, ...routePattern(prefix + route.path) })));
   return (req, res) => {
     // A token that is not a bearer's is rate-limited by the client's address, which Express tells (TRUST_PROXY).
     if (req.method !== 'POST' || !bearerToken(req.headers.authorization) || req.headers.origin !== undefined || !hasNoBody(req)) return false;
@@ -80,17 +80,6 @@ async function serve(d: CommandPathDeps, s: Served, req: IncomingMessage, res: S
   } finally {
     timed?.(status);
   }
-}
-
-/** A route's path (`/api/board/game/:id/move/:move`) as a pattern capturing its parameters. */
-function compile(path: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  const parts = path.split('/').map((part) => {
-    if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    names.push(part.slice(1));
-    return '([^/]+)';
-  });
-  return { pattern: new RegExp(`^${parts.join('/')}/?$`, 'i'), names };
 }
 
 function decodeParams(names: string[], m: RegExpExecArray): Record<string, string> | undefined {

@@ -207,7 +207,7 @@ export function writeJson(res: ServerResponse, status: number, data: unknown, he
  * error handler. An error of another path on its way to the envelope is not ours.
  */
 export function lichessErrors(routes: LichessRoute[], prefix: string, log: Logger): ErrorRequestHandler {
-  const paths = routes.map((r) => pathPattern(prefix + r.path));
+  const paths = routes.map((r) => routePattern(prefix + r.path).pattern);
   return (error, req, res, next) => {
     const ours = res.locals.lichess === true || paths.some((p) => p.test(req.path));
     if (!ours || res.headersSent) return next(error);
@@ -219,10 +219,18 @@ export function lichessErrors(routes: LichessRoute[], prefix: string, log: Logge
   };
 }
 
-/** A route's path (`/api/board/game/:id/move/:uci`) as a pattern of the raw path it serves (as Express matches, in any case). */
-function pathPattern(path: string): RegExp {
-  const escaped = path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-  return new RegExp(`^${escaped.join('/')}/?$`, 'i');
+/**
+ * A route's path (`/api/board/game/:id/move/:uci`) as a pattern of the raw path it serves, as
+ * Express matches it (in any case, with or without a trailing slash), capturing its parameters.
+ */
+export function routePattern(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const parts = path.split('/').map((part) => {
+    if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    names.push(part.slice(1));
+    return '([^/]+)';
+  });
+  return { pattern: new RegExp(`^${parts.join('/')}/?$`, 'i'), names };
 }
 
 async function identify(r: LichessRoute, authorization: string | undefined, deps: LichessDeps): Promise<AuthUser | undefined> {

@@ -44,6 +44,15 @@ export type ComputerPlayer = {
 export function startComputerPlayer(d: ComputerPlayerDeps): ComputerPlayer {
   const bots = findComputerAccounts(d.pool);
   bots.catch((err) => d.log.error({ err }, 'computer accounts could not be read'));
+  /** The computer's accounts once read: a game none of them plays is passed over at once. */
+  let known: Map<string, number> | undefined;
+  void bots.then((levels) => (known = levels), () => {});
+  /** Whether the computer may play in the game: its accounts not read yet, or one of them seated. */
+  const mayPlay = (gameId: string): boolean => {
+    if (!known) return true;
+    const game = d.find(gameId);
+    return !!game && (known.has(game.seatId('white')) || known.has(game.seatId('black')));
+  };
   const queue: string[] = [];
   const queued = new Set<string>();
   const engines: Array<UciEngine | undefined> = [];
@@ -113,7 +122,8 @@ export function startComputerPlayer(d: ComputerPlayerDeps): ComputerPlayer {
 
   return {
     consider(gameId) {
-      if (stopped || d.engines === 0 || queued.has(gameId)) return;
+      // Called after every move of every game hosted here: a person's game costs one lookup.
+      if (stopped || d.engines === 0 || queued.has(gameId) || !mayPlay(gameId)) return;
       queued.add(gameId);
       queue.push(gameId);
       pump();
