@@ -3,7 +3,7 @@
  *
  *   npm run bench -- [--start 500] [--step 500] [--max 10000] [--window 30] [--bots 2]
  *                    [--think-min 1] [--think-max 5] [--p99-limit 50] [--rss-limit-mb 2048]
- *                    [--commit-window 5]
+ *                    [--commit-window 5] [--computer 50] [--computer-level 8] [--computer-engines 1]
  *   npm run bench -- --soak-minutes 30 --games 2000        # memory over time at a fixed load (with --trace-gc)
  *
  * The service runs as one child process (`npm start`'s, against DATABASE_URL's server, a fresh
@@ -23,6 +23,16 @@
  * (`server_main_thread`) and its threads' CPU by name (`server_threads_cpu_s`); the report gives
  * the service's pid (`server_pid`). `npm run bench:profile` (loadtest/profile.ts) cuts the
  * service's `--cpu-prof` profile to the window with them.
+ *
+ * `--computer N` adds N games against the service's computer at `--computer-level L` (1–8, default
+ * 8) beside the human games, for the whole run: the bots sign up one person a game (each user may
+ * play COMPUTER_GAMES_PER_USER at once) who plays random legal moves at the same pace, and start
+ * another when one ends. `--computer-engines K` runs the service with COMPUTER_ENGINES=K (else its
+ * default). Each window then reports them apart (`computer`: games, the engine's moves and its
+ * reply time as the person saw it, the person's acks, games finished and how) and the engines'
+ * CPU (`computer_engines_cpu_s`, the service's stockfish children, not in `server_cpu_percent`);
+ * the human figures (`games`, `ack_ms`, …) stay the human games' alone, though the service's CPU
+ * and the database's include the computer games' share.
  */
 import '../src/polyfills.ts';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -33,7 +43,7 @@ import pg from 'pg';
 import { createDatabase } from '../test/support/database.ts';
 import { startServiceProcess } from '../test/support/process.ts';
 import type { BotMessage, BotWindow, ParentMessage } from './bench/bot.ts';
-import { postgresCpu, processCpu, threadSched, threadsCpu } from './cpu.ts';
+import { childrenCpu, postgresCpu, processCpu, threadSched, threadsCpu } from './cpu.ts';
 import { chessJsLoop, randomGame } from './lines.ts';
 import { percentile } from '../test/support/percentiles.ts';
 import { arg } from './args.ts';
@@ -54,6 +64,11 @@ const o = {
   soakGames: arg('games', 2000),
   /** MOVE_COMMIT_WINDOW_MS for the service; undefined: the service's own (its default, or this environment's). */
   commitWindowMs: arg('commit-window'),
+  /** Games against the computer beside the human games, at this level. */
+  computer: arg('computer', 0),
+  computerLevel: arg('computer-level', 8),
+  /** COMPUTER_ENGINES for the service; undefined: the service's own. */
+  computerEngines: arg('computer-engines'),
 };
 
 type Bot = { child: ChildProcess; next: (type: BotMessage['type']) => Promise<BotMessage> };
@@ -68,6 +83,7 @@ function startBot(index: number, base: string): Bot {
       BENCH_THINK_MIN: String(o.thinkMin),
       BENCH_THINK_MAX: String(o.thinkMax),
       BENCH_PLIES: String(o.plies),
+      BENCH_COMPUTER_LEVEL: String(o.computerLevel),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -126,7 +142,10 @@ async function main() {
   if (o.soakMinutes > 0 && !nodeArgs.includes('--trace-gc')) nodeArgs.push('--trace-gc');
   const { child: server, base } = await startServiceProcess(db.url, {
     nodeArgs,
-    env: o.commitWindowMs === undefined ? {} : { MOVE_COMMIT_WINDOW_MS: o.commitWindowMs },
+    env: {
+      ...(o.commitWindowMs === undefined ? {} : { MOVE_COMMIT_WINDOW_MS: o.commitWindowMs }),
+      ...(o.computerEngines === undefined ? {} : { COMPUTER_ENGINES: o.computerEngines }),
+    },
     onStdoutLine:
       log || o.soakMinutes > 0
         ? (line) => {
@@ -151,10 +170,10 @@ async function main() {
     return value;
   };
 
-  /** Spreads `n` more games over the bots; resolves with what failed. */
-  const grow = async (n: number) => {
+  /** Spreads `n` more games (human, or against the computer) over the bots; resolves with what failed. */
+  const grow = async (n: number, type: 'add' | 'add-computer' = 'add') => {
     const share = (i: number) => Math.floor(n / o.bots) + (i < n % o.bots ? 1 : 0);
-    const added = await Promise.all(bots.map((b, i) => ask(b, { type: 'add', games: share(i) }, 'added')));
+    const added = await Promise.all(bots.map((b, i) => ask(b, { type, games: share(i) }, 'added')));
     return { failed: added.reduce((s, a) => s + a.failed, 0), error: added.find((a) => a.error)?.error };
   };
   /** One measuring window: everything the bots and the server did in `seconds`. */
@@ -164,6 +183,7 @@ async function main() {
     const cpu0 = processCpu(pid);
     const main0 = threadSched(pid);
     const threads0 = threadsCpu(pid);
+    const engines0 = enginesCpu(pid);
     const pg0 = postgresCpu();
     const tx0 = await transactions();
     const m0 = await metrics();
@@ -177,6 +197,7 @@ async function main() {
     const cpuS = processCpu(pid) - cpu0;
     const main1 = threadSched(pid);
     const threads1 = threadsCpu(pid);
+    const engines1 = enginesCpu(pid);
     const pgS = postgresCpu() - pg0;
     const tx = (await transactions()) - tx0;
     return {
@@ -184,6 +205,14 @@ async function main() {
       server_main_thread: { cpu_s: round2(main1.cpuS - main0.cpuS), runqueue_wait_s: round2(main1.waitS - main0.waitS) },
       server_threads_cpu_s: Object.fromEntries(Object.entries(threads1).map(([name, s]) => [name, round2(s - (threads0[name] ?? 0))])),
       monotonic_us: { from, to },
+      // A run without the computer reports what it always did.
+      ...(o.computer === 0
+        ? {}
+        : {
+            computer: summarizeComputer(windows, wallS),
+            computer_engines_cpu_s: round2([...engines1].reduce((sum, [p, s]) => sum + s - (engines0.get(p) ?? 0), 0)),
+            computer_engine_processes: engines1.size,
+          }),
     };
   };
   const summarize = (
@@ -245,6 +274,10 @@ async function main() {
     commit_window_ms: ms((await metrics())('chess_move_commit_window_seconds')),
   };
   try {
+    if (o.computer > 0) {
+      const started = await grow(o.computer, 'add-computer');
+      if (started.failed) throw new Error(`${started.failed} of ${o.computer} games against the computer could not start (${started.error})`);
+    }
     if (o.soakMinutes > 0) {
       report.soak = await soak(grow, measure, pid);
     } else {
@@ -260,6 +293,34 @@ async function main() {
     await stats.end();
     await db.drop();
   }
+}
+
+/** The service's engine processes (src/workers/engine.ts: the stockfish package's script, or STOCKFISH_PATH's binary). */
+const enginesCpu = (pid: number) => childrenCpu(pid, /stockfish/i);
+
+/** What the persons playing the computer saw in a window, all bots together. */
+function summarizeComputer(windows: BotWindow[], wallS: number) {
+  const c = windows.map((w) => w.computer);
+  const sum = (key: 'engineMoves' | 'gamesFinished' | 'gamesStarted' | 'liveGames') => c.reduce((n, w) => n + w[key], 0);
+  const merge = (key: 'endings' | 'errors') => {
+    const all: Record<string, number> = {};
+    for (const w of c) for (const [k, v] of Object.entries(w[key])) all[k] = (all[k] ?? 0) + v;
+    return all;
+  };
+  const acks = c.flatMap((w) => w.acks);
+  return {
+    level: o.computerLevel,
+    games: sum('liveGames'),
+    engine_moves: sum('engineMoves'),
+    engine_moves_per_s: Number((sum('engineMoves') / wallS).toFixed(1)),
+    engine_reply_ms: ackPercentiles(c.flatMap((w) => w.engineReplies)),
+    person_moves: acks.length,
+    person_ack_ms: ackPercentiles(acks),
+    games_finished: sum('gamesFinished'),
+    games_started: sum('gamesStarted'),
+    endings: merge('endings'),
+    errors: merge('errors'),
+  };
 }
 
 type Metrics = ((name: string) => number) & { buckets: (name: string) => { le: number; n: number }[] };
@@ -292,7 +353,8 @@ async function ramp(grow: Grow, measure: Measure) {
     await measure(o.settleS);
     const w = await measure(o.windowS);
     steps.push({ ...w, setup_failures: grown.failed || undefined });
-    process.stderr.write(`bench: ${w.games} games, ${w.moves_per_s} moves/s, ack p99 ${w.ack_ms.p99} ms, server CPU ${w.server_cpu_percent} %, RSS ${w.rss_mb} MB\n`);
+    const computer = w.computer ? `; computer: ${w.computer.games} games, ${w.computer.engine_moves_per_s} moves/s, engines ${w.computer_engines_cpu_s} s CPU` : '';
+    process.stderr.write(`bench: ${w.games} games, ${w.moves_per_s} moves/s, ack p99 ${w.ack_ms.p99} ms, server CPU ${w.server_cpu_percent} %, RSS ${w.rss_mb} MB${computer}\n`);
     if (grown.failed) {
       stopped = `could not add games at ${target}: ${grown.failed} failed (${grown.error})`;
       break;
@@ -328,7 +390,7 @@ async function soak(grow: Grow, measure: Measure, pid: number) {
     const liveMb = afterGc.length ? Math.round(Math.min(...afterGc)) : null;
     samples.push({
       minute, games: w.games, moves_per_s: w.moves_per_s, ack_p99_ms: w.ack_ms.p99, rss_mb: w.rss_mb, heap_used_mb: w.heap_used_mb,
-      heap_after_full_gc_mb: liveMb, errors: w.errors,
+      heap_after_full_gc_mb: liveMb, errors: w.errors, computer: w.computer,
     });
     process.stderr.write(`soak: minute ${minute}, RSS ${w.rss_mb} MB, heap ${w.heap_used_mb} MB, after full GC ${liveMb ?? '-'} MB, ack p99 ${w.ack_ms.p99} ms\n`);
   }

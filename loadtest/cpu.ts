@@ -60,3 +60,22 @@ export function threadsCpu(pid: number): Record<string, number> {
   }
   return byName;
 }
+
+/**
+ * CPU seconds of each live child of `ppid` whose command line matches, by pid (e.g. the engine
+ * processes of the service, `stockfish`). A child that exited is not counted: its time goes to
+ * the parent's cutime once reaped, which processCpu does not count either.
+ */
+export function childrenCpu(ppid: number, command: RegExp): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const f = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (f[1] !== ppid || !command.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) continue;
+      byPid.set(Number(pid), (f[11] + f[12]) / CLK_TCK);
+    } catch {
+      /* the process went away */
+    }
+  }
+  return byPid;
+}
