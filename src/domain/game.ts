@@ -119,6 +119,7 @@ export interface ChessGameOptions {
 export class ChessGame {
   private readonly chess: Chess;
   private readonly sans: string[] = [];
+  private readonly ucis: string[] = [];
   private readonly repetitions = new Map<string, number>();
   private currentFen: string;
   private fullMove: number;
@@ -154,6 +155,11 @@ export class ChessGame {
 
   get sanList(): readonly string[] {
     return this.sans;
+  }
+
+  /** The same moves in UCI (`e2e4`, `e7e8q`), as an engine takes them. */
+  get uciList(): readonly string[] {
+    return this.ucis;
   }
 
   /** PGN movetext without result, e.g. "1. e4 e5 2. Nf3". */
@@ -309,6 +315,7 @@ export class ChessGame {
     if (this.side === 'black') this.fullMove++;
     this.side = opponentOf(this.side);
     this.sans.push(tried.move.san);
+    this.ucis.push(tried.uci);
     this.currentFen = tried.fen;
     this.last = tried.move;
     // A pawn move or a capture: what resets the halfmove clock, read off the move, not the FEN.

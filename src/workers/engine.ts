@@ -3,6 +3,7 @@
 // package's single-threaded lite WASM build under this Node, or a native binary at STOCKFISH_PATH).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import { systemClock, type Clock, type TimerHandle } from '../time.ts';
 
 /** The program and arguments that start an engine. */
@@ -48,6 +49,11 @@ export type EngineOptions = {
   answerTimeoutMs?: number;
   hashMb?: number;
   clock?: Clock;
+  /**
+   * The process's niceness (0 its parent's, up to 19): the kernel then gives the service's own
+   * work, and other engines, the CPU first. Raising it needs no privilege.
+   */
+  nice?: number;
 };
 
 /**
@@ -97,6 +103,7 @@ export class UciEngine {
     const child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new UciEngine(child, options);
     try {
+      if (options.nice && child.pid) os.setPriority(child.pid, options.nice);
       await engine.ask('uci', (line) => line === 'uciok');
       if (options.hashMb) engine.send(`setoption name Hash value ${options.hashMb}`);
       await engine.ask('isready', (line) => line === 'readyok');
@@ -138,20 +145,23 @@ export class UciEngine {
   }
 
   /**
-   * A move to play from `fen` at `skill` (UCI `Skill Level`, 0–20: below 20 the engine picks
-   * among its lines with a random error), searching until `movetimeMs` or `depth`, whichever
-   * comes first. Null in a position without moves.
+   * A move to play after `moves` (UCI) from `fen` at `skill` (UCI `Skill Level`, 0–20: below 20
+   * the engine picks among its lines with a random error), searching until `movetimeMs` or
+   * `depth`, whichever comes first. The moves go to the engine so that it sees repetitions. The
+   * score is the search's own (its best line's, whatever the skill made it play); the best move
+   * is null in a position without moves.
    */
-  async play(fen: string, o: { skill: number; movetimeMs: number; depth: number }): Promise<string | null> {
+  async play(fen: string, moves: readonly string[], o: { skill: number; movetimeMs: number; depth: number }): Promise<SearchResult> {
     this.send(`setoption name Skill Level value ${o.skill}`);
-    this.send(`position fen ${fen}`);
+    this.send(`position fen ${fen}${moves.length ? ` moves ${moves.join(' ')}` : ''}`);
+    this.lastInfo = undefined;
     let bestLine = '';
     await this.ask(`go movetime ${Math.max(1, Math.round(o.movetimeMs))} depth ${o.depth}`, (line) => {
       if (!line.startsWith('bestmove')) return false;
       bestLine = line;
       return true;
     });
-    return parseSearch(undefined, bestLine).bestMove;
+    return parseSearch(this.lastInfo, bestLine);
   }
 
   /** Kills the process now (SIGKILL) and waits for it to be gone. */
