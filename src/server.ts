@@ -51,6 +51,9 @@ export type RunningService = {
  * PostgreSQL is embedded; without REDIS_URL presence, driver and counters are in memory (a single
  * node). Boot, workers and the drain are in src/server/.
  */
+/** The events of a game after which the computer looks whether it has a move to make or an offer to answer. */
+const COMPUTER_CONSIDERS = new Set(['move', 'takeback', 'draw_offer', 'takeback_offer', 'game_end']);
+
 export async function startService(
   config: Config,
   log: Logger = createLogger(config.logLevel),
@@ -73,7 +76,7 @@ export async function startService(
     const notifyUser = userNotifier(ctx);
     const liveGames = new LiveGameHost(pool, config, log.child({ component: 'games' }), '', clock, (gameId, event) => {
       gameEvents.publish(gameId, event);
-      if (event.type === 'move' || event.type === 'takeback') computer?.consider(gameId);
+      if (COMPUTER_CONSIDERS.has(event.type)) computer?.consider(gameId);
       if (event.type !== 'game_end') return;
       // A game that ended here is analysed here as soon as an engine is free.
       workers?.analysis.kick();
@@ -95,13 +98,20 @@ export async function startService(
         return {
           status: g.status,
           fen: g.game.fen,
+          moves: g.game.uciList,
           turn: g.game.turn,
           seatId: (color) => g.seat(color).id,
           remainingMs: (color) => g.times()[color],
           incrementMs: g.chessClock.incrementMs,
+          drawOffer: g.drawOffer,
+          takebackOffer: g.takebackOffer,
         };
       },
       move: (botId, gameId, m) => services.games.command('move', botId, gameId, m),
+      answer: (kind, botId, gameId, offerId, accept) =>
+        kind === 'draw'
+          ? services.games.command('answer_draw', botId, gameId, { offer_id: offerId, accept })
+          : services.games.command('answer_takeback', botId, gameId, { takeback_id: offerId, accept }),
     }));
     teardown.add(() => player.stop());
     // A game opened here (started, or rebuilt after its node went away) may be the computer's turn.

@@ -51,7 +51,14 @@ describe('POST /games (type computer)', function () {
       const answered = await gameWhen(game.id, user, (g) => g.move_count === ply + 2 || g.status !== 'active');
       assert.equal(answered.status, 'active', JSON.stringify(answered));
       assert.equal(answered.current_turn, 'white');
+      // Its think ran on its own clock, as a person's does (Black's clock starts at its first move).
+      if (ply > 0) assert.ok(answered.black_time_remaining < BLITZ.initial_time, JSON.stringify(answered));
     }
+    // Its account, as anyone (signed out) sees it: a BOT.
+    const profile = await api('GET', `/v1/users/${game.black_player.id}`);
+    assert.equal(profile.status, 200, profile.text);
+    assert.equal(profile.body.data.title, 'BOT');
+    assert.equal(profile.body.data.bot, true);
     const { service } = await testService();
     const players = await service.ctx.pool.query('SELECT bot FROM users WHERE id = $1', [game.black_player.id]);
     assert.equal(players.rows[0].bot, true);
@@ -65,6 +72,39 @@ describe('POST /games (type computer)', function () {
     const after = await gameWhen(res.body.data.id, user, (g) => g.move_count === 1);
     assert.equal(after.current_turn, 'black');
     assert.equal(after.status, 'active');
+  });
+
+  it("grants the person's takeback and declines an early draw offer, as the bot, through the game", async () => {
+    const user = await createUser();
+    const res = await computer(user, { level: 1, color: 'white' });
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.data.id;
+    await play(id, user, 'a2', 'a3');
+    const second = await gameWhen(id, user, (g) => g.move_count === 2);
+    const m = someMove(second.fen);
+    await play(id, user, m.from, m.to, m.promotion);
+    await gameWhen(id, user, (g) => g.move_count === 4);
+    // On the person's turn a takeback is of their move and the reply (no side's first move).
+    const proposed = await api('POST', `/v1/games/${id}/takeback`, as(user));
+    assert.equal(proposed.status, 200, proposed.text);
+    assert.equal(proposed.body.data.takeback.plies, 2);
+    const back = await gameWhen(id, user, (g) => g.move_count === 2);
+    assert.equal(back.status, 'active');
+    assert.equal(back.current_turn, 'white');
+    assert.equal(back.fen, second.fen);
+
+    const offered = await api('POST', `/v1/games/${id}/draw`, as(user));
+    assert.equal(offered.status, 200, offered.text);
+    const offerId = offered.body.data.draw_offer.id;
+    const { service } = await testService();
+    const statusOf = async (table: string, offer: string) =>
+      (await service.ctx.pool.query(`SELECT status, offered_by FROM ${table} WHERE id = $1`, [offer])).rows[0];
+    // Declined (not left to expire): the computer agrees to a draw only after 30 moves each.
+    await until('the draw offer answered', async () => ((await statusOf('draw_offers', offerId)).status === 'declined' ? true : undefined), { ms: 20_000, everyMs: 50 });
+    assert.equal((await statusOf('takeback_offers', proposed.body.data.takeback.id)).status, 'accepted');
+    const after = await getGame(id, user);
+    assert.equal(after.body.data.status, 'active');
+    assert.equal(after.body.data.draw_offer, null);
   });
 
   it('allows COMPUTER_GAMES_PER_USER active computer games per user: 409 PLAYER_BUSY beyond', async () => {
