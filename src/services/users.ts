@@ -49,6 +49,7 @@ export const PublicProfile = z.object({
   }),
   stats: z.object({ games: z.number().int(), wins: z.number().int(), losses: z.number().int(), draws: z.number().int() }),
   bot: z.boolean().meta({ description: "a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only" }),
+  title: z.literal('BOT').optional().meta({ description: "BOT for a bot account (the computer's included, DESIGN 2.14), as on a game's player objects; absent otherwise" }),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -96,6 +97,7 @@ function toPublic(d: UsersDeps, p: ProfileRecord): PublicProfile {
     provisional: RATED_KINDS.filter((c) => (p.deviations[c] ?? DEFAULT_GLICKO.deviation) > PROVISIONAL_DEVIATION),
     stats: { games: p.gamesPlayed, wins: p.wins, losses: p.losses, draws: p.draws },
     bot: p.bot,
+    ...(p.bot ? { title: 'BOT' as const } : {}),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };

@@ -33,8 +33,12 @@ describe('bot accounts on /v1 and in rooms (DESIGN 2.13)', () => {
 
   it("says bot in the account's public profile once it is one", async () => {
     const [bot, person] = await Promise.all([newBot(), createUser()]);
-    assert.equal((await api('GET', `/v1/users/${bot.id}`, as(person))).body.data.bot, true);
-    assert.equal((await api('GET', `/v1/users/${person.id}`, as(bot))).body.data.bot, false);
+    const botProfile = (await api('GET', `/v1/users/${bot.id}`, as(person))).body.data;
+    const personProfile = (await api('GET', `/v1/users/${person.id}`, as(bot))).body.data;
+    assert.equal(botProfile.bot, true);
+    assert.equal(botProfile.title, 'BOT', 'the title, as on a game\'s player objects');
+    assert.equal(personProfile.bot, false);
+    assert.equal('title' in personProfile, false);
   });
 
   it("refuses a bot's seek (POST /v1/games, type matchmaking) with 403 FORBIDDEN, placing nothing", async () => {

@@ -1273,6 +1273,11 @@ export interface components {
       };
       /** @description a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only */
       bot: boolean;
+      /**
+       * @description BOT for a bot account (the computer's included, DESIGN 2.14), as on a game's player objects; absent otherwise
+       * @enum {string}
+       */
+      title?: "BOT";
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1314,6 +1319,11 @@ export interface components {
       };
       /** @description a bot account (Lichess's title BOT, DESIGN 2.13): it plays through challenges only */
       bot: boolean;
+      /**
+       * @description BOT for a bot account (the computer's included, DESIGN 2.14), as on a game's player objects; absent otherwise
+       * @enum {string}
+       */
+      title?: "BOT";
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
