@@ -9,10 +9,14 @@ describe('the computer as an opponent, in a real Chromium', function () {
   this.timeout(90_000);
   const app = webAppSuite();
 
-  it('starts a game against the computer from the lobby in two clicks and plays it: the engine answers each move', async () => {
-    const person = await app.open({ viewport: { width: 1366, height: 768 } });
+  it('starts a game against the computer from the lobby in two clicks and plays it to its end: the engine answers each move', async () => {
+    const LAPTOP = { width: 1366, height: 768 };
+    const person = await app.open({ viewport: LAPTOP });
     await signUp(person);
     await person.page.goto('/');
+    // Beside quick pairing: on the first screen, no scrolling.
+    const level = (await person.page.locator('.computer button[data-level="8"]').boundingBox())!;
+    assert.ok(level.y >= 0 && level.y + level.height <= LAPTOP.height, `level 8 in view: ${level.y}`);
     await person.page.selectOption('#computer-color', 'white');
     await person.page.click('.computer button[data-level="1"]');
     await person.page.waitForURL('**/play/*');
@@ -25,6 +29,10 @@ describe('the computer as an opponent, in a real Chromium', function () {
     const moves = await waitForMoves(person.page, 4);
     assert.deepEqual([moves[0], moves[2]], ['e4', 'd4']);
     assert.equal((await listedMoves(person.page)).length, 4);
+    // The newcomer ends it as any game: the result is the computer's, said on the board.
+    await person.page.click('.controls button:has-text("Resign")');
+    await person.page.click('.controls button:has-text("Confirm resignation")');
+    await person.page.locator('.end .result', { hasText: 'Black wins by resignation' }).waitFor();
     assertNoProblems(person);
   });
 

@@ -135,6 +135,8 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
     message,
     me ? h('section', { class: 'card', 'aria-labelledby': 'quick-h' }, h('h2', { id: 'quick-h' }, 'Quick pairing'), quick,
       h('label', { class: 'inline' }, rated, ' Rated'), seekError.el, seekingBox) : null,
+    me ? h('section', { class: 'card', 'aria-labelledby': 'computer-h' }, h('h2', { id: 'computer-h' }, 'Play the computer'),
+      h('p', { class: 'inline' }, computerClock, ' ', computerColor), computer, computerError.el) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'ch-h' }, h('h2', { id: 'ch-h' }, 'Challenges'), challengesBox) : null,
     me ? myTurnCard : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Your games in progress'), current) : null,
@@ -145,8 +147,6 @@ export async function lobbyPage(ctx: PageContext & { go: Go }): Promise<void> {
         seeksBody))),
     me ? h('section', { class: 'card', 'aria-labelledby': 'custom-h' }, h('h2', { id: 'custom-h' }, 'Custom seek'), custom) : null,
     me ? h('section', { class: 'card', 'aria-labelledby': 'chal-h' }, h('h2', { id: 'chal-h' }, 'Challenge a player'), challengeForm) : null,
-    me ? h('section', { class: 'card', 'aria-labelledby': 'computer-h' }, h('h2', { id: 'computer-h' }, 'Play the computer'),
-      h('p', { class: 'inline' }, computerClock, ' ', computerColor), computer, computerError.el) : null,
   );
 
   // Come from a profile's Challenge button: the form is where the person looks.
