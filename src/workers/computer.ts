@@ -2,7 +2,8 @@
 // accounts stockfish-1 … stockfish-8 (migration 032) in the games this node hosts, through the
 // same command path as a person (the catalogue's commands, to the game's actor), on engines of
 // its own: computer games never wait for the analysis queue, nor it for them, and its engines
-// run at the lowest CPU priority, so that the service's own work (people's moves) comes first.
+// run at idle CPU priority (SCHED_IDLE), so that the service's own work (people's moves) and
+// analysis come first.
 import { findComputerAccounts } from '../db/players.ts';
 import type { Pool } from '../db/pool.ts';
 import { acceptsDraw, LEVELS, thinkMs } from '../domain/computer.ts';
@@ -27,13 +28,6 @@ export type HostedGame = {
 };
 
 export type Offer = { id: string; offeredBy: string };
-
-/**
- * The niceness of the computer's engines. Where they contend for a core with the service's own
- * work or analysis's engines (niceness 0), the kernel gives them about a tenth of it (weights 110
- * against 1024); an idle core they take whole.
- */
-export const COMPUTER_ENGINE_NICE = 10;
 
 export type ComputerPlayerDeps = {
   pool: Pool;
@@ -98,7 +92,7 @@ export function startComputerPlayer(d: ComputerPlayerDeps): ComputerPlayer {
   async function engineOf(slot: number): Promise<UciEngine> {
     const current = engines[slot];
     if (current?.alive) return current;
-    const engine = await UciEngine.start(d.command, { clock: d.clock, answerTimeoutMs: 30_000, nice: COMPUTER_ENGINE_NICE });
+    const engine = await UciEngine.start(d.command, { clock: d.clock, answerTimeoutMs: 30_000, idle: true });
     engines[slot] = engine;
     if (stopped) {
       await engine.quit();

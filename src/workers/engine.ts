@@ -2,6 +2,7 @@
 // GPL-3: the service never loads it, it only talks to a separate program (by default the npm
 // package's single-threaded lite WASM build under this Node, or a native binary at STOCKFISH_PATH).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { systemClock, type Clock, type TimerHandle } from '../time.ts';
@@ -50,11 +51,20 @@ export type EngineOptions = {
   hashMb?: number;
   clock?: Clock;
   /**
-   * The process's niceness (0 its parent's, up to 19): the kernel then gives the service's own
-   * work, and other engines, the CPU first. Raising it needs no privilege.
+   * Runs the engine only on CPU that nothing else wants: Linux's SCHED_IDLE (through util-linux's
+   * `chrt`, where it is installed), else the lowest niceness, 19. A niced process still holds a
+   * core for its time slice when the service wakes (Linux's EEVDF lets it run to parity), a
+   * SCHED_IDLE one gives it up at once; both soak up an idle core whole.
    */
-  nice?: number;
+  idle?: boolean;
 };
+
+const CHRT = '/usr/bin/chrt';
+
+/** The command that starts `command`, at idle priority when asked and `chrt` is there. */
+function scheduled(command: EngineCommand, idle: boolean): EngineCommand {
+  return idle && existsSync(CHRT) ? { command: CHRT, args: ['--idle', '0', command.command, ...command.args] } : command;
+}
 
 /**
  * One engine process. Commands go one at a time (the pool gives an engine to one job); a search
@@ -100,10 +110,11 @@ export class UciEngine {
 
   /** Starts an engine and waits until it is ready (`uciok`, options set, `readyok`). */
   static async start(command: EngineCommand, options: EngineOptions = {}): Promise<UciEngine> {
-    const child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const run = scheduled(command, options.idle ?? false);
+    const child = spawn(run.command, run.args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new UciEngine(child, options);
     try {
-      if (options.nice && child.pid) os.setPriority(child.pid, options.nice);
+      if (options.idle && run === command && child.pid) os.setPriority(child.pid, 19);
       await engine.ask('uci', (line) => line === 'uciok');
       if (options.hashMb) engine.send(`setoption name Hash value ${options.hashMb}`);
       await engine.ask('isready', (line) => line === 'readyok');
