@@ -156,7 +156,7 @@ class WorkerPool {
   private async engineOf(slot: number): Promise<UciEngine> {
     const current = this.engines[slot];
     if (current?.alive) return current;
-    const engine = await UciEngine.start(this.d.command, { answerTimeoutMs: this.searchTimeoutMs, clock: this.d.clock });
+    const engine = await UciEngine.start(this.d.command, { answerTimeoutMs: this.searchTimeoutMs, clock: this.d.clock, idle: true });
     this.engines[slot] = engine;
     // An engine started while stopping would outlive the service.
     if (this.stopped) {

@@ -14,6 +14,7 @@ import { createDatabase } from '../support/database.ts';
 import { insertFinishedGame, insertUser } from '../support/fixtures.ts';
 import { until } from '../helpers/poll.ts';
 import { testService } from '../helpers/service.ts';
+import { assertIdlePriority } from '../helpers/scheduling.ts';
 
 const SCHOLARS_MATE = ['e2e4', 'e7e5', 'f1c4', 'b8c6', 'd1h5', 'g8f6', 'h5f7'];
 /** 20 plies of the Italian game, ending in no mate (White resigns). */
@@ -137,6 +138,8 @@ describe('analysis workers', function () {
     const workers = start({ depth: SLOW_DEPTH });
     await until('some progress', async () => ((await findAnalysis(pool, gameId))!.progressDone > 2 ? true : undefined));
     const [pid] = workers.enginePids();
+    // People's moves come first: the engine runs on CPU nothing else wants.
+    assertIdlePriority(pid);
     process.kill(pid, 'SIGKILL');
     const row = await done(gameId);
     assert.equal(row.attempts, 2, 'claimed again after the engine died');

@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { Chess } from 'chess.js';
 import { createLogger } from '../../src/logger.ts';
 import { acceptsDraw, LEVELS, thinkMs as budget } from '../../src/domain/computer.ts';
 import { startComputerPlayer, type HostedGame } from '../../src/workers/computer.ts';
 import { engineCommand } from '../../src/workers/engine.ts';
 import { ManualClock } from '../helpers/clock.ts';
+import { assertIdlePriority } from '../helpers/scheduling.ts';
 
 // The engine player alone, on the real engine: a fake host in place of the game actors.
 const BOT = '00000000-0000-4000-8000-000000000008';
 const PERSON = '00000000-0000-4000-8000-00000000000a';
 const pool = { query: async () => ({ rows: [{ id: BOT, username: 'stockfish-8' }] }) } as any;
-
-const SCHED_IDLE = 5;
-
-/** A process's scheduling policy and niceness, from /proc (stat's fields 41 and 19). */
-function scheduling(pid: number): { policy: number; nice: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { policy: Number(fields[38]), nice: Number(fields[16]) };
-}
 
 /** A game hosted here after `sans` from the standard start, the bot playing `botColor`. */
 function hosted(sans: string[], botColor: 'white' | 'black', remainingMs = 60_000): HostedGame {
@@ -106,10 +97,7 @@ describe('the computer player (engine moves for the games hosted here)', functio
       assert.ok(new Chess().moves({ verbose: true }).some((m) => m.lan === moves.find((x) => x.gameId === 'start')!.uci));
       assert.ok(moves.every((m) => m.botId === BOT));
       assert.equal(player.enginePids().length, 1);
-      // Its engine runs on CPU nothing else wants: SCHED_IDLE where chrt is, else niceness 19.
-      const { policy, nice } = scheduling(player.enginePids()[0]);
-      if (existsSync('/usr/bin/chrt')) assert.equal(policy, SCHED_IDLE);
-      else assert.equal(nice, 19);
+      assertIdlePriority(player.enginePids()[0]);
     } finally {
       await player.stop();
     }
