@@ -1,7 +1,7 @@
 // One chess engine in its own process, spoken to over UCI on its stdin and stdout. Stockfish is
 // GPL-3: the service never loads it, it only talks to a separate program (by default the npm
 // package's single-threaded lite WASM build under this Node, or a native binary at STOCKFISH_PATH).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -61,9 +61,13 @@ export type EngineOptions = {
 
 const CHRT = '/usr/bin/chrt';
 
-/** The command that starts `command`, at idle priority when asked and `chrt` is there. */
-function scheduled(command: EngineCommand, idle: boolean): EngineCommand {
-  return idle && existsSync(CHRT) ? { command: CHRT, args: ['--idle', '0', command.command, ...command.args] } : command;
+/**
+ * Puts a process under SCHED_IDLE with util-linux's `chrt`; where there is none, or it may not
+ * (a sandbox refusing the call), at niceness 19.
+ */
+function idleScheduling(pid: number): void {
+  if (existsSync(CHRT) && spawnSync(CHRT, ['--idle', '-p', '0', String(pid)], { stdio: 'ignore' }).status === 0) return;
+  os.setPriority(pid, 19);
 }
 
 /**
@@ -110,11 +114,10 @@ export class UciEngine {
 
   /** Starts an engine and waits until it is ready (`uciok`, options set, `readyok`). */
   static async start(command: EngineCommand, options: EngineOptions = {}): Promise<UciEngine> {
-    const run = scheduled(command, options.idle ?? false);
-    const child = spawn(run.command, run.args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new UciEngine(child, options);
     try {
-      if (options.idle && run === command && child.pid) os.setPriority(child.pid, 19);
+      if (options.idle && child.pid) idleScheduling(child.pid);
       await engine.ask('uci', (line) => line === 'uciok');
       if (options.hashMb) engine.send(`setoption name Hash value ${options.hashMb}`);
       await engine.ask('isready', (line) => line === 'readyok');
