@@ -107,6 +107,7 @@ export async function startService(
           takebackOffer: g.takebackOffer,
         };
       },
+      seatId: (gameId, color) => liveGames.find(gameId)?.seat(color).id,
       move: (botId, gameId, m) => services.games.command('move', botId, gameId, m),
       answer: (kind, botId, gameId, offerId, accept) =>
         kind === 'draw'

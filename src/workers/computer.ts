@@ -38,6 +38,11 @@ export type ComputerPlayerDeps = {
   engines: number;
   /** The game when this node hosts it. */
   find: (gameId: string) => HostedGame | undefined;
+  /**
+   * Who sits at `color` in a game hosted here (undefined when none is): what is asked of every
+   * person's game after each of its moves, so it builds nothing.
+   */
+  seatId: (gameId: string, color: 'white' | 'black') => string | undefined;
   /** Plays the bot's move through the game's command path (games.command('move', …)). */
   move: (botId: string, gameId: string, move: { from: string; to: string; promotion: 'q' | 'r' | 'b' | 'n' | null }) => Promise<unknown>;
   /** Answers a person's offer as the bot, through the same path (`answer_draw`, `answer_takeback`). */
@@ -65,8 +70,8 @@ export function startComputerPlayer(d: ComputerPlayerDeps): ComputerPlayer {
   /** Whether the computer may play in the game: its accounts not read yet, or one of them seated. */
   const mayPlay = (gameId: string): boolean => {
     if (!known) return true;
-    const game = d.find(gameId);
-    return !!game && (known.has(game.seatId('white')) || known.has(game.seatId('black')));
+    const white = d.seatId(gameId, 'white');
+    return white !== undefined && (known.has(white) || known.has(d.seatId(gameId, 'black')!));
   };
   /** The score of the computer's last search in each of its games: what it answers a draw offer by. */
   const scores = new Map<string, EngineScore>();

@@ -40,6 +40,7 @@ function recordingPlayer(games: Map<string, HostedGame>, engines = 1) {
     command: engineCommand(),
     engines,
     find: (id) => games.get(id),
+    seatId: (id, color) => games.get(id)?.seatId(color),
     move: async (botId, gameId, m) => {
       moves.push({ botId, gameId, uci: `${m.from}${m.to}${m.promotion ?? ''}` });
     },
