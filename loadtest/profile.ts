@@ -1,7 +1,7 @@
 /**
  * `npm run bench:profile`: where the service's time goes per move under the bench, by area.
  *
- *   npm run bench:profile -- [--games 1000] [--window 30] [--bots 2] [--interval-us 1000]
+ *   npm run bench:profile -- [--games 1000] [--window 30] [--bots 2] [--interval-us 1000] [--computer 50 [--computer-level 8]]
  *   npm run bench:profile -- --cpuprofile DIR/CPU…cpuprofile --bench-report DIR/bench.json   # again, from a run's files
  *
  * Runs `npm run bench` at one fixed load (`--start N --max N`: one step, its settling window,
@@ -12,6 +12,10 @@
  * and, per area (loadtest/cpuProfile.ts says how a sample is attributed: database client,
  * sockets, chess, services, GC, native/other), the share of the main thread's busy samples and
  * µs per move; the 15 functions with the most self time; the same by package or directory of ours.
+ *
+ * With `--computer N` the bench plays N games against the computer beside the human ones; the
+ * moves counted are still the human games', so an area's µs per move then carries the computer
+ * games' share too (run it with and without to tell them apart).
  *
  * Only the measured window counts: the bench reports it on the machine's monotonic clock, which
  * is the profile's, and the samples are cut to it (the signups, joins, settling and the drain at
@@ -37,6 +41,8 @@ const o = {
   windowS: arg('window', 30),
   bots: arg('bots', 2),
   intervalUs: arg('interval-us', 1000),
+  computer: arg('computer', 0),
+  computerLevel: arg('computer-level', 8),
 };
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -44,7 +50,7 @@ const root = path.resolve(import.meta.dirname, '..');
 async function runBench(): Promise<{ profilePath: string; reportPath: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chess-profile-'));
   const nodeArgs = [process.env.BENCH_SERVER_NODE_ARGS ?? '', '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${o.intervalUs}`];
-  const args = ['--start', o.games, '--step', o.games, '--max', o.games, '--window', o.windowS, '--bots', o.bots].map(String);
+  const args = ['--start', o.games, '--step', o.games, '--max', o.games, '--window', o.windowS, '--bots', o.bots, '--computer', o.computer, '--computer-level', o.computerLevel].map(String);
   const bench = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'loadtest/bench.ts'), ...args], {
     cwd: root,
     env: { ...process.env, BENCH_SERVER_NODE_ARGS: nodeArgs.join(' ').trim() },
