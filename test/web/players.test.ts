@@ -128,6 +128,32 @@ describe('the web app as a newcomer finds it, in a real Chromium', function () {
     assertNoProblems(page);
   });
 
+  it('changes the email in the settings only once the new address is confirmed, and says so', async () => {
+    const base = app.base();
+    const account = await apiUser(base);
+    const page = await app.open();
+    await logIn(page, account);
+    await page.page.click('.site-nav a:has-text("Settings")');
+    await page.page.locator('h1', { hasText: 'Settings' }).waitFor();
+    const fresh = `moved.${randomBytes(4).toString('hex')}@example.com`;
+    await page.page.fill('#email-email', fresh);
+    await page.page.fill('#email-password', account.password);
+    await page.page.click('button:has-text("Change email")');
+    await page.page
+      .locator('.status', { hasText: `We mailed a link to ${fresh}: open it to make it your email. Until then your email stays ${account.email}.` })
+      .waitFor();
+    // The account's address is still the old one, here and for the service, until the link is opened.
+    const line = page.page.locator('p', { hasText: 'Your email:' });
+    await line.locator('strong', { hasText: account.email }).waitFor();
+    await line.locator('strong', { hasText: fresh }).waitFor();
+    assert.match((await line.textContent())!, /Waiting for confirmation/);
+    const me = await requestJson(base, 'GET', '/v1/users/me', undefined, account.token);
+    assert.equal(me.body.data.email, account.email);
+    await page.page.reload();
+    await page.page.locator('p', { hasText: `Waiting for confirmation: ${fresh}` }).waitFor();
+    assertNoProblems(page);
+  });
+
   it('plays a premove whichever way the opponent moved: a move over REST reaches the board as a state patch alone', async () => {
     const base = app.base();
     const { id, white, black } = await gameOverApi(base);
