@@ -55,7 +55,12 @@ export class Router {
   go(path: string, o: { replace?: boolean } = {}): void {
     if (path === location.pathname + location.search && !o.replace) return;
     if (o.replace) history.replaceState(null, '', path);
-    else history.pushState(null, '', path);
+    else {
+      history.pushState(null, '', path);
+      // A new page opens at its top, as after a page load (a game opened from the Watch page's
+      // list, scrolled down to it, showed its board below the top clock).
+      window.scrollTo(0, 0);
+    }
     void this.render();
   }
 
