@@ -107,6 +107,65 @@ describe('POST /games (type computer)', function () {
     assert.equal(after.body.data.draw_offer, null);
   });
 
+  it('plays at every level 1–8 as the bot stockfish-<level>, titled BOT on its player object, unrated', async () => {
+    for (let level = 1; level <= 8; level++) {
+      // A user each: a game against the computer counts towards the creation limit (5 a minute).
+      const user = await createUser();
+      const res = await computer(user, { level, color: 'white' });
+      assert.equal(res.status, 201, res.text);
+      const created = res.body.data;
+      // The same in the answer and in the game read back.
+      for (const game of [created, (await getGame(created.id, user)).body.data]) {
+        assert.deepEqual([game.status, game.rated], ['active', false], `level ${level}`);
+        assert.deepEqual([game.white_player.id, game.white_player.title], [user.id, undefined], `level ${level}`);
+        assert.deepEqual([game.black_player.username, game.black_player.title], [`stockfish-${level}`, 'BOT'], `level ${level}`);
+      }
+      const profile = await api('GET', `/v1/users/${created.black_player.id}`, as(user));
+      assert.deepEqual([profile.body.data.username, profile.body.data.title], [`stockfish-${level}`, 'BOT']);
+      // Aborted before anyone moved: the engine never thinks for it.
+      const aborted = await api('POST', `/v1/games/${created.id}/abort`, as(user));
+      assert.equal(aborted.status, 200, aborted.text);
+    }
+
+    // The bot as White: the strongest level moves first, titled on the white player object.
+    const user = await createUser();
+    const res = await computer(user, { level: 8, color: 'black' });
+    assert.equal(res.status, 201, res.text);
+    const game = res.body.data;
+    assert.deepEqual([game.white_player.username, game.white_player.title], ['stockfish-8', 'BOT']);
+    assert.deepEqual([game.black_player.id, game.black_player.title], [user.id, undefined]);
+    assert.equal(game.rated, false);
+    const moved = await gameWhen(game.id, user, (g) => g.move_count === 1);
+    assert.deepEqual([moved.status, moved.current_turn], ['active', 'black']);
+    const aborted = await api('POST', `/v1/games/${game.id}/abort`, as(user));
+    assert.equal(aborted.status, 200, aborted.text);
+  });
+
+  it("is unrated: resigning leaves the person's and the bot's ratings as they were, and says no change", async () => {
+    const user = await createUser();
+    const profile = async (path: string) => {
+      const res = await api('GET', `/v1/users/${path}`, as(user));
+      assert.equal(res.status, 200, res.text);
+      const { rating, ratings, provisional } = res.body.data;
+      return { rating, ratings, provisional };
+    };
+    const res = await computer(user, { level: 1, color: 'white' });
+    assert.equal(res.status, 201, res.text);
+    const { id, black_player: bot } = res.body.data;
+    const [mine, its] = [await profile('me'), await profile(bot.id)];
+    await play(id, user, 'e2', 'e4');
+    await gameWhen(id, user, (g) => g.move_count === 2);
+
+    const resigned = await api('POST', `/v1/games/${id}/resign`, as(user));
+    assert.equal(resigned.status, 200, resigned.text);
+    assert.deepEqual(resigned.body.data, { status: 'finished', result: '0-1', winner: 'black', termination: 'resignation', rating_changes: { white: 0, black: 0 } });
+    const ended = await getGame(id, user);
+    assert.deepEqual([ended.body.data.status, ended.body.data.rating_changes], ['finished', { white: 0, black: 0 }]);
+    // A rated loss between two players of 1500 would have moved both blitz ratings (and deviations).
+    assert.deepEqual(await profile('me'), mine);
+    assert.deepEqual(await profile(bot.id), its);
+  });
+
   it('allows COMPUTER_GAMES_PER_USER active computer games per user: 409 PLAYER_BUSY beyond', async () => {
     const { config } = await testService();
     const user = await createUser();
