@@ -13,12 +13,15 @@ import { testService } from './service.ts';
  */
 export type WatchPlayer = { id: string; username: string; token: string };
 export type WatchGame = { id: string; white: WatchPlayer; black: WatchPlayer };
+/** A game against the computer (DESIGN 2.14): the person plays White; `bot` is the level's account as the game names it. */
+export type WatchComputerGame = { id: string; person: WatchPlayer; bot: { id: string; username: string; rating: number } };
 
 export function watchingService() {
   let service: ServiceProcess | undefined;
   let db: { url: string; drop: () => Promise<void> } | undefined;
   let pool: pg.Pool | undefined;
-  let games: WatchGame[] = [];
+  /** The games a test started, each with the token of a player who can resign it. */
+  let games: { id: string; token: string }[] = [];
   before(async function () {
     this.timeout(60_000);
     const { db: harness } = await testService();
@@ -28,7 +31,7 @@ export function watchingService() {
   });
   // Every game a test started ends with it: the next test starts with nothing live.
   afterEach(async () => {
-    for (const g of games.splice(0)) await requestJson(`${service!.base}/v1`, 'POST', `/games/${g.id}/resign`, {}, g.white.token);
+    for (const g of games.splice(0)) await requestJson(`${service!.base}/v1`, 'POST', `/games/${g.id}/resign`, {}, g.token);
   });
   after(async () => {
     await pool?.end();
@@ -56,18 +59,28 @@ export function watchingService() {
       );
       return { id: data.user.id, username, token: data.session.access_token };
     },
-    /** An active rapid game (10+0) between players of these ratings, White to move. */
-    async game(whiteRating: number, blackRating: number): Promise<WatchGame> {
+    /** An active rapid game (10+0 unless `increment` says otherwise) between players of these ratings, White to move. */
+    async game(whiteRating: number, blackRating: number, increment = 0): Promise<WatchGame> {
       const [white, black] = [await kit.player(whiteRating), await kit.player(blackRating)];
-      const game = await postData(api(), '/games', { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 600, increment: 0, color: 'white' }, white.token);
+      const game = await postData(api(), '/games', { type: 'challenge', opponent_id: black.id, time_control: 'rapid', initial_time: 600, increment, color: 'white' }, white.token);
       await postData(api(), `/games/${game.id}/accept`, {}, black.token);
       const started = { id: game.id as string, white, black };
-      games.push(started);
+      games.push({ id: started.id, token: white.token });
       return started;
     },
-    async move(g: WatchGame, by: WatchPlayer, uci: string): Promise<void> {
+    /** An active rapid game (10+0) of a person of this rating, White to move, against the computer at `level`. */
+    async computer(rating: number, level: number): Promise<WatchComputerGame> {
+      const person = await kit.player(rating);
+      const game = await postData(api(), '/games', { type: 'computer', level, time_control: 'rapid', initial_time: 600, increment: 0, color: 'white' }, person.token);
+      games.push({ id: game.id, token: person.token });
+      const { id, username, rating: botRating } = game.black_player;
+      return { id: game.id, person, bot: { id, username, rating: botRating } };
+    },
+    /** A move that must be accepted; returns the game as the answer reports it after the move. */
+    async move(g: WatchGame, by: WatchPlayer, uci: string): Promise<any> {
       const answer = await requestJson(api(), 'POST', `/games/${g.id}/moves`, { from: uci.slice(0, 2), to: uci.slice(2, 4) }, by.token);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body.data.game;
     },
     async resign(g: WatchGame): Promise<void> {
       const answer = await requestJson(api(), 'POST', `/games/${g.id}/resign`, {}, g.black.token);

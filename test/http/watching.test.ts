@@ -5,6 +5,10 @@ import { WsClient } from '../helpers/ws.ts';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const AFTER_E4 = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1';
+const AFTER_D4 = 'rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1';
+
+/** A message without its `ts` (the time it was made: a latecomer's `featured` is made when it joins). */
+const untimed = ({ ts, ...rest }: Record<string, any>) => rest;
 
 describe('watching (DESIGN 2.14)', function () {
   this.timeout(30_000);
@@ -48,6 +52,19 @@ describe('watching (DESIGN 2.14)', function () {
       });
     }
 
+    it("shows a game against the computer, unrated, with the bot's title BOT on its player object", async () => {
+      const game = await w.computer(1800, 3);
+      const { body } = await w.get('/games/live');
+      assert.deepEqual(body.data.map((g: any) => g.id), [game.id]);
+      const [listed] = body.data;
+      assert.equal(game.bot.username, 'stockfish-3');
+      assert.deepEqual(listed.players, {
+        white: { id: game.person.id, username: game.person.username, rating: 1800 },
+        black: { ...game.bot, title: 'BOT' },
+      });
+      assert.equal(listed.rated, false);
+    });
+
     it('leaves a game out once it has ended', async () => {
       const stays = await w.game(1900, 1900);
       const ends = await w.game(2000, 2000);
@@ -79,6 +96,25 @@ describe('watching (DESIGN 2.14)', function () {
     });
   });
 
+  describe('the TV of a game against the computer', () => {
+    it("shows the bot's title BOT on its player object, on GET /tv and in the feed's featured", async () => {
+      const game = await w.computer(2000, 2);
+      const players = {
+        white: { id: game.person.id, username: game.person.username, rating: 2000 },
+        black: { ...game.bot, title: 'BOT' },
+      };
+      const tv = (await w.get('/tv')).body.data.game;
+      assert.deepEqual([tv.id, tv.players, tv.rated], [game.id, players, false]);
+      const feed = await NdjsonClient.open(`${w.base}/v1/tv/feed`);
+      try {
+        const featured = await feed.next('featured');
+        assert.deepEqual([featured.game_id, featured.players], [game.id, players]);
+      } finally {
+        feed.close();
+      }
+    });
+  });
+
   describe('the TV feed', () => {
     it('sends featured first, fen after each move, and featured again when the game ends (NDJSON, no token)', async () => {
       const featured = await w.game(2400, 2400);
@@ -107,23 +143,70 @@ describe('watching (DESIGN 2.14)', function () {
       }
     });
 
-    it('sends the same on the realtime channel `tv`, with its channel', async () => {
+    it('sends in each `fen` the time each side has left, in whole seconds, as the game reports it after the move', async () => {
+      const game = await w.game(2400, 2400, 5); // 10+5: each move after the clocks start earns its side 5 s
+      const feed = await NdjsonClient.open(`${w.base}/v1/tv/feed`);
+      try {
+        assert.equal((await feed.next('featured')).game_id, game.id);
+        let told: any;
+        for (const [ply, uci] of ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4'].entries()) {
+          const reported = await w.move(game, ply % 2 === 0 ? game.white : game.black, uci);
+          told = await feed.next('fen');
+          assert.deepEqual(
+            [told.last_move, told.wc, told.bc],
+            [uci, Math.round(reported.white_time_remaining), Math.round(reported.black_time_remaining)],
+            `ply ${ply + 1}`,
+          );
+        }
+        // After Bc4 White has had two increments and Black one (none for the first moves): 610 and 605 less the moves' time.
+        assert.ok(told.wc > told.bc && told.bc > 600, JSON.stringify(told));
+      } finally {
+        feed.close();
+      }
+    });
+
+    it('sends the same on the realtime channel `tv`, with its channel: featured, fen after each move, the next game at the end', async () => {
       const featured = await w.game(2400, 2300);
+      const next = await w.game(2100, 2100);
+      const feed = await NdjsonClient.open(`${w.base}/v1/tv/feed`);
       const socket = await WsClient.open(`${w.base.replace('http', 'ws')}/v1/realtime`);
       try {
         socket.send({ type: 'subscribe', channel: 'tv', id: 1 });
         const subscribed = await socket.next('subscribed');
         assert.deepEqual([subscribed.channel, subscribed.id], ['tv', 1]);
-        const first = await socket.next('featured');
-        assert.deepEqual([first.channel, first.game_id], ['tv', featured.id]);
+        /** The next message of `type` on the feed, and the channel's without its `channel`, which must be `tv`. */
+        const both = async (type: string) => {
+          const [fromFeed, { channel, ...fromChannel }] = await Promise.all([feed.next(type), socket.next(type as 'featured')]);
+          assert.equal(channel, 'tv');
+          return [fromFeed, fromChannel as Record<string, any>];
+        };
+        const playersOf = (g: typeof featured, [white, black]: number[]) => ({
+          white: { id: g.white.id, username: g.white.username, rating: white },
+          black: { id: g.black.id, username: g.black.username, rating: black },
+        });
+
+        const [first, firstOnChannel] = await both('featured');
+        assert.deepEqual(untimed(first), { type: 'featured', game_id: featured.id, players: playersOf(featured, [2400, 2300]), orientation: 'white', fen: START, last_move: null });
+        assert.deepEqual(untimed(firstOnChannel), untimed(first));
+
         await w.move(featured, featured.white, 'e2e4');
-        const fen = await socket.next('fen');
-        assert.deepEqual([fen.channel, fen.game_id, fen.fen, fen.last_move], ['tv', featured.id, AFTER_E4, 'e2e4']);
+        const [fen, fenOnChannel] = await both('fen');
+        assert.deepEqual(untimed(fen), { type: 'fen', game_id: featured.id, fen: AFTER_E4, last_move: 'e2e4', wc: 600, bc: 600 });
+        assert.deepEqual(fenOnChannel, fen);
+
+        await w.move(next, next.white, 'd2d4'); // another game's move is not the TV's
         await w.resign(featured);
-        const none = await socket.next('featured');
-        assert.deepEqual([none.game_id, none.players], [null, null], 'no game is live now');
+        const [switched, switchedOnChannel] = await both('featured');
+        assert.deepEqual(untimed(switched), { type: 'featured', game_id: next.id, players: playersOf(next, [2100, 2100]), orientation: 'white', fen: AFTER_D4, last_move: 'd2d4' });
+        assert.deepEqual(switchedOnChannel, switched);
+
+        await w.resign(next);
+        const [none, noneOnChannel] = await both('featured');
+        assert.deepEqual(untimed(none), { type: 'featured', game_id: null, players: null, orientation: 'white', fen: START, last_move: null }, 'no game is live now');
+        assert.deepEqual(noneOnChannel, none);
       } finally {
         socket.close();
+        feed.close();
       }
     });
   });
