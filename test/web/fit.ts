@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+
+// The game page's fit to the window, measured in a real Chromium (boardFit.test.ts, computer.test.ts).
+
+/** What must be in the window on the game page, with where it stands (for the message when it is not). */
+export type Fit = { width: number; height: number; scrollWidth: number; board: number; outside: string[]; squares: number };
+
+/**
+ * Waits until the board is drawn at the size its box has (cm-chessboard redraws after a resize),
+ * then measures: both player lines and their clocks, and each of the 64 squares, against the window.
+ */
+export async function measure(page: Page): Promise<Fit> {
+  // Settled: the same window, box and drawing for three frames running. Right after a resize the
+  // window's new size shows before its `resize` event has run (the page fits the board there), and
+  // the board's old drawing still matches its old box.
+  await page.waitForFunction(
+    () => {
+      const box = document.querySelector<HTMLElement>('.board-box');
+      const svg = box?.querySelector('svg');
+      if (!box || !svg || box.clientWidth === 0 || document.querySelectorAll('.board-box rect[data-square]').length !== 64) return false;
+      const drawn = svg.getBoundingClientRect().width;
+      const seen = window as unknown as { fitKey?: string; fitFrames?: number };
+      const key = `${window.innerWidth}x${window.innerHeight} ${box.clientWidth} ${Math.round(drawn)}`;
+      seen.fitFrames = seen.fitKey === key ? (seen.fitFrames ?? 0) + 1 : 0;
+      seen.fitKey = key;
+      return seen.fitFrames >= 3 && Math.abs(drawn - box.clientWidth) < 1;
+    },
+    undefined,
+    { polling: 'raf' },
+  );
+  // No named functions inside: the test runner's transform would wrap them in a helper the page lacks.
+  return page.evaluate(() => {
+    const width = window.innerWidth;
+    const height = window.innerHeight;
+    const squares = [...document.querySelectorAll('.board-box rect[data-square]')];
+    const parts: [string, Element | null][] = [
+      ...['top', 'bottom'].flatMap((line): [string, Element | null][] => [
+        [`the ${line} player line`, document.querySelector(`.player.${line}`)],
+        [`the ${line} clock`, document.querySelector(`.player.${line} .clock`)],
+      ]),
+      ...squares.map((sq): [string, Element | null] => [`square ${sq.getAttribute('data-square')}`, sq]),
+    ];
+    const outside: string[] = [];
+    for (const [name, el] of parts) {
+      const r = el?.getBoundingClientRect();
+      if (!r) outside.push(`${name}: missing`);
+      else if (r.top < 0 || r.left < 0 || r.bottom > height + 0.5 || r.right > width + 0.5) {
+        outside.push(`${name}: ${Math.round(r.left)},${Math.round(r.top)} to ${Math.round(r.right)},${Math.round(r.bottom)}`);
+      }
+    }
+    return {
+      width,
+      height,
+      scrollWidth: document.documentElement.scrollWidth,
+      board: Math.round(document.querySelector('.board-box')!.getBoundingClientRect().width),
+      outside,
+      squares: squares.length,
+    };
+  });
+}
+
+export function assertFits(fit: Fit, atLeast: number): void {
+  const at = `at ${fit.width}×${fit.height}`;
+  assert.equal(fit.squares, 64);
+  assert.deepEqual(fit.outside, [], `${at}: all of it in the window without scrolling`);
+  assert.ok(fit.scrollWidth <= fit.width, `${at}: no sideways scroll (${fit.scrollWidth} px wide)`);
+  // As large as fits: not shrunk further than the window asks.
+  assert.ok(fit.board >= atLeast, `${at}: the board is ${fit.board} px, at least ${atLeast} expected`);
+}
