@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { assertNoProblems, gameOverApi, logIn, webAppSuite } from '../helpers/webApp.ts';
-import { assertFits, measure } from './fit.ts';
+import { assertFits, measure, resizeTo } from './fit.ts';
 
 /**
  * Issue 37: on a laptop the game page showed the board from y≈200 whatever the window's height, so
@@ -24,8 +24,7 @@ describe('the game page fits the window, in a real Chromium', function () {
     assertFits(await measure(u.page), 560);
 
     for (const [viewport, atLeast] of [[{ width: 1280, height: 720 }, 520], [{ width: 1280, height: 860 }, 650], [{ width: 1366, height: 768 }, 560]] as const) {
-      await u.page.setViewportSize(viewport);
-      await u.page.waitForFunction((w) => window.innerWidth === w, viewport.width);
+      await resizeTo(u.page, viewport);
       assertFits(await measure(u.page), atLeast);
     }
     assertNoProblems(u);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertNoProblems, clickMove, listedMoves, signUp, waitForMoves, webAppSuite } from '../helpers/webApp.ts';
-import { assertFits, measure } from './fit.ts';
+import { assertFits, measure, resizeTo } from './fit.ts';
 
 /** From the lobby, the two clicks: a colour, then a level; the game's page opens, the person to move. */
 async function playTheComputer(page: Page, username: string): Promise<void> {
@@ -57,8 +57,7 @@ describe('the computer as an opponent, in a real Chromium', function () {
     await twoMovesAnswered(person.page);
     // The whole board, both clocks and both player lines in the window, on both laptop screens.
     assertFits(await measure(person.page), 560);
-    await person.page.setViewportSize({ width: 1280, height: 720 });
-    await person.page.waitForFunction(() => window.innerWidth === 1280);
+    await resizeTo(person.page, { width: 1280, height: 720 });
     assertFits(await measure(person.page), 520);
     await resign(person.page);
     assertNoProblems(person);

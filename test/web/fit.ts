@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 
-// The game page's fit to the window, measured in a real Chromium (boardFit.test.ts, computer.test.ts).
+// The game page's fit to the window, players' and spectators' alike, measured in a real Chromium
+// (boardFit.test.ts, computer.test.ts, watch.test.ts).
 
 /** What must be in the window on the game page, with where it stands (for the message when it is not). */
 export type Fit = { width: number; height: number; scrollWidth: number; board: number; outside: string[]; squares: number };
@@ -67,4 +68,10 @@ export function assertFits(fit: Fit, atLeast: number): void {
   assert.ok(fit.scrollWidth <= fit.width, `${at}: no sideways scroll (${fit.scrollWidth} px wide)`);
   // As large as fits: not shrunk further than the window asks.
   assert.ok(fit.board >= atLeast, `${at}: the board is ${fit.board} px, at least ${atLeast} expected`);
+}
+
+/** Sets the window's size and waits until the page has it. */
+export async function resizeTo(page: Page, viewport: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(viewport);
+  await page.waitForFunction((v) => window.innerWidth === v.width && window.innerHeight === v.height, viewport);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { postData, requestJson } from '../support/process.ts';
 import { assertNoProblems, gameOverApi, PHONE, screenshot, waitForMoves, webAppSuite } from '../helpers/webApp.ts';
-import { assertFits, measureFit, resizeTo } from './viewportFit.ts';
+import { assertFits, measure, resizeTo } from './fit.ts';
 
 const DESKTOP = { width: 1366, height: 768 };
 const SMALL_PHONE = { width: PHONE.width, height: 667 };
@@ -90,10 +90,10 @@ describe('the Watch page, in a real Chromium', function () {
         await page.locator('.player.bottom .clock.running').waitFor();
         assert.equal(await page.locator('.player.top .clock.running').count(), 0);
 
-        assertFits(await measureFit(page), viewport === SMALL_PHONE ? 340 : 560);
+        assertFits(await measure(page), viewport === SMALL_PHONE ? 340 : 560);
         if (viewport === DESKTOP) {
           await resizeTo(page, LAPTOP);
-          assertFits(await measureFit(page), 520);
+          assertFits(await measure(page), 520);
         }
         assertNoProblems(user);
       } finally {
