@@ -4,6 +4,7 @@ import { Chess } from 'chess.js';
 import type { Page } from 'playwright-core';
 import { requestJson } from '../support/process.ts';
 import { apiUser, assertNoProblems, clickMove, logIn, PHONE, screenshot, webAppSuite } from '../helpers/webApp.ts';
+import { assertPuzzleFits } from './puzzleFit.ts';
 
 /** The solutions of the bundled sample the service loads (the page never sees them before an answer). */
 const SOLUTIONS = new Map(
@@ -43,13 +44,14 @@ const piecesOf = (fen: string, moves: readonly string[]) => {
 /**
  * Solves a puzzle move by move as a person does: each move clicked once the last reply stands on
  * the board, "Best move!" and the reply after each but the last; returns the texts of the prompt
- * after each reply.
+ * after each reply. `atTurn` runs at each of the solver's turns, before the move.
  */
-async function solveByClicks(page: Page, puzzle: { fen: string; color: 'white' | 'black' }, solution: readonly string[]): Promise<string[]> {
+async function solveByClicks(page: Page, puzzle: { fen: string; color: 'white' | 'black' }, solution: readonly string[], atTurn?: () => Promise<void>): Promise<string[]> {
   const pieces = piecesOf(puzzle.fen, solution);
   const prompts: string[] = [];
   for (let i = 0; i < solution.length; i += 2) {
     await awaitTurn(page, i, i > 0 ? { uci: solution[i - 1], piece: pieces[i - 1] } : undefined);
+    await atTurn?.();
     assert.equal(await page.locator('.puzzle .reply').count(), i / 2, 'no reply shown before its move');
     await clickUci(page, solution[i], puzzle.color);
     if (i + 1 < solution.length) {
@@ -98,8 +100,9 @@ describe('puzzles in a real Chromium', function () {
     assertNoProblems(user);
   });
 
-  for (const [name, viewport] of [['a 1366×768 screen', { width: 1366, height: 768 }], ['a 375×667 phone', { width: 375, height: 667 }]] as const) {
-    it(`plays a mate in three move by move on ${name}: "Best move!", the reply on the board, then solved and rated`, async () => {
+  const screens = [['a 1366×768 screen', { width: 1366, height: 768 }], ['a 1280×720 laptop', { width: 1280, height: 720 }], ['a 375×667 phone', { width: 375, height: 667 }]] as const;
+  for (const [name, viewport] of screens) {
+    it(`plays a mate in three move by move on ${name}, the whole board and the prompt in the window at each turn: "Best move!", the reply on the board, then solved and rated`, async () => {
       // 00Gv1: 1… Re1+ 2. Rxe1 Rxe1+ 3. Kf2 Qf1#.
       const base = app.base();
       const account = await apiUser(base);
@@ -109,7 +112,8 @@ describe('puzzles in a real Chromium', function () {
       const puzzle = (await requestJson(base, 'GET', '/v1/puzzles/00Gv1')).body.data;
       const solution = SOLUTIONS.get('00Gv1')!;
       const sans = sansOf(puzzle.fen, solution);
-      const prompts = await solveByClicks(user.page, puzzle, solution);
+      // Issue: the board sized to the window; the solver never scrolls to see a square or the prompt.
+      const prompts = await solveByClicks(user.page, puzzle, solution, () => assertPuzzleFits(user.page));
       assert.deepEqual(prompts, [`Best move! White answers ${sans[1]}. Your move.`, `Best move! White answers ${sans[3]}. Your move.`]);
       await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
       assert.equal(await user.page.locator('.puzzle .line').isVisible(), false, 'the run is over: the solution shows instead');

@@ -66,17 +66,20 @@ export function puzzleSolver(ctx: PageContext & { go: Go }, o: { puzzle: Puzzle;
   const tryAgain = h('button', { type: 'button', hidden: true }, 'Try again');
   const next = me ? h('button', { type: 'button', class: 'primary next', hidden: true }, 'Next puzzle') : null;
   const ratingLine = h('p', { class: 'puzzle-rating' });
+  // The prompt first: on a phone the side stands under the board, and the prompt must be in the
+  // window with the whole board (the notes on the setup come after it).
   const side = h('div', { class: 'play-side' },
-    prompt, lineList, typed, verdict, solutionBox,
+    prompt,
+    h('p', { class: 'setup' }, `${capital(opponent)} played ${pieceOn(p.fen, setup.to)} ${setup.from}–${setup.to} (highlighted). You play ${p.color}.`),
+    lineList, typed, verdict, solutionBox,
     h('p', { class: 'actions' }, tryAgain, next,
       me ? null : [h('a', { class: 'button primary', href: `/login?next=${encodeURIComponent(location.pathname)}` }, 'Log in'), h('a', { class: 'button', href: `/signup?next=${encodeURIComponent(location.pathname)}` }, 'Sign up')]),
-    ratingLine);
+    ratingLine,
+    me ? h('p', { class: 'hint' }, `Each of your moves is judged at once, and ${capital(opponent)}’s replies are played for you. Only your first try at a puzzle is rated.`) : null);
   const info = [`Rated ${p.rating}`, ...p.themes.map(themeLabel)].join(' · ');
   const el = h('div', { class: 'play puzzle' },
     h('div', { class: 'play-head' }, h('h1', null, o.title), h('p', { class: 'info' }, o.subtitle ? `${o.subtitle} · ` : '', info)),
-    h('div', { class: 'play-board' }, boardBox,
-      h('p', { class: 'setup' }, `${capital(opponent)} played ${pieceOn(p.fen, setup.to)} ${setup.from}–${setup.to} (highlighted). You play ${p.color}.`),
-      me ? h('p', { class: 'hint' }, `Each of your moves is judged at once, and ${capital(opponent)}’s replies are played for you. Only your first try at a puzzle is rated.`) : null),
+    h('div', { class: 'play-board' }, boardBox),
     side);
 
   // A move made on the board is taken once the board has finished making it.
