@@ -1,17 +1,27 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 
-// The game page's fit to the window, players' and spectators' alike, measured in a real Chromium
-// (boardFit.test.ts, computer.test.ts, watch.test.ts).
+// A page's fit to the window, measured in a real Chromium: the game page, players' and spectators'
+// alike (boardFit.test.ts, computer.test.ts, watch.test.ts), and the puzzle page (puzzles.test.ts).
 
-/** What must be in the window on the game page, with where it stands (for the message when it is not). */
+/** Besides the 64 squares, what must be in the window on the game page: named, with its selector. */
+export const GAME_PARTS: [string, string][] = ['top', 'bottom'].flatMap((line): [string, string][] => [
+  [`the ${line} player line`, `.player.${line}`],
+  [`the ${line} clock`, `.player.${line} .clock`],
+]);
+
+/** On the puzzle page: the prompt (whose move it is, "Best move!", …). */
+export const PUZZLE_PARTS: [string, string][] = [['the prompt', '.puzzle .prompt']];
+
+/** What must be in the window, with where it stands (for the message when it is not). */
 export type Fit = { width: number; height: number; scrollWidth: number; board: number; outside: string[]; squares: number };
 
 /**
  * Waits until the board is drawn at the size its box has (cm-chessboard redraws after a resize),
- * then measures: both player lines and their clocks, and each of the 64 squares, against the window.
+ * then measures `parts` (the game page's player lines and clocks unless told) and each of the 64
+ * squares against the window.
  */
-export async function measure(page: Page): Promise<Fit> {
+export async function measure(page: Page, parts: [string, string][] = GAME_PARTS): Promise<Fit> {
   // Settled: the same window, box and drawing for three frames running. Right after a resize the
   // window's new size shows before its `resize` event has run (the page fits the board there), and
   // the board's old drawing still matches its old box.
@@ -31,23 +41,26 @@ export async function measure(page: Page): Promise<Fit> {
     { polling: 'raf' },
   );
   // No named functions inside: the test runner's transform would wrap them in a helper the page lacks.
-  return page.evaluate(() => {
+  return page.evaluate((named) => {
     const width = window.innerWidth;
     const height = window.innerHeight;
+    // In the document, so a page scrolled (by a click, say) does not pass for one that fits.
+    const [dx, dy] = [window.scrollX, window.scrollY];
     const squares = [...document.querySelectorAll('.board-box rect[data-square]')];
-    const parts: [string, Element | null][] = [
-      ...['top', 'bottom'].flatMap((line): [string, Element | null][] => [
-        [`the ${line} player line`, document.querySelector(`.player.${line}`)],
-        [`the ${line} clock`, document.querySelector(`.player.${line} .clock`)],
-      ]),
+    const all: [string, Element | null][] = [
+      ...named.map(([name, selector]): [string, Element | null] => [name, document.querySelector(selector)]),
       ...squares.map((sq): [string, Element | null] => [`square ${sq.getAttribute('data-square')}`, sq]),
     ];
     const outside: string[] = [];
-    for (const [name, el] of parts) {
+    for (const [name, el] of all) {
       const r = el?.getBoundingClientRect();
-      if (!r) outside.push(`${name}: missing`);
-      else if (r.top < 0 || r.left < 0 || r.bottom > height + 0.5 || r.right > width + 0.5) {
-        outside.push(`${name}: ${Math.round(r.left)},${Math.round(r.top)} to ${Math.round(r.right)},${Math.round(r.bottom)}`);
+      if (!r) {
+        outside.push(`${name}: missing`);
+        continue;
+      }
+      const [left, top, right, bottom] = [r.left + dx, r.top + dy, r.right + dx, r.bottom + dy];
+      if (top < 0 || left < 0 || bottom > height + 0.5 || right > width + 0.5) {
+        outside.push(`${name}: ${Math.round(left)},${Math.round(top)} to ${Math.round(right)},${Math.round(bottom)}`);
       }
     }
     return {
@@ -58,10 +71,11 @@ export async function measure(page: Page): Promise<Fit> {
       outside,
       squares: squares.length,
     };
-  });
+  }, parts);
 }
 
-export function assertFits(fit: Fit, atLeast: number): void {
+/** All of it in the window, no sideways scroll, and the board at least `atLeast` px when told. */
+export function assertFits(fit: Fit, atLeast = 0): void {
   const at = `at ${fit.width}×${fit.height}`;
   assert.equal(fit.squares, 64);
   assert.deepEqual(fit.outside, [], `${at}: all of it in the window without scrolling`);

@@ -4,7 +4,7 @@ import { Chess } from 'chess.js';
 import type { Page } from 'playwright-core';
 import { requestJson } from '../support/process.ts';
 import { apiUser, assertNoProblems, clickMove, logIn, PHONE, screenshot, webAppSuite } from '../helpers/webApp.ts';
-import { assertPuzzleFits } from './puzzleFit.ts';
+import { assertFits, measure, PUZZLE_PARTS } from './fit.ts';
 
 /** The solutions of the bundled sample the service loads (the page never sees them before an answer). */
 const SOLUTIONS = new Map(
@@ -113,7 +113,7 @@ describe('puzzles in a real Chromium', function () {
       const solution = SOLUTIONS.get('00Gv1')!;
       const sans = sansOf(puzzle.fen, solution);
       // Issue: the board sized to the window; the solver never scrolls to see a square or the prompt.
-      const prompts = await solveByClicks(user.page, puzzle, solution, () => assertPuzzleFits(user.page));
+      const prompts = await solveByClicks(user.page, puzzle, solution, async () => assertFits(await measure(user.page, PUZZLE_PARTS)));
       assert.deepEqual(prompts, [`Best move! White answers ${sans[1]}. Your move.`, `Best move! White answers ${sans[3]}. Your move.`]);
       await user.page.locator('.verdict .result', { hasText: 'Solved!' }).waitFor();
       assert.equal(await user.page.locator('.puzzle .line').isVisible(), false, 'the run is over: the solution shows instead');
