@@ -7,6 +7,7 @@ import { subscribeUser } from '../helpers/ws.ts';
 import { Client, type Room } from '@colyseus/sdk';
 import { nextMessage } from '../helpers/rooms.ts';
 import { until } from '../helpers/poll.ts';
+import { NdjsonClient } from '../helpers/ndjson.ts';
 
 const rematch = (id: string, user: TestUser) => api('POST', `/v1/games/${id}/rematch`, as(user));
 
@@ -156,6 +157,24 @@ describe('POST /games/{id}/rematch (DESIGN 2.11)', () => {
     assert.equal(res.body.error.code, 'PLAYER_BUSY');
     assert.equal((await getGame(game.id, a)).body.data.rematch, null, 'nothing was made');
     await api('POST', `/v1/games/${busy.id}/abort`, as(c));
+  });
+
+  it('shows how the rematch stands to anyone, without a token, in the `state` of the finished game’s stream (GET /games/{id} stays 401): how a signed-out spectator follows the players', async () => {
+    const game = await finishedGame(a, b);
+    const publicRematch = async () => {
+      const stream = await NdjsonClient.open(`/v1/games/${game.id}/stream`);
+      const state = await stream.next('state');
+      await stream.next('game_end');
+      assert.equal(await stream.ended, 'complete', 'a finished game’s stream ends after its game_end');
+      return state.game.rematch;
+    };
+    assert.equal(await publicRematch(), null);
+    const offer = (await rematch(game.id, a)).body.data;
+    assert.deepEqual(await publicRematch(), { game_id: offer.id, offered_by: a.id, status: 'pending' });
+    await api('POST', `/v1/games/${offer.id}/accept`, as(b));
+    assert.deepEqual(await publicRematch(), { game_id: offer.id, offered_by: a.id, status: 'accepted' });
+    assert.equal((await api('GET', `/v1/games/${game.id}`)).status, 401);
+    await api('POST', `/v1/games/${offer.id}/resign`, as(a));
   });
 
   it('answers 403 NOT_A_PLAYER to anyone else, 404 to an unknown game, 401 without a token', async () => {

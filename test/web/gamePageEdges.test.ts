@@ -66,25 +66,32 @@ describe('the game page\'s rough edges, in a real Chromium', function () {
     assertNoProblems(u, v);
   });
 
-  it('takes a spectator to the rematch once the players start it', async () => {
+  it('takes every spectator to the rematch once the players start it, a signed-out visitor too (its read is public)', async () => {
     const { id, white, black } = await gameOverApi(app.base());
     const spectator = await app.open();
     await logIn(spectator, await apiUser(app.base()));
-    await spectator.page.goto(`/play/${id}`);
-    await spectator.page.locator('.player.top .name', { hasText: black.username }).waitFor();
+    const visitor = await app.open();
+    assert.equal(await visitor.page.locator('.site-nav .me').count(), 0, 'the visitor is signed out');
+    for (const u of [spectator, visitor]) {
+      await u.page.goto(`/play/${id}`);
+      await u.page.locator('.player.top .name', { hasText: black.username }).waitFor();
+    }
     await postData(v1(), `/games/${id}/moves`, { from: 'e2', to: 'e4' }, white.token);
-    await waitForMoves(spectator.page, 1);
+    for (const u of [spectator, visitor]) await waitForMoves(u.page, 1);
     await postData(v1(), `/games/${id}/resign`, {}, black.token);
-    await spectator.page.locator('.end .result', { hasText: 'White wins by resignation' }).waitFor();
+    for (const u of [spectator, visitor]) await u.page.locator('.end .result', { hasText: 'White wins by resignation' }).waitFor();
 
     const rematch = await postData(v1(), `/games/${id}/rematch`, {}, black.token);
     await postData(v1(), `/games/${rematch.id}/accept`, {}, white.token);
-    await spectator.page.waitForURL((url) => url.pathname === `/play/${rematch.id}`);
-    // Colours swapped: the former Black has White now.
-    await spectator.page.locator('h1', { hasText: `${black.username} vs ${white.username}` }).waitFor();
+    for (const u of [spectator, visitor]) {
+      await u.page.waitForURL((url) => url.pathname === `/play/${rematch.id}`);
+      // Colours swapped: the former Black has White now.
+      await u.page.locator('h1', { hasText: `${black.username} vs ${white.username}` }).waitFor();
+    }
     await postData(v1(), `/games/${rematch.id}/moves`, { from: 'd2', to: 'd4' }, black.token);
-    assert.deepEqual(await waitForMoves(spectator.page, 1), ['d4']);
-    assertNoProblems(spectator);
+    for (const u of [spectator, visitor]) assert.deepEqual(await waitForMoves(u.page, 1), ['d4']);
+    assert.equal(await visitor.page.locator('.site-nav .me').count(), 0, 'still signed out');
+    assertNoProblems(spectator, visitor);
   });
 
   it('marks provisional ratings with a "?", on the profile and beside the players of a game, and keeps each rating\'s category on one line', async () => {

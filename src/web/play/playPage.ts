@@ -389,10 +389,10 @@ export async function playPage(ctx: PageContext & { go: (path: string) => void }
   // The opponent's ask and their answer to ours come on the user's channel (the room may be gone).
   ctx.cleanup(userFeed.onMessage((m) => rematch.news(m, game?.rematch)));
 
-  /** A signed-in spectator of a finished game follows the players to their rematch (rematch.ts). */
+  /** A spectator of a finished game, signed in or not, follows the players to their rematch (rematch.ts). */
   let followingRematch = false;
   const followRematch = (g: GameModel, mine: Color | undefined) => {
-    if (followingRematch || !me || mine || g.status !== 'finished' || g.tournamentId) return;
+    if (followingRematch || mine || g.status !== 'finished' || g.tournamentId) return;
     followingRematch = true;
     ctx.cleanup(followRematchAsSpectator(id, (gameId) => {
       if (!ctx.signal.aborted) ctx.go(`/play/${gameId}`);

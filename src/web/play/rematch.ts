@@ -3,7 +3,7 @@
 // its board. What the page knows of it is the game's `rematch` (the detail, the lingering room's
 // `rematch_offer`) and the user's channel, which still speaks once the room is gone.
 
-import { get, plainError, post } from '../api.ts';
+import { plainError, post } from '../api.ts';
 import { fill, h } from '../dom.ts';
 import type { ChannelMessage } from '../realtime.ts';
 import type { Color, GameDetail, PendingRematch, Rematch } from '../types/api.ts';
@@ -75,11 +75,24 @@ const LOOK_MS = 3000;
 const FOLLOW_MS = 10 * 60_000;
 
 /**
- * A spectator follows the players to their rematch, as on Lichess. The game's channel ended with
- * the game (a spectator hears of no rematch there), so the finished game's detail, whose `rematch`
- * says how it stands, is read every few seconds while the tab is shown, until the rematch is
- * answered or ten minutes have passed; `go` is called with the rematch once it has started. The
- * read needs a token: a signed-out spectator is not followed. Returns the way to stop.
+ * The finished game's `rematch`, read as anyone may read it: the first line of its public game
+ * stream over HTTP (DESIGN 2.6) is `state`, whose `game` is the detail (with `rematch`, DESIGN
+ * 2.11); a finished game's stream ends after it with `game_end`. `GET /games/{id}` needs a token.
+ */
+async function publicRematch(gameId: string): Promise<Rematch | null | undefined> {
+  const res = await fetch(`/v1/games/${gameId}/stream`, { headers: { Accept: 'application/x-ndjson' } });
+  if (!res.ok) return undefined;
+  const first = (await res.text()).split('\n').find((line) => line.trim() !== '');
+  const m = first ? (JSON.parse(first) as { type?: string; game?: GameDetail }) : undefined;
+  return m?.type === 'state' ? m.game?.rematch : undefined;
+}
+
+/**
+ * A spectator, signed in or not, follows the players to their rematch, as on Lichess. The game's
+ * channel ended with the game (a spectator hears of no rematch there), so the finished game's
+ * `rematch`, which says how it stands, is read every few seconds while the tab is shown, until
+ * the rematch is answered or ten minutes have passed; `go` is called with the rematch once it has
+ * started. Returns the way to stop.
  */
 export function followRematchAsSpectator(gameId: string, go: (gameId: string) => void): () => void {
   const until = Date.now() + FOLLOW_MS;
@@ -87,7 +100,7 @@ export function followRematchAsSpectator(gameId: string, go: (gameId: string) =>
     if (Date.now() > until) return clearInterval(timer);
     if (document.hidden) return;
     try {
-      const r = (await get<GameDetail>(`/games/${gameId}`)).rematch;
+      const r = await publicRematch(gameId);
       if (!r || r.status === 'pending') return;
       clearInterval(timer);
       if (r.status === 'accepted') go(r.game_id);
