@@ -81,8 +81,20 @@ const FOLLOW_MS = 10 * 60_000;
  */
 async function publicRematch(gameId: string): Promise<Rematch | null | undefined> {
   const res = await fetch(`/v1/games/${gameId}/stream`, { headers: { Accept: 'application/x-ndjson' } });
-  if (!res.ok) return undefined;
-  const first = (await res.text()).split('\n').find((line) => line.trim() !== '');
+  if (!res.ok || !res.body) return undefined;
+  // The first line is all it takes: read to it and hang up (a stream still open ends here too).
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  try {
+    while (!text.includes('\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+  } finally {
+    void reader.cancel();
+  }
+  const first = text.split('\n').find((line) => line.trim() !== '');
   const m = first ? (JSON.parse(first) as { type?: string; game?: GameDetail }) : undefined;
   return m?.type === 'state' ? m.game?.rematch : undefined;
 }
