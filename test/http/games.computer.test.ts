@@ -13,6 +13,13 @@ import { createUser, type TestUser } from '../helpers/users.ts';
 
 const computer = (user: TestUser, body: Record<string, unknown>) => api('POST', '/v1/games', as(user, { type: 'computer', ...BLITZ, ...body }));
 
+/** A game against the computer that must start (201): the game. */
+async function startComputer(user: TestUser, body: Record<string, unknown>) {
+  const res = await computer(user, body);
+  assert.equal(res.status, 201, res.text);
+  return res.body.data;
+}
+
 /** The game once `done` holds, polled (the engine answers in real time). */
 async function gameWhen(id: string, user: TestUser, done: (g: any) => boolean) {
   return until(`game ${id}`, async () => {
@@ -33,9 +40,7 @@ describe('POST /games (type computer)', function () {
 
   it('starts an active, unrated game against stockfish-1, which answers each move through the game', async () => {
     const user = await createUser();
-    const res = await computer(user, { level: 1, color: 'white' });
-    assert.equal(res.status, 201, res.text);
-    const game = res.body.data;
+    const game = await startComputer(user, { level: 1, color: 'white' });
     assert.equal(game.status, 'active');
     assert.equal(game.rated, false);
     assert.equal(game.white_player.id, user.id);
@@ -66,19 +71,16 @@ describe('POST /games (type computer)', function () {
 
   it('moves first when the computer has White (the game opened on this node is its turn)', async () => {
     const user = await createUser();
-    const res = await computer(user, { level: 2, color: 'black' });
-    assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.data.white_player.username, 'stockfish-2');
-    const after = await gameWhen(res.body.data.id, user, (g) => g.move_count === 1);
+    const game = await startComputer(user, { level: 2, color: 'black' });
+    assert.equal(game.white_player.username, 'stockfish-2');
+    const after = await gameWhen(game.id, user, (g) => g.move_count === 1);
     assert.equal(after.current_turn, 'black');
     assert.equal(after.status, 'active');
   });
 
   it("grants the person's takeback and declines an early draw offer, as the bot, through the game", async () => {
     const user = await createUser();
-    const res = await computer(user, { level: 1, color: 'white' });
-    assert.equal(res.status, 201, res.text);
-    const id = res.body.data.id;
+    const { id } = await startComputer(user, { level: 1, color: 'white' });
     await play(id, user, 'a2', 'a3');
     const second = await gameWhen(id, user, (g) => g.move_count === 2);
     const m = someMove(second.fen);
@@ -111,9 +113,7 @@ describe('POST /games (type computer)', function () {
     for (let level = 1; level <= 8; level++) {
       // A user each: a game against the computer counts towards the creation limit (5 a minute).
       const user = await createUser();
-      const res = await computer(user, { level, color: 'white' });
-      assert.equal(res.status, 201, res.text);
-      const created = res.body.data;
+      const created = await startComputer(user, { level, color: 'white' });
       // The same in the answer and in the game read back.
       for (const game of [created, (await getGame(created.id, user)).body.data]) {
         assert.deepEqual([game.status, game.rated], ['active', false], `level ${level}`);
@@ -129,9 +129,7 @@ describe('POST /games (type computer)', function () {
 
     // The bot as White: the strongest level moves first, titled on the white player object.
     const user = await createUser();
-    const res = await computer(user, { level: 8, color: 'black' });
-    assert.equal(res.status, 201, res.text);
-    const game = res.body.data;
+    const game = await startComputer(user, { level: 8, color: 'black' });
     assert.deepEqual([game.white_player.username, game.white_player.title], ['stockfish-8', 'BOT']);
     assert.deepEqual([game.black_player.id, game.black_player.title], [user.id, undefined]);
     assert.equal(game.rated, false);
@@ -149,9 +147,7 @@ describe('POST /games (type computer)', function () {
       const { rating, ratings, provisional } = res.body.data;
       return { rating, ratings, provisional };
     };
-    const res = await computer(user, { level: 1, color: 'white' });
-    assert.equal(res.status, 201, res.text);
-    const { id, black_player: bot } = res.body.data;
+    const { id, black_player: bot } = await startComputer(user, { level: 1, color: 'white' });
     const [mine, its] = [await profile('me'), await profile(bot.id)];
     await play(id, user, 'e2', 'e4');
     await gameWhen(id, user, (g) => g.move_count === 2);
@@ -169,10 +165,7 @@ describe('POST /games (type computer)', function () {
   it('allows COMPUTER_GAMES_PER_USER active computer games per user: 409 PLAYER_BUSY beyond', async () => {
     const { config } = await testService();
     const user = await createUser();
-    for (let i = 0; i < config.computerGamesPerUser; i++) {
-      const res = await computer(user, { level: 1 + i, color: 'white' });
-      assert.equal(res.status, 201, res.text);
-    }
+    for (let i = 0; i < config.computerGamesPerUser; i++) await startComputer(user, { level: 1 + i, color: 'white' });
     const refused = await computer(user, { level: 8, color: 'white' });
     assert.equal(refused.status, 409, refused.text);
     assert.equal(refused.body.error.code, 'PLAYER_BUSY');
@@ -180,9 +173,7 @@ describe('POST /games (type computer)', function () {
 
   it('takes no rematch: a finished computer game is 409 REMATCH_NOT_ALLOWED', async () => {
     const user = await createUser();
-    const res = await computer(user, { level: 1, color: 'white' });
-    assert.equal(res.status, 201, res.text);
-    const id = res.body.data.id;
+    const { id } = await startComputer(user, { level: 1, color: 'white' });
     await play(id, user, 'e2', 'e4');
     await gameWhen(id, user, (g) => g.move_count === 2);
     const resigned = await api('POST', `/v1/games/${id}/resign`, as(user));

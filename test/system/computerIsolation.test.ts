@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { processNodes, storedGame } from '../helpers/cluster.ts';
@@ -16,9 +16,12 @@ const SILENT_ENGINE = path.resolve(import.meta.dirname, '../fixtures/engines/sil
 describe('The computer beside people (real processes)', function () {
   this.timeout(120_000);
   const cluster = processNodes();
+  let dir: string | undefined;
+  after(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   it("plays people's moves while the computer's engine is stuck in a search", async () => {
-    const log = path.join(mkdtempSync(path.join(os.tmpdir(), 'silent-engine-')), 'commands.log');
+    dir = mkdtempSync(path.join(os.tmpdir(), 'silent-engine-'));
+    const log = path.join(dir, 'commands.log');
     const node = await cluster.start({
       env: { COMPUTER_ENGINES: '1', STOCKFISH_PATH: SILENT_ENGINE, SILENT_ENGINE_LOG: log, ANALYSIS_WORKERS: '0' },
     });
@@ -34,13 +37,7 @@ describe('The computer beside people (real processes)', function () {
     assert.equal(computerGame.white_player.username, 'stockfish-8');
     // The engine has been asked for White's first move: it is searching, and will not stop.
     await until('the engine’s search', async () => {
-      const sent = (() => {
-        try {
-          return readFileSync(log, 'utf8');
-        } catch {
-          return '';
-        }
-      })();
+      const sent = readFileSync(log, { encoding: 'utf8', flag: 'a+' }); // empty until the engine writes
       return /^go /m.test(sent) || undefined;
     }, { ms: 30_000, everyMs: 50 });
 
