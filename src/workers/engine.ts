@@ -54,7 +54,8 @@ export type EngineOptions = {
    * Runs the engine only on CPU that nothing else wants: Linux's SCHED_IDLE (through util-linux's
    * `chrt`, where it is installed), else the lowest niceness, 19. A niced process still holds a
    * core for its time slice when the service wakes (Linux's EEVDF lets it run to parity), a
-   * SCHED_IDLE one gives it up at once; both soak up an idle core whole.
+   * SCHED_IDLE one gives it up at once; both soak up an idle core whole. From its first search on:
+   * it starts at the service's priority.
    */
   idle?: boolean;
 };
@@ -62,11 +63,12 @@ export type EngineOptions = {
 const CHRT = '/usr/bin/chrt';
 
 /**
- * Puts a process under SCHED_IDLE with util-linux's `chrt`; where there is none, or it may not
- * (a sandbox refusing the call), at niceness 19.
+ * Puts a process, every thread of it, under SCHED_IDLE with util-linux's `chrt`; where there is
+ * none, or it may not (a sandbox refusing the call), its main thread (where the search runs) at
+ * niceness 19.
  */
 function idleScheduling(pid: number): void {
-  if (existsSync(CHRT) && spawnSync(CHRT, ['--idle', '-p', '0', String(pid)], { stdio: 'ignore' }).status === 0) return;
+  if (existsSync(CHRT) && spawnSync(CHRT, ['--all-tasks', '--idle', '-p', '0', String(pid)], { stdio: 'ignore' }).status === 0) return;
   os.setPriority(pid, 19);
 }
 
@@ -117,10 +119,13 @@ export class UciEngine {
     const child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new UciEngine(child, options);
     try {
-      if (options.idle && child.pid) idleScheduling(child.pid);
       await engine.ask('uci', (line) => line === 'uciok');
       if (options.hashMb) engine.send(`setoption name Hash value ${options.hashMb}`);
       await engine.ask('isready', (line) => line === 'readyok');
+      // Idle from its first search on, not before: its start (loading the WASM build, ~0.2 s of
+      // CPU) under SCHED_IDLE on a busy machine took 57 s, past the answer timeout, so the engine
+      // was killed and started again without end.
+      if (options.idle && child.pid) idleScheduling(child.pid);
       return engine;
     } catch (error) {
       engine.kill();

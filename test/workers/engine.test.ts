@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { engineCommand, parseSearch, UciEngine } from '../../src/workers/engine.ts';
+import { assertIdlePriority } from '../helpers/scheduling.ts';
+
+const SILENT_ENGINE = path.resolve(import.meta.dirname, '../fixtures/engines/silent.mjs');
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
@@ -25,6 +31,23 @@ describe('UCI engine process', function () {
       await engine.quit();
     }
     assert.equal(engine.alive, false);
+  });
+
+  it('starts an idle engine at the priority it was born with, and puts it on idle CPU once ready for its searches', async () => {
+    // Started idle, the WASM build's start took 57 s on a busy machine: past the answer timeout,
+    // the engine was killed and started again without end. The stand-in writes how it was
+    // scheduled when it answered `isready`.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-start-'));
+    const log = path.join(dir, 'commands.log');
+    const engine = await UciEngine.start({ command: SILENT_ENGINE, args: [log] }, { idle: true });
+    try {
+      const [, policy, nice] = /^sched (\d+) (-?\d+)$/m.exec(readFileSync(log, 'utf8'))!;
+      assert.deepEqual([Number(policy), Number(nice)], [0, os.getPriority()], 'SCHED_OTHER at the service\'s niceness while it starts');
+      assertIdlePriority(engine.pid!);
+    } finally {
+      await engine.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports an engine that cannot start as a failure, not a crash', async () => {
